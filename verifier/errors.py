@@ -1,0 +1,59 @@
+"""Errors raised by the verifier, and the warning class for privacy pitfalls.
+
+Every error carries a stable ``reason`` code and, where it concerns a file, the
+file's path, so that the command line can print the one-line diagnostic of
+SPEC section 10::
+
+    FAIL: <path>: <REASON_CODE>: <sentence>
+
+The exit code of each class follows SPEC section 10: 1 a check or verification
+failed, 3 invalid input data, 4 environment or I/O failure.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "VerifierError",
+    "InvalidInputError",
+    "InputIOError",
+    "PrivacyWarning",
+]
+
+
+class VerifierError(Exception):
+    """Base class of every error the verifier raises on purpose."""
+
+    exit_code = 1
+    default_reason = "CHECK_FAILED"
+
+    def __init__(self, message: str, *, path: str | None = None, reason: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.reason = reason or self.default_reason
+
+    def diagnostic(self) -> str:
+        """The one line printed on stderr: ``FAIL: <path>: <REASON>: <sentence>``."""
+        where = self.path if self.path is not None else "-"
+        # One line, whatever the message holds: untrusted text may contain
+        # newlines or control characters.
+        sentence = " ".join(self.message.split())
+        return f"FAIL: {where}: {self.reason}: {sentence}"
+
+
+class InvalidInputError(VerifierError, ValueError):
+    """The user's own input is invalid: a data file, a schema, a record, a parameter."""
+
+    exit_code = 3
+    default_reason = "INPUT_INVALID"
+
+
+class InputIOError(VerifierError, OSError):
+    """The environment failed us: a file could not be written, a disk is full."""
+
+    exit_code = 4
+    default_reason = "IO_FAILURE"
+
+
+class PrivacyWarning(RuntimeWarning):
+    """A result is valid but weaker than it looks (for example, heavy ties)."""

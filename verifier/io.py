@@ -1,0 +1,443 @@
+"""Loading tables strictly, and writing outputs atomically.
+
+Every bad input of SPEC section 1 and ``spec/reliability.md`` cases 28-32 is
+refused with an :class:`~verifier.errors.InvalidInputError` whose message names
+the file, the column and the first offending rows (records numbered from 1, the
+header excluded); nothing is written.
+
+The rules, for CSV:
+
+- UTF-8 only (a byte-order mark is accepted and dropped); no NUL byte;
+- comma-separated, RFC 4180 quoting; every row has as many cells as the header;
+  blank lines are refused except at the very end;
+- header names are unique and neither blank nor padded with spaces;
+- a numeric cell is an ASCII decimal number (``-1.5``, ``2e3``); refused are
+  empty cells and missing-value sentinels (``NA``, ``null``...), ``nan``,
+  ``inf``, digit separators (``1_000``), non-ASCII digits, decimal commas,
+  numbers that overflow (``1e309``) or underflow to zero (``1e-400``), and
+  integers beyond 2**53 that a float cannot hold exactly;
+- an ordinal or nominal cell must be one of the schema's categories, matched
+  exactly (case and spaces count).
+
+Parquet files follow the same rules on their typed columns; nested, decimal,
+float16, boolean and timestamp columns, and nulls, are refused.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from verifier.errors import InputIOError, InvalidInputError
+from verifier.schema import Attribute, Schema, nominal_order
+
+__all__ = ["Table", "read_table", "write_csv_atomic", "format_rows"]
+
+MISSING_SENTINELS = frozenset(
+    {"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "null", "NULL", "Null", "None", "none", "-", "?", "."}
+)
+_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_NUMBER_RE = re.compile(_NUMBER)
+_COLUMN_RE = re.compile(rf"(?:{_NUMBER}\n)*")
+_EXACT_INT_LIMIT = 2**53
+_MAX_LISTED_ROWS = 5
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """A validated table: one row per subject, columns in schema order.
+
+    Attributes
+    ----------
+    path
+        Where it was read from (for messages).
+    schema
+        The schema, with the category order of every nominal column filled in.
+    values
+        ``(n_records, n_attributes)`` float64 rank keys: the value of a numeric
+        cell, the position in ``categories`` of an ordinal or nominal cell.
+    text
+        ``(n_records, n_attributes)`` array of the cells as written in a CSV
+        file, or ``None`` for Parquet; lets outputs reuse the input's exact
+        spelling (``96.60`` stays ``96.60``).
+    """
+
+    path: str
+    schema: Schema
+    values: np.ndarray
+    text: np.ndarray | None = None
+
+    @property
+    def n_records(self) -> int:
+        return int(self.values.shape[0])
+
+    @property
+    def n_attributes(self) -> int:
+        return int(self.values.shape[1])
+
+    @property
+    def names(self) -> list[str]:
+        return self.schema.names
+
+    @property
+    def kinds(self) -> list[str]:
+        return [a.kind for a in self.schema.attributes]
+
+    def cell_text(self) -> np.ndarray:
+        """The cells as text: the input's spelling where known, else ``repr`` of floats."""
+        if self.text is not None:
+            return self.text
+        out = np.empty(self.values.shape, dtype=object)
+        for j, attr in enumerate(self.schema.attributes):
+            if attr.categories is not None:
+                cats = np.array(attr.categories, dtype=object)
+                out[:, j] = cats[self.values[:, j].astype(np.int64)]
+            else:
+                out[:, j] = [repr(float(v)) for v in self.values[:, j]]
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """A pandas DataFrame: floats for numeric columns, strings for categorical ones."""
+        data = {}
+        text = None
+        for j, attr in enumerate(self.schema.attributes):
+            if attr.categories is None:
+                data[attr.name] = self.values[:, j].copy()
+            else:
+                if text is None:
+                    text = self.cell_text()
+                data[attr.name] = text[:, j].astype(str)
+        return pd.DataFrame(data)
+
+
+def format_rows(rows: Sequence[int] | np.ndarray) -> str:
+    """``rows 3, 7, 9 (and 12 more)`` from 1-based record numbers."""
+    rows = [int(r) for r in rows]
+    shown = ", ".join(str(r) for r in rows[:_MAX_LISTED_ROWS])
+    more = len(rows) - _MAX_LISTED_ROWS
+    word = "row" if len(rows) == 1 else "rows"
+    return f"{word} {shown}" + (f" (and {more} more)" if more > 0 else "")
+
+
+def _fail(path: str, reason: str, message: str) -> InvalidInputError:
+    return InvalidInputError(message, path=path, reason=reason)
+
+
+def _read_bytes(p: Path) -> bytes:
+    try:
+        if p.is_dir():
+            raise _fail(str(p), "FILE_UNREADABLE", "is a directory, not a table file")
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise _fail(str(p), "FILE_NOT_FOUND", "no such file") from None
+    except PermissionError:
+        raise _fail(str(p), "FILE_UNREADABLE", "permission denied") from None
+    except OSError as exc:
+        raise _fail(str(p), "FILE_UNREADABLE", f"cannot read ({exc.strerror})") from None
+
+
+def _line_of(raw: bytes, offset: int) -> int:
+    return raw.count(b"\n", 0, offset) + 1
+
+
+def _parse_csv(path: str, raw: bytes) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of a CSV file, with every structural error refused."""
+    if not raw.strip():
+        raise _fail(path, "TABLE_EMPTY", "the file is empty")
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise _fail(path, "CSV_MALFORMED", f"NUL byte on line {_line_of(raw, nul)}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _fail(
+            path, "ENCODING", f"not UTF-8: byte 0x{raw[exc.start]:02x} on line {_line_of(raw, exc.start)}"
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    try:
+        for row in reader:
+            rows.append(row)
+            lines.append(reader.line_num)
+    except csv.Error as exc:
+        raise _fail(path, "CSV_MALFORMED", f"line {reader.line_num + 1}: {exc}") from None
+    while rows and not rows[-1]:
+        rows.pop()
+        lines.pop()
+    header, body = rows[0], rows[1:]
+    for k, name in enumerate(header, start=1):
+        if not name.strip():
+            raise _fail(path, "HEADER_INVALID", f"column {k} of the header is blank")
+        if name != name.strip():
+            raise _fail(path, "HEADER_INVALID", f"column name {name!r} has leading or trailing spaces")
+    seen: dict[str, int] = {}
+    for k, name in enumerate(header, start=1):
+        if name in seen:
+            raise _fail(path, "COLUMN_DUPLICATE", f"column {name!r} appears twice (columns {seen[name]} and {k})")
+        seen[name] = k
+    if len(header) == 1 and any(sep in header[0] for sep in ";\t|"):
+        sep = next(s for s in ";\t|" if s in header[0])
+        raise _fail(path, "CSV_MALFORMED", f"the header is one column {header[0]!r}: the file looks {sep!r}-separated; use commas")
+    if not body:
+        raise _fail(path, "TABLE_EMPTY", "the table has a header but no rows")
+    width = len(header)
+    lengths = np.fromiter((len(r) for r in body), dtype=np.int64, count=len(body))
+    bad = np.flatnonzero(lengths != width)
+    if bad.size:
+        first = int(bad[0])
+        if lengths[first] == 0:
+            what = "is blank"
+        else:
+            what = f"has {lengths[first]} cells, the header has {width}"
+        raise _fail(path, "CSV_MALFORMED", f"row {first + 1} (line {lines[first + 1]}) {what}")
+    return header, body
+
+
+def _numeric_from_text(path: str, name: str, cells: Sequence[str]) -> np.ndarray:
+    """Parse a column of ASCII decimal numbers, refusing everything else."""
+    joined = "\n".join(cells) + "\n"
+    if _COLUMN_RE.fullmatch(joined) is None:
+        missing = [i + 1 for i, c in enumerate(cells) if c.strip() in MISSING_SENTINELS]
+        if missing:
+            shown = cells[missing[0] - 1]
+            raise _fail(
+                path, "VALUE_MISSING",
+                f"column {name!r}, {format_rows(missing)}: missing value {shown!r}; numeric columns may not have missing values",
+            )
+        bad = [i + 1 for i, c in enumerate(cells) if _NUMBER_RE.fullmatch(c) is None]
+        shown = cells[bad[0] - 1]
+        raise _fail(
+            path, "VALUE_NOT_NUMERIC",
+            f"column {name!r}, {format_rows(bad)}: {shown!r} is not a decimal number (ASCII digits, optional sign, '.' and exponent)",
+        )
+    values = np.array([float(c) for c in cells], dtype=np.float64)
+    overflow = np.flatnonzero(~np.isfinite(values))
+    if overflow.size:
+        raise _fail(
+            path, "VALUE_OUT_OF_RANGE",
+            f"column {name!r}, {format_rows(overflow + 1)}: {cells[overflow[0]]!r} is too large for a 64-bit float",
+        )
+    zeros = np.flatnonzero(values == 0.0)
+    if zeros.size:
+        under = [int(i) + 1 for i in zeros if re.search(r"[1-9]", re.split(r"[eE]", cells[i])[0])]
+        if under:
+            raise _fail(
+                path, "VALUE_OUT_OF_RANGE",
+                f"column {name!r}, {format_rows(under)}: {cells[under[0] - 1]!r} is too small for a 64-bit float (it would become 0)",
+            )
+    long_ints = [
+        i + 1
+        for i, c in enumerate(cells)
+        if len(c) > 15 and "." not in c and "e" not in c and "E" not in c and abs(int(c)) > _EXACT_INT_LIMIT
+        and int(float(c)) != int(c)
+    ]
+    if long_ints:
+        raise _fail(
+            path, "VALUE_IMPRECISE",
+            f"column {name!r}, {format_rows(long_ints)}: {cells[long_ints[0] - 1]!r} cannot be held exactly by a 64-bit float",
+        )
+    return values
+
+
+def _categorical_positions(path: str, attr: Attribute, cells: Sequence[str]) -> np.ndarray:
+    assert attr.categories is not None
+    index = {c: k for k, c in enumerate(attr.categories)}
+    try:
+        return np.array([index[c] for c in cells], dtype=np.float64)
+    except KeyError:
+        pass
+    bad = [i + 1 for i, c in enumerate(cells) if c not in index]
+    shown = cells[bad[0] - 1]
+    if shown.strip() in MISSING_SENTINELS:
+        raise _fail(
+            path, "VALUE_MISSING",
+            f"column {attr.name!r}, {format_rows(bad)}: missing value {shown!r}; this column may not have missing values",
+        )
+    raise _fail(
+        path, "CATEGORY_UNKNOWN",
+        f"column {attr.name!r}, {format_rows(bad)}: {shown!r} is not one of the schema's categories",
+    )
+
+
+def _select(path: str, header: Sequence[str], schema: Schema | None) -> tuple[Schema, list[int]]:
+    if schema is None:
+        schema = Schema.all_numeric(header)
+    where = {name: k for k, name in enumerate(header)}
+    missing = [a.name for a in schema.attributes if a.name not in where]
+    if missing:
+        raise _fail(
+            path, "COLUMN_MISSING",
+            f"column {missing[0]!r} of the schema is not in the file (its columns: {', '.join(map(repr, header))})",
+        )
+    return schema, [where[a.name] for a in schema.attributes]
+
+
+def _build(path: str, schema: Schema, columns: list[list[str]], keep_text: bool) -> Table:
+    n = len(columns[0])
+    values = np.empty((n, len(schema)), dtype=np.float64)
+    attrs = list(schema.attributes)
+    for j, (attr, cells) in enumerate(zip(attrs, columns)):
+        if attr.kind == "numeric":
+            values[:, j] = _numeric_from_text(path, attr.name, cells)
+        else:
+            if attr.categories is None:
+                present = [c for c in cells if c.strip() not in MISSING_SENTINELS]
+                attr = Attribute(attr.name, attr.kind, attr.role, nominal_order(present))
+                attrs[j] = attr
+            values[:, j] = _categorical_positions(path, attr, cells)
+    text = None
+    if keep_text:
+        text = np.empty((n, len(schema)), dtype=object)
+        for j, cells in enumerate(columns):
+            text[:, j] = cells
+    return Table(path=path, schema=Schema(tuple(attrs)), values=values, text=text)
+
+
+def _read_parquet(path: str, p: Path, schema: Schema | None) -> Table:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pfile = pq.ParquetFile(p)
+        arrow_schema = pfile.schema_arrow
+    except (pa.ArrowException, OSError) as exc:
+        raise _fail(path, "PARQUET_MALFORMED", f"not a readable Parquet file ({str(exc)[:120]})") from None
+    names = list(arrow_schema.names)
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise _fail(path, "COLUMN_DUPLICATE", f"column {name!r} appears twice")
+        seen.add(name)
+    schema, positions = _select(path, names, schema)
+    try:
+        table = pfile.read(columns=[names[k] for k in positions])
+    except (pa.ArrowException, OSError) as exc:
+        raise _fail(path, "PARQUET_MALFORMED", f"cannot read the data ({str(exc)[:120]})") from None
+    if table.num_rows == 0:
+        raise _fail(path, "TABLE_EMPTY", "the table has no rows")
+    columns: list[list[str]] = []
+    numeric: dict[int, np.ndarray] = {}
+    for j, attr in enumerate(schema.attributes):
+        col = table.column(j)
+        typ = col.type
+        nulls = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
+        if nulls.size:
+            raise _fail(path, "VALUE_MISSING", f"column {attr.name!r}, {format_rows(nulls + 1)}: null value")
+        if attr.kind == "numeric":
+            if pa.types.is_integer(typ):
+                ints = col.to_numpy().astype(np.int64, copy=False) if not pa.types.is_uint64(typ) else col.to_numpy()
+                big = np.flatnonzero(np.abs(ints.astype(np.float64)) > _EXACT_INT_LIMIT)
+                if big.size:
+                    raise _fail(
+                        path, "VALUE_IMPRECISE",
+                        f"column {attr.name!r}, {format_rows(big + 1)}: integer beyond 2**53 cannot be held exactly by a 64-bit float",
+                    )
+                vals = ints.astype(np.float64)
+            elif pa.types.is_float32(typ) or pa.types.is_float64(typ):
+                vals = col.to_numpy().astype(np.float64)
+                bad = np.flatnonzero(~np.isfinite(vals))
+                if bad.size:
+                    raise _fail(path, "VALUE_OUT_OF_RANGE", f"column {attr.name!r}, {format_rows(bad + 1)}: NaN or infinite value")
+            else:
+                raise _fail(
+                    path, "COLUMN_TYPE",
+                    f"column {attr.name!r} has Parquet type {typ}; a numeric column must be int8-64 or float32/64",
+                )
+            numeric[j] = vals
+            columns.append([])
+        else:
+            if pa.types.is_dictionary(typ):
+                col = col.cast(typ.value_type)
+                typ = col.type
+            if not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
+                raise _fail(path, "COLUMN_TYPE", f"column {attr.name!r} has Parquet type {typ}; a categorical column must hold strings")
+            columns.append([str(v) for v in col.to_pylist()])
+    n = table.num_rows
+    values = np.empty((n, len(schema)), dtype=np.float64)
+    attrs = list(schema.attributes)
+    for j, attr in enumerate(attrs):
+        if j in numeric:
+            values[:, j] = numeric[j]
+        else:
+            if attr.categories is None:
+                attr = Attribute(attr.name, attr.kind, attr.role, nominal_order(columns[j]))
+                attrs[j] = attr
+            values[:, j] = _categorical_positions(path, attr, columns[j])
+    return Table(path=path, schema=Schema(tuple(attrs)), values=values, text=None)
+
+
+def read_table(path: str | Path, schema: Schema | None = None) -> Table:
+    """Read a CSV or Parquet file into a validated :class:`Table`.
+
+    Parameters
+    ----------
+    path
+        A ``.csv`` file, or a ``.parquet`` / ``.pq`` file.
+    schema
+        The columns to take, in order. ``None`` takes every column of the file
+        as numeric and a quasi-identifier (the paper-level tools). Columns of
+        the file that the schema does not name are ignored. A nominal column
+        without categories gets the default order of
+        :func:`verifier.schema.nominal_order`, written into the returned
+        table's schema.
+
+    Raises
+    ------
+    InvalidInputError
+        For every refused input; the message names the file, the column and
+        the first offending rows.
+    """
+    p = Path(path)
+    name = str(path)
+    if p.suffix.lower() in PARQUET_SUFFIXES:
+        if not p.exists():
+            raise _fail(name, "FILE_NOT_FOUND", "no such file")
+        return _read_parquet(name, p, schema)
+    header, body = _parse_csv(name, _read_bytes(p))
+    schema, positions = _select(name, header, schema)
+    columns = [[row[k] for row in body] for k in positions]
+    return _build(name, schema, columns, keep_text=True)
+
+
+def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    """Write a CSV file so that it is either complete or absent.
+
+    The rows go to a temporary file beside the target, which is flushed,
+    synced and then renamed over it; on any failure the temporary file is
+    removed and the target is left as it was.
+    """
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise InputIOError(f"cannot write here ({exc.strerror})", path=str(p), reason="WRITE_FAILED") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(header)
+            writer.writerows(rows)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, p)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(exc, OSError):
+            raise InputIOError(f"cannot write ({exc.strerror})", path=str(p), reason="WRITE_FAILED") from None
+        raise
