@@ -40,7 +40,7 @@ import pandas as pd
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.schema import Attribute, Schema, nominal_order
 
-__all__ = ["Table", "read_table", "write_csv_atomic", "format_rows"]
+__all__ = ["Table", "read_table", "read_csv_cells", "write_csv_atomic", "format_rows"]
 
 MISSING_SENTINELS = frozenset(
     {"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "null", "NULL", "Null", "None", "none", "-", "?", "."}
@@ -338,8 +338,9 @@ def _read_parquet(path: str, p: Path, schema: Schema | None) -> Table:
             raise _fail(path, "VALUE_MISSING", f"column {attr.name!r}, {format_rows(nulls + 1)}: null value")
         if attr.kind == "numeric":
             if pa.types.is_integer(typ):
-                ints = col.to_numpy().astype(np.int64, copy=False) if not pa.types.is_uint64(typ) else col.to_numpy()
-                big = np.flatnonzero(np.abs(ints.astype(np.float64)) > _EXACT_INT_LIMIT)
+                ints = col.to_numpy()
+                # compare as integers: 2**53 + 1 becomes 2**53 once it is a float
+                big = np.flatnonzero((ints > _EXACT_INT_LIMIT) | (ints < -_EXACT_INT_LIMIT))
                 if big.size:
                     raise _fail(
                         path, "VALUE_IMPRECISE",
@@ -410,6 +411,15 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
     schema, positions = _select(name, header, schema)
     columns = [[row[k] for row in body] for k in positions]
     return _build(name, schema, columns, keep_text=True)
+
+
+def read_csv_cells(path: str | Path) -> tuple[list[str], list[list[str]]]:
+    """The header and the columns of a CSV file as text, after the structural checks.
+
+    For tools that decide the columns' kinds themselves (drafting a schema).
+    """
+    header, body = _parse_csv(str(path), _read_bytes(Path(path)))
+    return header, [[row[k] for row in body] for k in range(len(header))]
 
 
 def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:

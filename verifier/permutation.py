@@ -29,7 +29,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -225,18 +225,21 @@ def _window(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d) -> tuple[np.n
 def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Population variance of ``sorted_col[lo:hi+1]`` for every window.
 
-    The column is scaled into [-1, 1] (no overflow, even near 1e308) and
-    centred on its median. Window sums come from compensated prefix sums, so
+    The column is scaled into [-1, 1] by a power of two (exact; no overflow
+    even near 1e308) and centred on its median. Window sums come from compensated prefix sums, so
     ``S1`` and ``S2`` are accurate to a few ulps; the variance
     ``(S2 - S1^2 / k) / k`` then loses about ``eps * S2 / (S2 - S1^2/k)``,
     large only where the window's mean dwarfs its spread. Those windows are
     recomputed by the two-pass formula, which is cheap for them because they
     are narrow. A window whose first and last values are equal is exactly 0.
     """
-    scale = max(abs(sorted_col[0]), abs(sorted_col[-1]))
-    if scale == 0.0:
+    top = max(abs(sorted_col[0]), abs(sorted_col[-1]))
+    if top == 0.0:
         return np.zeros(lo.shape)
-    z = sorted_col / scale
+    # Scaling by a power of two is exact, and subtracting the median after it
+    # keeps every low bit that holds a narrow window's spread.
+    shift = int(np.frexp(top)[1])
+    z = np.ldexp(sorted_col, -shift)
     z = z - z[z.size // 2]
     k = (hi - lo + 1).astype(np.float64)
     s1 = window_sum(compensated_prefix(z), lo, hi)
@@ -249,7 +252,7 @@ def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> n
         var[suspect] = two_pass_variance(z, lo[suspect], hi[suspect])
     var[constant] = 0.0
     with np.errstate(over="ignore"):
-        return var * scale * scale
+        return np.ldexp(var, 2 * shift)
 
 
 def _gini_simpson(col: ColumnBlocks, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -327,13 +330,26 @@ class PermutedPrivacyReport:
         return self.matches[self.match_offsets[r] : self.match_offsets[r + 1]]
 
 
-def compute_permuted_privacy(space: RankSpace, originals: np.ndarray) -> PermutedPrivacyReport:
+def compute_permuted_privacy(
+    space: RankSpace, originals: np.ndarray, *, progress: Callable[[int, int], None] | None = None
+) -> PermutedPrivacyReport:
     """Permutation distances, match sets and spreads of every original record.
 
     ``originals`` is X (``(n_x, m)`` rank keys), ``space`` holds Y.
+    ``progress(done, total)`` is called as chunks of records finish.
     """
     qlo, qhi = space.query_blocks(originals)
-    distances, offsets, matches = space.tree.nearest(qlo, qhi)
+    total = qlo.shape[0]
+    chunk = 1 << 16
+    parts = []
+    for s in range(0, total, chunk):
+        parts.append(space.tree.nearest(qlo[s : s + chunk], qhi[s : s + chunk]))
+        if progress is not None:
+            progress(min(total, s + chunk), total)
+    distances = np.concatenate([p[0] for p in parts])
+    matches = np.concatenate([p[2] for p in parts])
+    offsets = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([np.diff(p[1]) for p in parts]), out=offsets[1:])
     dataset_distance = int(distances.min())
     at_dataset = compute_window_spread(space, qlo, qhi, dataset_distance)
     at_record = compute_window_spread(space, qlo, qhi, distances)
@@ -389,8 +405,10 @@ def check_dv_privacy(
     x = np.asarray(originals, dtype=np.float64)
     x2 = x.reshape(1, -1) if x.ndim == 1 else x
     v = tuple(float(t) for t in v)
-    if len(v) != space.n_attributes or not all(np.isfinite(v)):
-        raise InvalidInputError(f"v must hold {space.n_attributes} finite numbers, one per attribute. Got {v!r} instead.")
+    if len(v) != space.n_attributes or not all(np.isfinite(v)) or min(v) < 0:
+        raise InvalidInputError(
+            f"v must hold {space.n_attributes} finite non-negative numbers, one per attribute. Got {v!r} instead."
+        )
     qlo, qhi = space.query_blocks(x2)
     distance = int(space.tree.nearest(qlo, qhi)[0].min()) if x2.shape[0] > 1 else (
         compute_record_distance(space, x2[0]).distance

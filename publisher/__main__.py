@@ -1,0 +1,3 @@
+from publisher.cli import main
+
+raise SystemExit(main())

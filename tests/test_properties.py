@@ -1,0 +1,183 @@
+"""Property tests of SPEC section 4: the fast path equals brute force, and the
+invariants of the permutation distance hold, on random tables of 1-300 rows
+and 1-6 attributes, continuous and heavily tied."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from verifier import RankSpace, compute_distances, compute_permuted_privacy
+from verifier.permutation import (
+    compute_distances_bruteforce,
+    compute_window_spread,
+    compute_window_spread_bruteforce,
+)
+from verifier.ranks import reverse_map
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+KINDS = ("numeric", "ordinal", "nominal")
+
+
+@st.composite
+def tables(draw, *, min_rows=1):
+    """(X, Y, kinds): continuous noise, or few distinct integer values (heavy ties)."""
+    n = draw(st.integers(min_rows, 300))
+    m = draw(st.integers(1, 6))
+    seed = draw(st.integers(0, 2**32 - 1))
+    tied = draw(st.booleans())
+    rng = np.random.default_rng(seed)
+    if tied:
+        levels = draw(st.integers(1, 5))
+        x = rng.integers(0, levels, size=(n, m)).astype(float)
+        y = np.clip(x + rng.integers(-1, 2, size=(n, m)), 0, levels).astype(float)
+        kinds = [draw(st.sampled_from(KINDS)) for _ in range(m)]
+    else:
+        x = rng.normal(size=(n, m)) * rng.uniform(0.1, 1e3, size=m)
+        y = x + rng.normal(size=(n, m)) * rng.uniform(0.0, 2.0) * x.std(axis=0, keepdims=True)
+        kinds = ["numeric"] * m
+    return x, y, kinds, rng
+
+
+@SETTINGS
+@given(tables())
+def test_fast_path_equals_brute_force(case):
+    x, y, kinds, _ = case
+    space = RankSpace(y, kinds)
+    distances, offsets, matches = compute_distances(space, x)
+    ref_distances, ref_matches = compute_distances_bruteforce(space, x)
+    assert distances.tolist() == ref_distances.tolist()
+    for r, ref in enumerate(ref_matches):
+        assert matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist()
+
+
+@SETTINGS
+@given(tables(), st.integers(0, 400))
+def test_window_spread_equals_brute_force(case, d):
+    x, y, kinds, _ = case
+    space = RankSpace(y, kinds)
+    qlo, qhi = space.query_blocks(x)
+    fast = compute_window_spread(space, qlo, qhi, d)
+    slow = compute_window_spread_bruteforce(space, qlo, qhi, d)
+    np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-12 * max(1.0, float(np.abs(y).max()) ** 2))
+
+
+@SETTINGS
+@given(tables())
+def test_distance_of_y_to_itself_is_zero(case):
+    _, y, kinds, _ = case
+    space = RankSpace(y, kinds)
+    distances, offsets, matches = compute_distances(space, y)
+    assert (distances == 0).all()
+    for r in range(y.shape[0]):
+        assert r in matches[offsets[r]:offsets[r + 1]]
+
+
+@SETTINGS
+@given(tables())
+def test_distance_is_between_0_and_n_minus_1(case):
+    x, y, kinds, _ = case
+    distances, _, _ = compute_distances(RankSpace(y, kinds), x)
+    assert ((distances >= 0) & (distances <= y.shape[0] - 1)).all()
+
+
+@SETTINGS
+@given(tables())
+def test_shuffling_the_release_permutes_matches_only(case):
+    x, y, kinds, rng = case
+    perm = rng.permutation(y.shape[0])
+    before = compute_permuted_privacy(RankSpace(y, kinds), x)
+    after = compute_permuted_privacy(RankSpace(y[perm], kinds), x)
+    assert after.distances.tolist() == before.distances.tolist()
+    assert after.dataset_distance == before.dataset_distance
+    np.testing.assert_array_equal(after.dataset_spread, before.dataset_spread)
+    inverse = np.argsort(perm)  # row i of y is row inverse[i] of y[perm]
+    for r in range(x.shape[0]):
+        assert sorted(inverse[before.record_matches(r)].tolist()) == after.record_matches(r).tolist()
+
+
+@SETTINGS
+@given(tables(), st.sampled_from(["exp", "cube", "sigmoid", "affine"]))
+def test_strictly_increasing_map_of_both_tables(case, name):
+    """Ranks only see order. For a pure permutation release (Y a per-column
+    permutation of X, as after reverse mapping) any strictly increasing map of a
+    column of X and Y leaves everything unchanged. For a noisy release the
+    closest value is by absolute difference, which only maps that preserve
+    differences exactly keep: an affine map by a power of two on integer data."""
+    x, y, kinds, rng = case
+    j = int(rng.integers(0, x.shape[1]))
+    if name == "affine":
+        x = np.round(x * 8)
+        y = np.round(y * 8)
+        fx, fy = x.copy(), y.copy()
+        fx[:, j] = 4.0 * x[:, j] + 12.0
+        fy[:, j] = 4.0 * y[:, j] + 12.0
+    else:
+        y = reverse_map(x, y).z  # a pure permutation of X
+        scale = max(1.0, float(np.abs(x[:, j]).max()))
+        f = {"exp": lambda t: np.exp(t / scale), "cube": lambda t: (t / scale) ** 3 + t / scale,
+             "sigmoid": lambda t: 1.0 / (1.0 + np.exp(-t / scale))}[name]
+        fx, fy = x.copy(), y.copy()
+        fx[:, j], fy[:, j] = f(x[:, j]), f(y[:, j])
+    base = compute_distances(RankSpace(y, kinds), x)
+    mapped = compute_distances(RankSpace(fy, kinds), fx)
+    for a, b in zip(base, mapped):
+        assert a.tolist() == b.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1), st.sampled_from([1e-300, 1.0, 1e9, 1e150]))
+def test_window_spread_at_extreme_magnitudes(n, seed, magnitude):
+    """No overflow, no catastrophic cancellation (spec/reliability.md section 5)."""
+    rng = np.random.default_rng(seed)
+    y = magnitude * (1 + rng.integers(0, 4, size=(n, 1)) * 1e-3)
+    space = RankSpace(y)
+    qlo, qhi = space.query_blocks(y)
+    fast = compute_window_spread(space, qlo, qhi, 2)
+    # the reference works on values scaled to 1, where np.var is accurate
+    slow = compute_window_spread_bruteforce(RankSpace(y / magnitude), qlo, qhi, 2) * magnitude**2
+    np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-300)
+
+
+def test_window_spread_near_the_float_limit():
+    """A constant column of 1.38e307 has spread exactly 0; a spread beyond the
+    largest float is reported as infinite (the CLI prints it as undefined/null),
+    never NaN and never an exception."""
+    constant = np.full((4, 1), 1.38e307)
+    space = RankSpace(constant)
+    qlo, qhi = space.query_blocks(constant)
+    assert compute_window_spread(space, qlo, qhi, 3).ravel().tolist() == [0.0] * 4
+    wide = np.array([[-1.5e308], [0.0], [1.5e308]])
+    space = RankSpace(wide)
+    qlo, qhi = space.query_blocks(wide)
+    spread = compute_window_spread(space, qlo, qhi, 2)
+    assert np.isinf(spread).all() and not np.isnan(spread).any()
+
+
+def test_constant_and_near_constant_windows_are_exact():
+    col = np.full((3, 1), 0.1)
+    space = RankSpace(col)
+    qlo, qhi = space.query_blocks(col)
+    assert compute_window_spread(space, qlo, qhi, 5).tolist() == [[0.0]] * 3  # np.var gives 1.9e-34
+    offset = (1e9 + np.array([4.0, 7.0, 13.0, 16.0])).reshape(-1, 1)
+    space = RankSpace(offset)
+    qlo, qhi = space.query_blocks(offset[:1])
+    assert compute_window_spread(space, qlo, qhi, 3)[0, 0] == 22.5  # naive E[x^2]-E[x]^2 gives -128
+
+
+def test_nominal_spread_is_gini_simpson():
+    y = np.array([[0.0], [0.0], [1.0], [2.0], [2.0], [2.0]])
+    space = RankSpace(y, ["nominal"])
+    qlo, qhi = space.query_blocks(np.array([[1.0]]))
+    # window at d = 5 is everything: p = (2, 1, 3) / 6
+    assert compute_window_spread(space, qlo, qhi, 5)[0, 0] == 1 - (4 + 1 + 9) / 36
+    assert compute_window_spread(space, qlo, qhi, 0)[0, 0] == 0.0
+
+
+def test_ties_resolved_in_the_intruders_favour():
+    """SPEC section 2: the deviation is the gap between blocks, the least any tie-break gives."""
+    y = np.array([[1.0], [2.0], [2.0], [2.0], [3.0]])
+    space = RankSpace(y)
+    # x = 1 sits in block [1, 1]; 3 sits in block [5, 5]; 2 fills [2, 4]
+    assert space.deviations(np.array([1]), np.array([1]), np.arange(5)).ravel().tolist() == [0, 1, 1, 1, 4]

@@ -1,0 +1,47 @@
+"""permuted-privacy verifier: every check a subject, an auditor or a protector can run.
+
+The verifier never imports the publisher, and nothing here imports a user
+interface: a data subject installs nothing that anonymizes.
+"""
+
+from verifier.errors import InvalidInputError, PrivacyWarning, VerifierError
+from verifier.io import Table, read_table
+from verifier.permutation import (
+    DVPrivacyResult,
+    PermutedPrivacyReport,
+    RankSpace,
+    RecordDistance,
+    check_dv_privacy,
+    compute_distances,
+    compute_permuted_privacy,
+    compute_record_distance,
+    compute_window_spread,
+)
+from verifier.ranks import ReverseMappingResult, block_ranks, rank_deviation, reverse_map
+from verifier.schema import Attribute, Schema, load_schema
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Attribute",
+    "DVPrivacyResult",
+    "InvalidInputError",
+    "PermutedPrivacyReport",
+    "PrivacyWarning",
+    "RankSpace",
+    "RecordDistance",
+    "ReverseMappingResult",
+    "Schema",
+    "Table",
+    "VerifierError",
+    "block_ranks",
+    "check_dv_privacy",
+    "compute_distances",
+    "compute_permuted_privacy",
+    "compute_record_distance",
+    "compute_window_spread",
+    "load_schema",
+    "rank_deviation",
+    "read_table",
+    "reverse_map",
+]
