@@ -78,23 +78,29 @@ class RankSpace:
         self.kinds = list(kinds) if kinds is not None else ["numeric"] * m
         if len(self.kinds) != m:
             raise InvalidInputError(f"{len(self.kinds)} column kinds given for {m} attributes")
-        # One argsort per column gives the sorted column, each record's ordinal
-        # position (ties in argsort's order, which no result depends on) and,
-        # scattered back, each record's block. Columns are independent, so
-        # they are prepared in two threads (numpy sorts release the GIL).
-        self.ordinal = np.empty((n, m), dtype=np.int64)
+        # One argsort per column gives the sorted column and, scattered back,
+        # each record's block (ties in argsort's order, which no result depends
+        # on). Columns are independent, so they are prepared in two threads
+        # (numpy sorts release the GIL).
+        self._orders: list[np.ndarray] = [None] * m  # type: ignore[list-item]
+        self.columns: list[ColumnBlocks] = [None] * m  # type: ignore[list-item]
         self.record_lo = np.empty((n, m), dtype=np.int64)
         self.record_hi = np.empty((n, m), dtype=np.int64)
-        self.columns: list[ColumnBlocks] = [None] * m  # type: ignore[list-item]
 
         def prepare(j: int) -> None:
             order = np.argsort(y[:, j])
             col = ColumnBlocks.from_sorted(y[order, j])
+            self._orders[j] = order
             self.columns[j] = col
-            self.ordinal[order, j] = np.arange(n)
-            pos_lo, pos_hi = col.position_blocks()
-            self.record_lo[order, j] = pos_lo
-            self.record_hi[order, j] = pos_hi
+            if col.unique.size == n:  # no ties: every block is one position
+                ranks = np.empty(n, dtype=np.int64)
+                ranks[order] = np.arange(1, n + 1)
+                self.record_lo[:, j] = ranks
+                self.record_hi[:, j] = ranks
+            else:
+                pos_lo, pos_hi = col.position_blocks()
+                self.record_lo[order, j] = pos_lo
+                self.record_hi[order, j] = pos_hi
 
         if n * m >= 200_000:
             with ThreadPoolExecutor(max_workers=2) as pool:
@@ -136,7 +142,11 @@ class RankSpace:
         """The exact nearest-neighbour index, built on first use."""
         from verifier._kdtree import RankTree
 
-        return RankTree(self.ordinal, self.record_lo, self.record_hi)
+        n, m = self.values.shape
+        ordinal = np.empty((n, m), dtype=np.int64)
+        for j, order in enumerate(self._orders):
+            ordinal[order, j] = np.arange(n)
+        return RankTree(ordinal, self.record_lo, self.record_hi)
 
 
 @dataclass(frozen=True, eq=False)

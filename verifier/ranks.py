@@ -25,10 +25,10 @@ order.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from verifier._validation import as_generator, check_matrix, check_same_shape
 
@@ -133,12 +133,16 @@ def block_ranks(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def tie_broken_ranks(column: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """0-based ranks with ties broken uniformly at random.
 
-    A random permutation followed by a stable sort orders tied values in the
-    permutation's order, which is uniform over the tied records.
+    Sorting a random permutation of the column stably orders tied values in
+    the permutation's order, which is uniform over the tied records. Where
+    the column has no ties the random draw would change nothing and is skipped.
     """
     n = column.size
-    perm = rng.permutation(n)
-    order = perm[np.argsort(column[perm], kind="stable")]
+    order = np.argsort(column)
+    s = column[order]
+    if n > 1 and (s[1:] == s[:-1]).any():
+        perm = rng.permutation(n)
+        order = perm[np.argsort(column[perm], kind="stable")]
     ranks = np.empty(n, dtype=np.int64)
     ranks[order] = np.arange(n)
     return ranks
@@ -200,14 +204,29 @@ def reverse_map(original: np.ndarray, anonymized: np.ndarray, *, random_state=0)
     n, m = x.shape
     source = np.empty((n, m), dtype=np.int64)
     z = np.empty((n, m), dtype=np.float64)
-    for j in range(m):
-        x_order = np.argsort(x[:, j], kind="stable")
-        source[:, j] = x_order[tie_broken_ranks(y[:, j], rng)]
-        z[:, j] = x[source[:, j], j]
     corr = np.full(m, np.nan)
-    for j in range(m):
-        if n > 1 and np.ptp(x[:, j]) > 0 and np.ptp(z[:, j]) > 0:
-            corr[j] = stats.spearmanr(x[:, j], z[:, j]).statistic
+    # the random draws happen in column order, whatever the threads do
+    y_ranks = [tie_broken_ranks(y[:, j], rng) for j in range(m)]
+
+    def column(j: int) -> None:
+        x_order = np.argsort(x[:, j])
+        source[:, j] = x_order[y_ranks[j]]
+        z[:, j] = x[source[:, j], j]
+        # Spearman's rho with average ranks for ties: Z_j holds X_j's values,
+        # so Z's ranks are X's ranks carried along the permutation.
+        blocks = ColumnBlocks.from_sorted(x[x_order, j])
+        if n > 1 and blocks.unique.size > 1:
+            lo, hi = blocks.position_blocks()
+            rank_x = np.empty(n)
+            rank_x[x_order] = (lo + hi) / 2.0
+            corr[j] = np.corrcoef(rank_x, rank_x[source[:, j]])[0, 1]
+
+    if n * m >= 200_000:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(column, range(m)))
+    else:
+        for j in range(m):
+            column(j)
     return ReverseMappingResult(
         z=z,
         source_rows=source,

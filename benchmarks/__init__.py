@@ -1,0 +1,1 @@
+"""Benchmarks of SPEC section 11: ``python -m benchmarks`` prints the table."""
