@@ -4,6 +4,8 @@ and 1-6 attributes, continuous and heavily tied."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -193,10 +195,14 @@ def test_reverse_map_is_a_per_column_permutation_with_scipy_spearman(case):
     result = reverse_map(x, y, random_state=5)
     for j in range(x.shape[1]):
         assert sorted(result.z[:, j]) == sorted(x[:, j])  # keeps X's marginal exactly
-        # Z keeps Y's rank order: no pair of records is ordered the other way
-        order = np.argsort(y[:, j], kind="stable")
-        assert (np.diff(result.z[order, j]) >= 0).all()
-        expected = stats.spearmanr(x[:, j], result.z[:, j]).statistic
+        # Z keeps Y's rank order: y_a < y_b implies z_a <= z_b (tied y's may go either way)
+        values = np.unique(y[:, j])
+        group_max = [result.z[y[:, j] == v, j].max() for v in values]
+        group_min = [result.z[y[:, j] == v, j].min() for v in values]
+        assert all(a <= b for a, b in zip(group_max[:-1], group_min[1:]))
+        with warnings.catch_warnings():  # scipy warns on the constant columns checked below
+            warnings.simplefilter("ignore", stats.ConstantInputWarning)
+            expected = stats.spearmanr(x[:, j], result.z[:, j]).statistic
         if np.isnan(expected):
             assert np.isnan(result.rank_correlation[j])
         else:
