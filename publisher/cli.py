@@ -17,7 +17,8 @@ from typing import Sequence
 
 from publisher import __version__
 from publisher.schema_infer import infer_schema
-from verifier.errors import InputIOError, VerifierError
+from verifier.cli import run_parsed
+from verifier.errors import InputIOError
 
 __all__ = ["main"]
 
@@ -77,13 +78,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.verbose = getattr(args, "verbose", False)
-    try:
-        return int(args.func(args))
-    except VerifierError as exc:
-        if args.verbose:
-            raise
-        print(exc.diagnostic(), file=sys.stderr)
-        return exc.exit_code
+    return run_parsed(build_parser().parse_args(argv))

@@ -329,9 +329,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def run_parsed(args: argparse.Namespace) -> int:
+    """Run a parsed subcommand: ``FAIL:`` line and exit code on our own errors.
+
+    Shared with the ``publisher`` command line. Only the project's own errors
+    are caught; a traceback is shown for them only with ``--verbose``.
+    """
     args.verbose = getattr(args, "verbose", False)
     try:
         return int(args.func(args))
@@ -345,3 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print("FAIL: -: OUT_OF_MEMORY: not enough memory for this table", file=sys.stderr)
         return ExitCode.IO_ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_parsed(build_parser().parse_args(argv))

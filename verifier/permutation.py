@@ -26,7 +26,6 @@ it to.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Sequence
@@ -36,7 +35,7 @@ import numpy as np
 from verifier._validation import check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
 from verifier._window import compensated_prefix, two_pass_variance, window_sum
-from verifier.ranks import ColumnBlocks
+from verifier.ranks import ColumnBlocks, for_each_column
 
 __all__ = [
     "RankSpace",
@@ -102,12 +101,7 @@ class RankSpace:
                 self.record_lo[order, j] = pos_lo
                 self.record_hi[order, j] = pos_hi
 
-        if n * m >= 200_000:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                list(pool.map(prepare, range(m)))
-        else:
-            for j in range(m):
-                prepare(j)
+        for_each_column(prepare, n, m)
 
     @property
     def n_records(self) -> int:

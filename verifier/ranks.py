@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -40,6 +41,19 @@ __all__ = [
     "reverse_map",
     "tie_broken_ranks",
 ]
+
+
+def for_each_column(fn: Callable[[int], None], n: int, m: int) -> None:
+    """Call ``fn(j)`` for every column j, in two threads when the table is large.
+
+    Column work here is numpy sorting, which releases the GIL.
+    """
+    if n * m >= 200_000:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(fn, range(m)))
+    else:
+        for j in range(m):
+            fn(j)
 
 
 def rank_deviation(lo_a, hi_a, lo_b, hi_b):
@@ -221,12 +235,7 @@ def reverse_map(original: np.ndarray, anonymized: np.ndarray, *, random_state=0)
             rank_x[x_order] = (lo + hi) / 2.0
             corr[j] = np.corrcoef(rank_x, rank_x[source[:, j]])[0, 1]
 
-    if n * m >= 200_000:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            list(pool.map(column, range(m)))
-    else:
-        for j in range(m):
-            column(j)
+    for_each_column(column, n, m)
     return ReverseMappingResult(
         z=z,
         source_rows=source,
