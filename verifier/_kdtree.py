@@ -13,12 +13,12 @@ trees. So this module is a small KD-tree of its own:
 
 - every anonymized record is a point of *ordinal* positions (its position in
   each column sorted with ties in any fixed order), all distinct per axis;
-- each node keeps the bounding box of its points' positions;
-- the lower bound of a node for a query is, per axis, the block gap between
-  the query block and the nearest position of the box, looked up in the
-  per-position block tables. The gap is monotone in the position on each side
-  of the query block, so the bound is exact at the box edge and never
-  overestimates: the search is exact, ties or not.
+- each node keeps, per axis, the lowest block start and the highest block
+  end among its records;
+- the lower bound of a node for a query is the block gap between the query
+  block and that interval. Block starts and ends grow with the position, so
+  the bound is attained at the box edge and never overestimates: the search
+  is exact, ties or not, and collects the whole match set as it goes.
 
 Searches run in parallel over queries with numba. Each public function has a
 plain numpy counterpart in :mod:`verifier.permutation` that the tests compare
