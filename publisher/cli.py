@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -19,29 +17,18 @@ from publisher import __version__
 from publisher.schema_infer import infer_schema
 from verifier.cli import run_parsed
 from verifier.errors import InputIOError
+from verifier.io import write_atomic
 
 __all__ = ["main"]
-
-
-def _write_text_atomic(path: str, text: str, *, force: bool) -> None:
-    p = Path(path)
-    if p.exists() and not force:
-        raise InputIOError("already exists; pass --force to replace it", path=path, reason="OUTPUT_EXISTS")
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
     schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other)
     text = json.dumps(schema.to_dict(), indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        _write_text_atomic(args.out, text, force=args.force)
+        if Path(args.out).exists() and not args.force:
+            raise InputIOError("already exists; pass --force to replace it", path=args.out, reason="OUTPUT_EXISTS")
+        write_atomic(args.out, lambda handle: handle.write(text))
         kinds = ", ".join(f"{a.name}: {a.kind}" for a in schema.attributes)
         print(f"wrote {args.out} ({kinds}); review the kinds, roles and category orders before you publish it",
               file=sys.stderr)

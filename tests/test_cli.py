@@ -88,3 +88,12 @@ def test_publisher_schema_drafts_kinds_and_orders(tmp_path, capsys):
     assert publisher_main(["schema", "--input", str(x), "--out", str(out)]) == 4
     assert "OUTPUT_EXISTS" in capsys.readouterr().err
     assert publisher_main(["schema", "--input", str(x), "--sensitive", "nope"]) == 3
+
+
+def test_publisher_schema_unwritable_output_is_exit_4(tmp_path, capsys):
+    x = write(tmp_path / "x.csv", "age\n30\n")
+    out = tmp_path / "missing-dir" / "schema.json"
+    assert publisher_main(["schema", "--input", str(x), "--out", str(out)]) == 4
+    err = capsys.readouterr().err
+    assert err.startswith(f"FAIL: {out}: WRITE_FAILED: ") and len(err.strip().splitlines()) == 1
+    assert not out.parent.exists()

@@ -32,7 +32,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence, TextIO
 
 import numpy as np
 import pandas as pd
@@ -40,7 +40,7 @@ import pandas as pd
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.schema import Attribute, Schema, nominal_order
 
-__all__ = ["Table", "read_table", "read_csv_cells", "write_csv_atomic", "format_rows"]
+__all__ = ["Table", "read_table", "read_csv_cells", "write_atomic", "write_csv_atomic", "format_rows"]
 
 MISSING_SENTINELS = frozenset(
     {"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "null", "NULL", "Null", "None", "none", "-", "?", "."}
@@ -422,12 +422,13 @@ def read_csv_cells(path: str | Path) -> tuple[list[str], list[list[str]]]:
     return header, [[row[k] for row in body] for k in range(len(header))]
 
 
-def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
-    """Write a CSV file so that it is either complete or absent.
+def write_atomic(path: str | Path, fill: Callable[[TextIO], None]) -> None:
+    """Write a UTF-8 text file so that it is either complete or absent.
 
-    The rows go to a temporary file beside the target, which is flushed,
-    synced and then renamed over it; on any failure the temporary file is
-    removed and the target is left as it was.
+    ``fill(handle)`` writes the content to a temporary file beside the target,
+    which is flushed, synced and then renamed over it. On any failure the
+    temporary file is removed and the target is left as it was; an OS error
+    becomes :class:`~verifier.errors.InputIOError` (exit code 4).
     """
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
@@ -437,9 +438,7 @@ def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Seq
         raise InputIOError(f"cannot write here ({exc.strerror})", path=str(p), reason="WRITE_FAILED") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(header)
-            writer.writerows(rows)
+            fill(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, p)
@@ -451,3 +450,14 @@ def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Seq
         if isinstance(exc, OSError):
             raise InputIOError(f"cannot write ({exc.strerror})", path=str(p), reason="WRITE_FAILED") from None
         raise
+
+
+def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    """Write a CSV file atomically (:func:`write_atomic`), ``\n`` line ends."""
+
+    def fill(handle: TextIO) -> None:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+    write_atomic(path, fill)
