@@ -209,3 +209,17 @@ def test_reverse_map_is_a_per_column_permutation_with_scipy_spearman(case):
             assert result.rank_correlation[j] == pytest.approx(expected, abs=1e-12)
     same = reverse_map(x, y, random_state=5)
     assert np.array_equal(same.z, result.z)  # the intruder's seed makes it reproducible
+
+
+@SETTINGS
+@given(tables(), st.integers(0, 50), st.floats(0, 2))
+def test_report_check_equals_standalone_check(case, d, v):
+    from verifier import check_dv_privacy
+
+    x, y, kinds, rng = case
+    space = RankSpace(y, kinds)
+    report = compute_permuted_privacy(space, x)
+    vs = [v] * y.shape[1]
+    assert report.check_dv(space, d=d, v=vs) == check_dv_privacy(space, x, d=d, v=vs)
+    r = int(rng.integers(0, x.shape[0]))
+    assert report.check_dv(space, d=d, v=vs, record=r) == check_dv_privacy(space, x[r], d=d, v=vs)

@@ -34,7 +34,7 @@ from verifier import __version__
 from verifier._progress import ProgressBar
 from verifier.errors import InvalidInputError, VerifierError
 from verifier.io import Table, read_table, write_csv_atomic
-from verifier.permutation import RankSpace, check_dv_privacy, compute_permuted_privacy, compute_record_distance
+from verifier.permutation import RankSpace, compute_permuted_privacy
 from verifier.ranks import reverse_map
 from verifier.schema import Schema, load_schema
 
@@ -187,8 +187,7 @@ def _cmd_distance(args: argparse.Namespace) -> int:
     }
     check = None
     if args.d is not None:
-        target = x.values[args.record - 1] if args.record is not None else x.values
-        check = check_dv_privacy(space, target, d=args.d, v=v)
+        check = report.check_dv(space, d=args.d, v=v, record=None if args.record is None else args.record - 1)
         out["check"] = {
             "scope": f"record {args.record}" if args.record is not None else "dataset",
             "d": check.d,

@@ -333,6 +333,19 @@ class PermutedPrivacyReport:
     def record_matches(self, r: int) -> np.ndarray:
         return self.matches[self.match_offsets[r] : self.match_offsets[r + 1]]
 
+    def check_dv(
+        self, space: RankSpace, *, d: int, v: Sequence[float], record: int | None = None
+    ) -> "DVPrivacyResult":
+        """:func:`check_dv_privacy` from this report's distances and query blocks.
+
+        ``space`` must be the release the report was computed on. ``record``
+        (0-based) checks one record (Def. 1); ``None`` the whole data set (Def. 2).
+        """
+        d, v = _dv_arguments(d, v, space.n_attributes)
+        rows = slice(None) if record is None else slice(record, record + 1)
+        spread = compute_window_spread(space, self.query_lo[rows], self.query_hi[rows], d).min(axis=0)
+        return _dv_verdict(d, v, int(self.distances[rows].min()), spread)
+
 
 def compute_permuted_privacy(
     space: RankSpace, originals: np.ndarray, *, progress: Callable[[int, int], None] | None = None
@@ -394,6 +407,29 @@ class DVPrivacyResult:
         return self.satisfied
 
 
+def _dv_arguments(d, v: Sequence[float], n_attributes: int) -> tuple[int, tuple[float, ...]]:
+    """Validate the (d, v) of a check before anything is computed."""
+    if int(d) != d or d < 0:
+        raise InvalidInputError(f"d must be a non-negative integer. Got {d!r} instead.")
+    v = tuple(float(t) for t in v)
+    if len(v) != n_attributes or not all(np.isfinite(v)) or min(v) < 0:
+        raise InvalidInputError(
+            f"v must hold {n_attributes} finite non-negative numbers, one per attribute. Got {v!r} instead."
+        )
+    return int(d), v
+
+
+def _dv_verdict(d: int, v: tuple[float, ...], distance: int, spread: np.ndarray) -> DVPrivacyResult:
+    return DVPrivacyResult(
+        d=d,
+        v=v,
+        distance=int(distance),
+        spread=tuple(float(s) for s in spread),
+        distance_ok=distance >= d,
+        spread_ok=tuple(bool(s > t) for s, t in zip(spread, v)),
+    )
+
+
 def check_dv_privacy(
     space: RankSpace, originals: np.ndarray, *, d: int, v: Sequence[float]
 ) -> DVPrivacyResult:
@@ -402,27 +438,15 @@ def check_dv_privacy(
     With one record x (a 1-D array): ``d(x) >= d`` and ``var_j(x, d) > v_j``
     for every j (Def. 1). With several records (2-D): the same for every
     record, that is ``D >= d`` and ``min_x var_j(x, d) > v_j`` (Def. 2).
-    A failed check is a result, never an exception.
+    A failed check is a result, never an exception. Where the distances are
+    already known, :meth:`PermutedPrivacyReport.check_dv` gives the same
+    result without searching again.
     """
-    if int(d) != d or d < 0:
-        raise InvalidInputError(f"d must be a non-negative integer. Got {d!r} instead.")
+    d, v = _dv_arguments(d, v, space.n_attributes)
     x = np.asarray(originals, dtype=np.float64)
     x2 = x.reshape(1, -1) if x.ndim == 1 else x
-    v = tuple(float(t) for t in v)
-    if len(v) != space.n_attributes or not all(np.isfinite(v)) or min(v) < 0:
-        raise InvalidInputError(
-            f"v must hold {space.n_attributes} finite non-negative numbers, one per attribute. Got {v!r} instead."
-        )
     qlo, qhi = space.query_blocks(x2)
     distance = int(space.tree.nearest(qlo, qhi)[0].min()) if x2.shape[0] > 1 else (
         compute_record_distance(space, x2[0]).distance
     )
-    spread = compute_window_spread(space, qlo, qhi, int(d)).min(axis=0)
-    return DVPrivacyResult(
-        d=int(d),
-        v=v,
-        distance=distance,
-        spread=tuple(float(s) for s in spread),
-        distance_ok=distance >= d,
-        spread_ok=tuple(bool(s > t) for s, t in zip(spread, v)),
-    )
+    return _dv_verdict(d, v, distance, compute_window_spread(space, qlo, qhi, d).min(axis=0))
