@@ -97,3 +97,18 @@ def test_publisher_schema_unwritable_output_is_exit_4(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"FAIL: {out}: WRITE_FAILED: ") and len(err.strip().splitlines()) == 1
     assert not out.parent.exists()
+
+
+def test_progress_bar_draws_only_on_a_terminal():
+    import io
+
+    from verifier._progress import ProgressBar
+
+    silent = io.StringIO()  # not a terminal: nothing is drawn
+    ProgressBar("work", silent)(1, 2)
+    assert silent.getvalue() == ""
+    shown = io.StringIO()
+    bar = ProgressBar("work", shown, force=True)
+    bar(0, 4)
+    bar(4, 4)
+    assert shown.getvalue() == "\rwork [..............................]   0%\rwork [##############################] 100%\n"

@@ -19,7 +19,6 @@ class ProgressBar:
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = force or bool(getattr(self.stream, "isatty", lambda: False)())
         self._last = 0.0
-        self._drawn = False
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled or total <= 0:
@@ -31,8 +30,6 @@ class ProgressBar:
         width = 30
         filled = int(width * done / total)
         self.stream.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {100 * done // total:3d}%")
-        self._drawn = True
         if done >= total:
             self.stream.write("\n")
-            self._drawn = False
         self.stream.flush()

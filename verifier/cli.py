@@ -63,9 +63,9 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def _fmt(x: float, digits: int = 4) -> str:
-    x = float(x)
-    if not math.isfinite(x):
+def _fmt(x: float | None, digits: int = 4) -> str:
+    """A figure for people; ``None`` (undefined in JSON) and non-finite read ``undefined``."""
+    if x is None or not math.isfinite(x := float(x)):
         return "undefined"
     return f"{x:.{digits}g}" if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3) else f"{x:.{digits}f}"
 
@@ -217,13 +217,13 @@ def _print_distance(x: Table, report, records, check, args) -> None:
         print(_table(rows, ["match", *[f"dev {n}" for n in names]]))
         if len(rec["matches"]) > 50:
             print(f"  ... and {len(rec['matches']) - 50} more (use --json for all)")
-        print(f"  spread at d = {rec['distance']}: " + ", ".join(f"{n}={_fmt(t if t is not None else math.inf)}" for n, t in zip(names, rec["variances_at_record_distance"])))
-        print(f"  spread at D = {report.dataset_distance}: " + ", ".join(f"{n}={_fmt(t if t is not None else math.inf)}" for n, t in zip(names, rec["variances_at_dataset_distance"])))
+        print(f"  spread at d = {rec['distance']}: " + ", ".join(f"{n}={_fmt(t)}" for n, t in zip(names, rec["variances_at_record_distance"])))
+        print(f"  spread at D = {report.dataset_distance}: " + ", ".join(f"{n}={_fmt(t)}" for n, t in zip(names, rec["variances_at_dataset_distance"])))
     else:
         shown = records[:50]
         rows = [
             [str(r["record"]), str(r["distance"]), " ".join(map(str, r["matches"][:6])) + (" ..." if len(r["matches"]) > 6 else ""),
-             *[_fmt(t if t is not None else math.inf) for t in r["variances_at_dataset_distance"]]]
+             *[_fmt(t) for t in r["variances_at_dataset_distance"]]]
             for r in shown
         ]
         print(_table(rows, ["record", "d", "matches", *[f"spread@D {n}" for n in names]]))

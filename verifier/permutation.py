@@ -230,8 +230,9 @@ def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> n
     """Population variance of ``sorted_col[lo:hi+1]`` for every window.
 
     The column is scaled into [-1, 1] by a power of two (exact; no overflow
-    even near 1e308) and centred on its median. Window sums come from compensated prefix sums, so
-    ``S1`` and ``S2`` are accurate to a few ulps; the variance
+    even near 1e308) and centred on its median. Window sums come from
+    compensated prefix sums, so ``S1`` and ``S2`` are accurate to a few ulps;
+    the variance
     ``(S2 - S1^2 / k) / k`` then loses about ``eps * S2 / (S2 - S1^2/k)``,
     large only where the window's mean dwarfs its spread. Those windows are
     recomputed by the two-pass formula, which is cheap for them because they
