@@ -1,0 +1,142 @@
+"""A data subject's own record: read, validated against the schema, never echoed.
+
+A record file (SPEC section 1) is a JSON object ``{"age": 34, "education":
+"secondary"}`` or a CSV file with a header and one row. It must name exactly
+the schema's attributes. A numeric value is a JSON number or an ASCII decimal
+string (``"34"``, ``"-1.5"``, ``"2e3"``); an ordinal or nominal value is one
+of the schema's categories, spelled exactly.
+
+The record is the subject's secret: error messages name the file, the field
+and what is wrong, never the value she typed (``spec/reliability.md``, the
+record-entry threats), so that no diagnostic, log or terminal scrollback
+holds it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from verifier._json import StrictJSONError, loads_strict
+from verifier.errors import InvalidInputError
+from verifier.io import read_csv_cells
+from verifier.schema import Attribute, Schema
+
+__all__ = ["read_record", "parse_record", "parse_number"]
+
+_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_EXACT_INT_LIMIT = 2**53
+
+
+def parse_number(value: Any) -> tuple[float | None, str | None]:
+    """``(number, None)``, or ``(None, why)`` for anything but a finite ASCII decimal.
+
+    Accepts a JSON number (not a boolean) or a string of ASCII digits with an
+    optional sign, decimal point and exponent. Refused: ``1_000``, non-ASCII
+    digits, ``nan``, ``inf``, ``1e999`` (overflow), ``1e-400`` (underflows to
+    zero), decimal commas, Unicode minus signs, integers a float cannot hold.
+
+    >>> parse_number("2e3")
+    (2000.0, None)
+    >>> parse_number("1_000")[1]
+    'is not a decimal number (ASCII digits, optional sign, . and exponent)'
+    """
+    if isinstance(value, bool) or value is None:
+        return None, "is not a number"
+    if isinstance(value, int):
+        if abs(value) > _EXACT_INT_LIMIT:
+            return None, "is an integer too large for a 64-bit float to hold exactly"
+        return float(value), None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None, "is not a finite number"
+        return value, None
+    if not isinstance(value, str):
+        return None, "is not a number"
+    text = value.strip()
+    if _NUMBER_RE.fullmatch(text) is None:
+        return None, "is not a decimal number (ASCII digits, optional sign, . and exponent)"
+    number = float(text)
+    if not math.isfinite(number):
+        return None, "is too large for a 64-bit float"
+    mantissa = re.split(r"[eE]", text)[0]
+    if number == 0.0 and re.search(r"[1-9]", mantissa):
+        return None, "is too small for a 64-bit float (it would become 0)"
+    if "." not in text and "e" not in text.lower() and abs(int(text)) > _EXACT_INT_LIMIT:
+        return None, "is an integer too large for a 64-bit float to hold exactly"
+    return number, None
+
+
+def _fail(path: str, reason: str, message: str) -> InvalidInputError:
+    return InvalidInputError(message, path=path, reason=reason)
+
+
+def _key(attr: Attribute, value: Any, path: str) -> float:
+    if attr.kind == "numeric":
+        number, why = parse_number(value)
+        if why is not None:
+            raise _fail(path, "RECORD_VALUE_INVALID", f"field {attr.name!r}: the value {why}")
+        return float(number)  # type: ignore[arg-type]
+    if not isinstance(value, str):
+        raise _fail(path, "RECORD_VALUE_INVALID", f"field {attr.name!r}: the value must be one of the schema's categories, as text")
+    assert attr.categories is not None
+    try:
+        return float(attr.categories.index(value))
+    except ValueError:
+        raise _fail(
+            path, "RECORD_VALUE_INVALID",
+            f"field {attr.name!r}: the value is not one of its {len(attr.categories)} categories (spelled exactly)",
+        ) from None
+
+
+def parse_record(fields: Mapping[str, Any], schema: Schema, *, source: str = "record") -> np.ndarray:
+    """The rank keys ``(m,)`` of a record given as ``{attribute: value}``.
+
+    Every attribute of the schema must be present and no other; categorical
+    attributes need their categories in the schema. ``source`` names the
+    record in messages (a file path, or ``record`` for a form).
+    """
+    names = schema.names
+    unknown = [k for k in fields if k not in names]
+    if unknown:
+        raise _fail(source, "RECORD_FIELD_UNKNOWN", f"field {unknown[0]!r} is not an attribute of the release (its attributes: {', '.join(map(repr, names))})")
+    missing = [n for n in names if n not in fields]
+    if missing:
+        raise _fail(source, "RECORD_FIELD_MISSING", f"field {missing[0]!r} is missing; a record gives every attribute of the release")
+    for attr in schema.attributes:
+        if attr.is_categorical and attr.categories is None:
+            raise _fail(source, "SCHEMA_INVALID", f"attribute {attr.name!r} has no category list to rank the record's value by")
+    return np.array([_key(attr, fields[attr.name], source) for attr in schema.attributes], dtype=np.float64)
+
+
+def read_record(path: str | Path, schema: Schema) -> np.ndarray:
+    """Read a subject's record file (JSON object, or CSV with one row) into rank keys."""
+    p = Path(path)
+    name = str(path)
+    if p.suffix.lower() == ".csv":
+        header, columns = read_csv_cells(p)
+        rows = len(columns[0]) if columns else 0
+        if rows != 1:
+            raise _fail(name, "RECORD_INVALID", f"a record file holds exactly one row under its header; this one has {rows}")
+        return parse_record({h: col[0] for h, col in zip(header, columns)}, schema, source=name)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise _fail(name, "FILE_NOT_FOUND", "no such file") from None
+    except IsADirectoryError:
+        raise _fail(name, "FILE_UNREADABLE", "is a directory, not a record file") from None
+    except OSError as exc:
+        raise _fail(name, "FILE_UNREADABLE", f"cannot read ({exc.strerror})") from None
+    try:
+        data = loads_strict(raw)
+    except StrictJSONError as exc:
+        # the strict parser quotes an out-of-range number; her value stays unsaid
+        why = "a number is out of range" if str(exc).startswith("number") else str(exc)
+        raise _fail(name, "RECORD_INVALID", f"not a valid JSON record: {why}") from None
+    if not isinstance(data, dict):
+        raise _fail(name, "RECORD_INVALID", "a JSON record is one object {\"attribute\": value, ...}")
+    return parse_record(data, schema, source=name)
