@@ -5,6 +5,15 @@ interface: a data subject installs nothing that anonymizes.
 """
 
 from verifier.errors import InvalidInputError, PrivacyWarning, VerifierError
+from verifier.intruder import (
+    IntruderReport,
+    RandomMatchDistribution,
+    SubjectReport,
+    intruder_test,
+    random_match_distribution,
+    run_intruder,
+    subject_test,
+)
 from verifier.io import Table, read_table
 from verifier.permutation import (
     DVPrivacyResult,
@@ -18,6 +27,7 @@ from verifier.permutation import (
     compute_window_spread,
 )
 from verifier.ranks import ReverseMappingResult, block_ranks, rank_deviation, reverse_map
+from verifier.record import read_record
 from verifier.schema import Attribute, Schema, load_schema
 
 __version__ = "0.1.0"
@@ -25,13 +35,16 @@ __version__ = "0.1.0"
 __all__ = [
     "Attribute",
     "DVPrivacyResult",
+    "IntruderReport",
     "InvalidInputError",
     "PermutedPrivacyReport",
     "PrivacyWarning",
+    "RandomMatchDistribution",
     "RankSpace",
     "RecordDistance",
     "ReverseMappingResult",
     "Schema",
+    "SubjectReport",
     "Table",
     "VerifierError",
     "block_ranks",
@@ -40,8 +53,13 @@ __all__ = [
     "compute_permuted_privacy",
     "compute_record_distance",
     "compute_window_spread",
+    "intruder_test",
     "load_schema",
+    "random_match_distribution",
     "rank_deviation",
+    "read_record",
     "read_table",
     "reverse_map",
+    "run_intruder",
+    "subject_test",
 ]

@@ -146,11 +146,13 @@ def _point_gap(t, q, qlo, qhi, leaf_lo, leaf_hi, m, limit):
 
 
 @nb.njit(cache=True, parallel=True)
-def _nearest(qlo, qhi, cap, start, end, blk_lo, blk_hi, leaf_lo, leaf_hi, idx, first_leaf):
+def _nearest(qlo, qhi, cap, ties, start, end, blk_lo, blk_hi, leaf_lo, leaf_hi, idx, first_leaf):
     """Distance of every query, and up to ``cap`` of its matches.
 
     ``counts[q]`` is the size of the whole match set; where it exceeds
     ``cap`` the buffer is incomplete and the caller lists the matches again.
+    With ``ties`` false only the distance is wanted: nodes that can at best
+    tie the distance found so far are skipped, and ``counts`` is meaningless.
     """
     nq, m = qlo.shape
     dist = np.empty(nq, np.int64)
@@ -162,6 +164,9 @@ def _nearest(qlo, qhi, cap, start, end, blk_lo, blk_hi, leaf_lo, leaf_hi, idx, f
         bounds = np.empty(256, np.int64)
         for q in range(c * nq // n_chunks, (c + 1) * nq // n_chunks):
             best = _BIG
+            # the largest bound still worth a visit: ``best`` when the whole
+            # match set is wanted, ``best - 1`` when only the distance is
+            keep = best
             k = 0
             sp = 1
             stack[0] = 0
@@ -169,13 +174,14 @@ def _nearest(qlo, qhi, cap, start, end, blk_lo, blk_hi, leaf_lo, leaf_hi, idx, f
             while sp > 0:
                 sp -= 1
                 node = stack[sp]
-                if bounds[sp] > best:
+                if bounds[sp] > keep:
                     continue
                 if node >= first_leaf:
                     for t in range(start[node], end[node]):
                         d = _point_gap(t, q, qlo, qhi, leaf_lo, leaf_hi, m, best)
                         if d < best:
                             best = d
+                            keep = best if ties else best - 1
                             k = 0
                         if d == best:
                             if k < cap:
@@ -183,30 +189,30 @@ def _nearest(qlo, qhi, cap, start, end, blk_lo, blk_hi, leaf_lo, leaf_hi, idx, f
                             k += 1
                 else:
                     a = 2 * node + 1
-                    ba = _node_bound(a, q, qlo, qhi, blk_lo, blk_hi, m, best)
-                    bb = _node_bound(a + 1, q, qlo, qhi, blk_lo, blk_hi, m, best)
+                    ba = _node_bound(a, q, qlo, qhi, blk_lo, blk_hi, m, keep)
+                    bb = _node_bound(a + 1, q, qlo, qhi, blk_lo, blk_hi, m, keep)
                     # push the farther child first so the nearer one is searched first
                     if ba <= bb:
-                        if bb <= best:
+                        if bb <= keep:
                             stack[sp] = a + 1
                             bounds[sp] = bb
                             sp += 1
-                        if ba <= best:
+                        if ba <= keep:
                             stack[sp] = a
                             bounds[sp] = ba
                             sp += 1
                     else:
-                        if ba <= best:
+                        if ba <= keep:
                             stack[sp] = a
                             bounds[sp] = ba
                             sp += 1
-                        if bb <= best:
+                        if bb <= keep:
                             stack[sp] = a + 1
                             bounds[sp] = bb
                             sp += 1
             dist[q] = best
             counts[q] = k
-            if k <= cap:
+            if ties and k <= cap:
                 found[q, :k].sort()
     return dist, counts, found
 
@@ -279,7 +285,7 @@ class RankTree:
         nq = qlo.shape[0]
         if nq == 0:
             return np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.int64)
-        dist, counts, found = _nearest(qlo, qhi, self.buffer, *self._tree)
+        dist, counts, found = _nearest(qlo, qhi, self.buffer, True, *self._tree)
         offsets = np.zeros(nq + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
         records = np.empty(int(offsets[-1]), np.int64)
@@ -295,3 +301,16 @@ class RankTree:
             _within(qlo[big], qhi[big], dist[big], sub_offsets, listed, *self._tree)
             records[np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in big])] = listed
         return dist, offsets, records
+
+    def distances(self, qlo: np.ndarray, qhi: np.ndarray) -> np.ndarray:
+        """Distance of every query block row, without its match set.
+
+        Faster than :meth:`nearest` where matches are not wanted (the random
+        records of the intruder's test): subtrees that could only tie the
+        best distance found so far are skipped.
+        """
+        qlo = np.ascontiguousarray(qlo, dtype=np.int64)
+        qhi = np.ascontiguousarray(qhi, dtype=np.int64)
+        if qlo.shape[0] == 0:
+            return np.empty(0, np.int64)
+        return _nearest(qlo, qhi, 0, False, *self._tree)[0]
