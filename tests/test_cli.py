@@ -13,7 +13,8 @@ from publisher.cli import main as publisher_main
 from verifier.cli import main
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["reverse-map", "--help"], ["distance", "--help"], ["demo", "--help"]])
+@pytest.mark.parametrize("argv", [["--help"], ["reverse-map", "--help"], ["distance", "--help"], ["intruder", "--help"],
+                                  ["demo", "--help"]])
 def test_verifier_help(argv, capsys):
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -71,6 +72,7 @@ def test_demo_runs_end_to_end(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "permutation distance d = 4" in out and "HOLDS" in out
+    assert "Confidently linked records (p-value < 0.01): 0 of 20" in out
     assert (tmp_path / "reverse_mapped.csv").exists()
 
 

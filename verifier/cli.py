@@ -503,6 +503,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
              ["distance", "--original", original, "--anonymized", masked, "--record", "3"]),
             ("The protector checks (1, v)-permuted privacy of the whole data set (Definition 2, Table 4)",
              ["distance", "--original", original, "--anonymized", masked, "--d", "1", "--v", "0.001,10,30"]),
+            ("The maximum-knowledge intruder links every record and tests the links against chance (Tables 5-6)",
+             ["intruder", "--original", original, "--anonymized", masked, "--max-linked-share", "0.01"]),
         ]
         for title, argv in steps:
             print(f"\n=== {title}\n$ verifier {' '.join(argv)}\n", flush=True)
@@ -597,8 +599,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "demo", parents=[common], allow_abbrev=False, help="run the paper's running example with the commands above",
-        description="Reverse-map, then compute the permutation distance of record 3 and of the whole data set, "
-        "on the running example of paper 003 shipped with the package.",
+        description="Reverse-map, compute the permutation distance of record 3 and of the whole data set, then run "
+        "the maximum-knowledge intruder's test, on the running example of paper 003 shipped with the package.",
     )
     p.add_argument("--out", metavar="DIR", help="where to write the demo's outputs (default: a new temporary folder)")
     p.set_defaults(func=_cmd_demo)
