@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Sequence
 
 from publisher import __version__
 from publisher.schema_infer import infer_schema
-from verifier.cli import run_parsed
-from verifier.errors import InputIOError
-from verifier.io import write_atomic
+from verifier.cli import ProgressBar, UsageError, _fmt, _print_json, _same_file, _table, run_parsed
+from verifier.errors import InputIOError, InvalidInputError
+from verifier.io import read_table, write_atomic, write_csv_atomic
+from verifier.schema import Schema, load_schema
 
 __all__ = ["main"]
 
@@ -35,6 +37,216 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+# ----------------------------------------------------------------------------- shared
+
+
+def _load_input(path: str, schema_path: str | None):
+    schema = load_schema(schema_path) if schema_path else None
+    table = read_table(path, schema)
+    return table, table.schema
+
+
+def _check_out(out: str, inputs: Sequence[str], force: bool) -> None:
+    for given in inputs:
+        if given and _same_file(out, given):
+            raise UsageError(f"--out would overwrite the input {given}", path=out)
+    if Path(out).exists() and not force:
+        raise InputIOError("already exists; pass --force to replace it", path=out, reason="OUTPUT_EXISTS")
+
+
+def _split_param(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise UsageError(f"--param takes name=value, got {text!r}")
+    return name.strip(), value.strip()
+
+
+def _route_params(methods: Sequence[str], texts: Sequence[str]) -> list[dict[str, str]]:
+    """Give each ``name=value`` to the method of the chain that has that parameter.
+
+    ``method.name=value`` names the method outright; a bare name that several
+    methods of the chain accept is refused as ambiguous.
+    """
+    from publisher.methods import METHODS
+
+    for m in methods:
+        if m not in METHODS:
+            raise InvalidInputError(f"unknown method {m!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
+    routed: list[dict[str, str]] = [{} for _ in methods]
+    for text in texts:
+        name, value = _split_param(text)
+        owner, dot, bare = name.rpartition(".")
+        if dot:
+            if owner not in methods:
+                raise UsageError(f"--param {name}: {owner!r} is not a method of this run")
+            routed[methods.index(owner)][bare] = value
+            continue
+        takers = [k for k, m in enumerate(methods) if name in METHODS[m].parsers]
+        if len(takers) > 1:
+            raise UsageError(f"--param {name} fits several methods; write method.{name}=value")
+        if not takers:
+            raise InvalidInputError(
+                f"{' then '.join(methods)} has no parameter {name!r}", reason="PARAMETER_UNKNOWN"
+            )
+        routed[takers[0]][name] = value
+    return routed
+
+
+def _seed(args: argparse.Namespace) -> int | None:
+    """The secret seed: ``--seed``, else ``None`` (fresh OS entropy). Never printed."""
+    if args.seed is not None and args.seed < 0:
+        raise UsageError("--seed must be a non-negative integer")
+    return args.seed
+
+
+def _number_text(v: float) -> str:
+    """A value as written to a CSV file: integers without ``.0``, others in shortest round-trip form."""
+    if math.isfinite(v) and v == int(v) and abs(v) < 2**53:
+        return str(int(v))
+    return repr(float(v))
+
+
+def _frame_rows(frame, schema: Schema) -> list[list[str]]:
+    cols = []
+    for attr in schema.attributes:
+        col = frame[attr.name]
+        cols.append([_number_text(float(v)) for v in col] if attr.kind == "numeric" else [str(v) for v in col])
+    return [list(r) for r in zip(*cols)]
+
+
+# ----------------------------------------------------------------------------- anonymize
+
+
+def _cmd_anonymize(args: argparse.Namespace) -> int:
+    from publisher.methods import anonymize, make_method
+
+    methods = [args.method, *args.then]
+    _check_out(args.out, [args.input, args.schema], args.force)
+    routed = _route_params(methods, args.param)
+    chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
+    table, schema = _load_input(args.input, args.schema)
+    result = anonymize(table.to_frame(), schema, chain, random_state=_seed(args))
+    frame = result.table if args.keep_order else result.released
+    write_csv_atomic(args.out, schema.names, _frame_rows(frame, schema))
+    first = result.steps[0]
+    out = {"method": first["method"], "parameters": first["parameters"], "metrics": first["metrics"],
+           "steps": result.steps, "output": args.out, "rows_shuffled": not args.keep_order}
+    if args.keep_order:
+        print(f"note: {args.out} keeps the original row order for experiments; never publish it", file=sys.stderr)
+    if args.json:
+        _print_json(out)
+    else:
+        print(f"wrote {args.out}: {len(frame)} records, {'original row order' if args.keep_order else 'rows shuffled'}")
+        for step in result.steps:
+            params = ", ".join(f"{k}={json.dumps(v)}" for k, v in step["parameters"].items() if v is not None)
+            print(f"  {step['method']}({params})")
+            for k, v in step["metrics"].items():
+                print(f"    {k}: {json.dumps(v)}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- assess
+
+
+def _cmd_assess(args: argparse.Namespace) -> int:
+    from verifier.assessment import assess
+
+    if not 0.0 < args.alpha < 1.0:
+        raise UsageError(f"--alpha must be strictly between 0 and 1, got {args.alpha}")
+    if args.samples < 1:
+        raise UsageError(f"--samples must be at least 1, got {args.samples}")
+    x, schema = _load_input(args.original, args.schema)
+    y = read_table(args.anonymized, schema)
+    if x.n_records != y.n_records:
+        raise InvalidInputError(
+            f"has {y.n_records} records and the original {x.n_records}; a release has one row per subject",
+            path=args.anonymized, reason="SHAPE_MISMATCH",
+        )
+    result = assess(x.values, y.values, schema, paired=args.paired, alpha=args.alpha, samples=args.samples,
+                    exhaustive_limit=args.exhaustive_limit, random_state=args.intruder_seed,
+                    progress=ProgressBar("random-match test"))
+    out = result.to_json()
+    if args.json:
+        _print_json(out)
+    else:
+        _print_assessment(out, args)
+    return 0
+
+
+def _print_assessment(a: dict, args: argparse.Namespace) -> None:
+    pp, it, u = a["permuted_privacy"], a["intruder"], a["utility"]
+    names = a["attributes"]
+    print(f"Assessment of {args.anonymized} against {args.original}: {a['n_records']} records, {len(names)} attributes"
+          + ("" if a["paired"] else " (rows not paired: figures that need the true pairing are left out)"))
+    print(f"\nPermuted privacy (SPEC section 4): D = {pp['distance']}, v = ("
+          + ", ".join(_fmt(v) for v in pp["variances"]) + ")")
+    print(f"\nIntruder (section 5; {it['random_method'].replace('_', ' ')}, {it['random_records']} random records):")
+    print(f"  confidently linked (p < {it['alpha']:g}): {100 * it['confidently_linked_share']:.2f}% of records")
+    print(f"  Hellinger distance, original vs random link distances: {_fmt(it['hellinger'], 3)}")
+    if a["paired"]:
+        print(f"  correctly linked {100 * it['correct_link_share']:.1f}%, true record among several "
+              f"{100 * it['multiple_match_share']:.1f}%, misidentified {100 * it['misidentified_share']:.1f}%")
+    print("\nUtility (section 8):")
+    rows = []
+    for n in names:
+        e = u["attributes"][n]
+        rows.append([n, _fmt(e.get("mean_original")), _fmt(e.get("mean_anonymized")), _fmt(e.get("variance_original")),
+                     _fmt(e.get("variance_anonymized")), _fmt(e.get("rank_correlation"), 3),
+                     _fmt(e.get("mean_abs_y_x")), _fmt(e.get("mean_abs_y_z"))])
+    print(_table(rows, ["attribute", "mean X", "mean Y", "var X", "var Y", "rank corr X~Z", "mean |Y-X|", "mean |Y-Z|"]))
+    print(f"  largest change of a correlation: {_fmt(u['max_abs_correlation_change'], 3)}")
+    if u["distortion"] is not None:
+        print(f"  distortion, mean |Y-X| / sd(X) over attributes: {_fmt(u['distortion'], 3)}")
+
+
+# ----------------------------------------------------------------------------- calibrate
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from publisher.calibrate import Targets, calibrate, plot_frontier
+    from publisher.methods import METHODS
+
+    name, _, grid = args.param_grid.partition("=")
+    values = [v.strip() for v in grid.split(",") if v.strip()]
+    if not name or not values:
+        raise UsageError(f"--param-grid takes name=v1,v2,..., got {args.param_grid!r}")
+    if args.method not in METHODS:
+        raise InvalidInputError(f"unknown method {args.method!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
+    if name not in METHODS[args.method].parsers:
+        raise InvalidInputError(f"{args.method} has no parameter {name!r}", reason="PARAMETER_UNKNOWN")
+    if args.plot:
+        _check_out(args.plot, [args.input, args.schema], args.force)
+    fixed = dict(_split_param(t) for t in args.param)
+    targets = Targets(max_linked_share=args.max_linked_share, min_distance=args.min_distance,
+                      max_distortion=args.max_distortion)
+    table, schema = _load_input(args.input, args.schema)
+    result = calibrate(
+        table.to_frame(), schema, args.method, name, values, fixed=fixed, then=args.then, targets=targets,
+        seed=_seed(args), alpha=args.alpha, samples=args.samples, allow_degenerate=args.allow_degenerate,
+        progress=ProgressBar("calibration"),
+    )
+    if args.plot:
+        plot_frontier(result, args.plot)
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        rows = [[_fmt(r["value"]), str(r["distance"]), f"{100 * r['confidently_linked_share']:.2f}%",
+                 f"{100 * r['correct_link_share']:.1f}%", _fmt(r["hellinger"], 3), _fmt(r["distortion"], 3),
+                 _fmt(r["max_abs_correlation_change"], 3), _fmt(r["mean_rank_correlation"], 3),
+                 "yes" if r["meets_targets"] else "no"] for r in result.frontier]
+        print(f"Calibration of {args.method}{''.join(' then ' + t for t in args.then)} over {name} "
+              f"({len(values)} values, {table.n_records} records):\n")
+        print(_table(rows, [name, "D", "linked", "correct", "Hellinger", "distortion", "max corr change",
+                            "rank corr X~Z", "meets targets"]))
+        if result.chosen is None:
+            print("\nNo value meets the targets; widen the grid or relax the targets.")
+        else:
+            print(f"\nChosen: {name} = {_fmt(result.chosen['value'])}, the least distorting value that meets the targets.")
+        if args.plot:
+            print(f"Frontier plot: {args.plot}")
+    return 0 if result.chosen is not None else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +273,75 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="schema.json", help="write here (default: stdout)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
     p.set_defaults(func=_cmd_schema)
+
+    def method_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--method", required=True, metavar="NAME",
+                       help="additive_noise, rank_swapping, microaggregation (see docs/methods.md)")
+        p.add_argument("--then", action="append", default=[], metavar="NAME",
+                       help="a method chained after it, typically reverse_mapping (repeatable)")
+        p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                       help="a parameter (repeatable); method.NAME=VALUE when several methods have it")
+        p.add_argument("--seed", type=int, metavar="N",
+                       help="the secret seed, to reproduce a run; default: fresh OS entropy. Never printed or written")
+        p.add_argument("--allow-degenerate", action="store_true",
+                       help="run parameters that give no protection (sd 0, k 1, p 0)")
+
+    p = sub.add_parser(
+        "anonymize", parents=[common], allow_abbrev=False, help="anonymize a table (for experiments)",
+        description="Run a method (and the methods chained after it with --then) on X and write Y, rows shuffled "
+        "with the secret seed (SPEC section 7). For experiments: a release is made with 'publisher release'.",
+    )
+    p.add_argument("--input", required=True, metavar="X.csv")
+    p.add_argument("--schema", metavar="schema.json", help="column kinds and category orders (default: all numeric)")
+    method_args(p)
+    p.add_argument("--out", required=True, metavar="Y.csv", help="written atomically")
+    p.add_argument("--keep-order", action="store_true",
+                   help="keep X's row order, so that 'publisher assess --paired' can score the links (never publish it)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+    p.add_argument("--json", action="store_true", help='print {"parameters": ..., "metrics": ..., "steps": [...]}')
+    p.set_defaults(func=_cmd_anonymize)
+
+    def intruder_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a link is confident (default 0.01)")
+        p.add_argument("--samples", type=int, default=10_000, metavar="N",
+                       help="random records of the intruder's test when n^m is too many to enumerate (default 10000)")
+
+    p = sub.add_parser(
+        "assess", parents=[common], allow_abbrev=False, help="assess an anonymized table before release",
+        description="Data-set (D, v)-permuted privacy (SPEC section 4), the maximum-knowledge intruder's test "
+        "(section 5) and the utility figures (section 8) of Y against X.",
+    )
+    p.add_argument("--original", required=True, metavar="X.csv")
+    p.add_argument("--anonymized", required=True, metavar="Y.csv")
+    p.add_argument("--schema", metavar="schema.json", help="column kinds and category orders (default: all numeric)")
+    p.add_argument("--paired", action="store_true",
+                   help="row i of Y anonymizes row i of X (anonymize --keep-order): adds correct-link and |Y-X| figures")
+    intruder_args(p)
+    p.add_argument("--exhaustive-limit", type=int, default=10**6, metavar="N",
+                   help="enumerate every random record when n^m is at most N (default 1000000)")
+    p.add_argument("--intruder-seed", type=int, default=0, metavar="N",
+                   help="the intruder's own randomness (public; default 0)")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.set_defaults(func=_cmd_assess)
+
+    p = sub.add_parser(
+        "calibrate", parents=[common], allow_abbrev=False, help="sweep a parameter: the privacy/utility frontier",
+        description="For each value of one parameter, anonymize X, assess the result, and report the frontier "
+        "(SPEC section 8). The chosen value is the least distorting one that meets the targets; exit 1 if none does.",
+    )
+    p.add_argument("--input", required=True, metavar="X.csv")
+    p.add_argument("--schema", metavar="schema.json", help="column kinds and category orders (default: all numeric)")
+    method_args(p)
+    p.add_argument("--param-grid", required=True, metavar="NAME=V1,V2,...", help="the parameter to sweep and its values")
+    intruder_args(p)
+    p.add_argument("--max-linked-share", type=float, metavar="S", help="target: confidently linked share at most S")
+    p.add_argument("--min-distance", type=int, metavar="D", help="target: data-set permutation distance D at least this")
+    p.add_argument("--max-distortion", type=float, metavar="X", help="target: distortion at most X")
+    p.add_argument("--plot", metavar="frontier.png", help="write the frontier as a PNG plot")
+    p.add_argument("--force", action="store_true", help="replace an existing --plot file")
+    p.add_argument("--json", action="store_true",
+                   help='print {"frontier": [{"value": ..., "distance": ..., ...}], "chosen": ...}')
+    p.set_defaults(func=_cmd_calibrate)
     return parser
 
 

@@ -40,7 +40,9 @@ import pandas as pd
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.schema import Attribute, Schema, nominal_order
 
-__all__ = ["Table", "read_table", "read_csv_cells", "write_atomic", "write_csv_atomic", "format_rows"]
+__all__ = [
+    "Table", "read_table", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic", "format_rows",
+]
 
 MISSING_SENTINELS = frozenset(
     {"", "NA", "N/A", "n/a", "na", "NaN", "nan", "NAN", "null", "NULL", "Null", "None", "none", "-", "?", "."}
@@ -422,13 +424,14 @@ def read_csv_cells(path: str | Path) -> tuple[list[str], list[list[str]]]:
     return header, [[row[k] for row in body] for k in range(len(header))]
 
 
-def write_atomic(path: str | Path, fill: Callable[[TextIO], None]) -> None:
-    """Write a UTF-8 text file so that it is either complete or absent.
+def write_atomic(path: str | Path, fill: Callable[[TextIO], None], *, binary: bool = False) -> None:
+    """Write a file so that it is either complete or absent.
 
-    ``fill(handle)`` writes the content to a temporary file beside the target,
-    which is flushed, synced and then renamed over it. On any failure the
-    temporary file is removed and the target is left as it was; an OS error
-    becomes :class:`~verifier.errors.InputIOError` (exit code 4).
+    ``fill(handle)`` writes the content (UTF-8 text, or bytes with
+    ``binary``) to a temporary file beside the target, which is flushed,
+    synced and then renamed over it. On any failure the temporary file is
+    removed and the target is left as it was; an OS error becomes
+    :class:`~verifier.errors.InputIOError` (exit code 4).
     """
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
@@ -437,7 +440,7 @@ def write_atomic(path: str | Path, fill: Callable[[TextIO], None]) -> None:
     except OSError as exc:
         raise InputIOError(f"cannot write here ({exc.strerror})", path=str(p), reason="WRITE_FAILED") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")) as handle:
             fill(handle)
             handle.flush()
             os.fsync(handle.fileno())
@@ -450,6 +453,11 @@ def write_atomic(path: str | Path, fill: Callable[[TextIO], None]) -> None:
         if isinstance(exc, OSError):
             raise InputIOError(f"cannot write ({exc.strerror})", path=str(p), reason="WRITE_FAILED") from None
         raise
+
+
+def write_atomic_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` atomically (:func:`write_atomic`)."""
+    write_atomic(path, lambda handle: handle.write(data), binary=True)
 
 
 def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
