@@ -232,7 +232,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.to_json())
     else:
-        rows = [[_fmt(r["value"]), str(r["distance"]), f"{100 * r['confidently_linked_share']:.2f}%",
+        rows = [[f"{r['value']:g}", str(r["distance"]), f"{100 * r['confidently_linked_share']:.2f}%",
                  f"{100 * r['correct_link_share']:.1f}%", _fmt(r["hellinger"], 3), _fmt(r["distortion"], 3),
                  _fmt(r["max_abs_correlation_change"], 3), _fmt(r["mean_rank_correlation"], 3),
                  "yes" if r["meets_targets"] else "no"] for r in result.frontier]
@@ -243,7 +243,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         if result.chosen is None:
             print("\nNo value meets the targets; widen the grid or relax the targets.")
         else:
-            print(f"\nChosen: {name} = {_fmt(result.chosen['value'])}, the least distorting value that meets the targets.")
+            print(f"\nChosen: {name} = {result.chosen['value']:g}, the least distorting value that meets the targets.")
         if args.plot:
             print(f"Frontier plot: {args.plot}")
     return 0 if result.chosen is not None else 1

@@ -114,3 +114,25 @@ def test_progress_bar_draws_only_on_a_terminal():
     bar(0, 4)
     bar(4, 4)
     assert shown.getvalue() == "\rwork [..............................]   0%\rwork [##############################] 100%\n"
+
+
+def test_outputs_get_the_usual_permissions(paper_paths, tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "z.csv"
+        assert main(["reverse-map", "--original", str(paper_paths["original"]), "--anonymized",
+                     str(paper_paths["masked"]), "--out", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("command", ["anonymize", "assess", "calibrate", "schema"])
+def test_publisher_help(command, capsys):
+    with pytest.raises(SystemExit) as info:
+        publisher_main([command, "--help"])
+    assert info.value.code == 0
+    assert f"usage: publisher {command}" in capsys.readouterr().out

@@ -424,14 +424,24 @@ def read_csv_cells(path: str | Path) -> tuple[list[str], list[list[str]]]:
     return header, [[row[k] for row in body] for k in range(len(header))]
 
 
-def write_atomic(path: str | Path, fill: Callable[[TextIO], None], *, binary: bool = False) -> None:
+def _default_mode() -> int:
+    """The permissions a plain ``open()`` would give: 0o666 less the umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_atomic(
+    path: str | Path, fill: Callable[[TextIO], None], *, binary: bool = False, mode: int | None = None
+) -> None:
     """Write a file so that it is either complete or absent.
 
     ``fill(handle)`` writes the content (UTF-8 text, or bytes with
     ``binary``) to a temporary file beside the target, which is flushed,
     synced and then renamed over it. On any failure the temporary file is
     removed and the target is left as it was; an OS error becomes
-    :class:`~verifier.errors.InputIOError` (exit code 4).
+    :class:`~verifier.errors.InputIOError` (exit code 4). ``mode`` defaults
+    to what ``open()`` would give (the temporary file starts at 0o600).
     """
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
@@ -440,6 +450,7 @@ def write_atomic(path: str | Path, fill: Callable[[TextIO], None], *, binary: bo
     except OSError as exc:
         raise InputIOError(f"cannot write here ({exc.strerror})", path=str(p), reason="WRITE_FAILED") from None
     try:
+        os.fchmod(fd, _default_mode() if mode is None else mode)
         with (os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="")) as handle:
             fill(handle)
             handle.flush()
