@@ -136,20 +136,16 @@ def plot_frontier(calibration: Calibration, path: str, *, title: str | None = No
 
     Written atomically; the target share is drawn as a line, the chosen value ringed.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    from verifier._plot import figure, label, png
     from verifier.io import write_atomic_bytes
 
     rows = calibration.frontier
     dist = [r["distortion"] for r in rows]
     linked = [r["confidently_linked_share"] for r in rows]
-    fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=110)
+    fig, ax = figure(6.4, 4.4)
     ax.plot(dist, linked, "o-", color="#1f4e79")
     for r in rows:
-        ax.annotate(f"{calibration.parameter}={r['value']:g}", (r["distortion"], r["confidently_linked_share"]),
+        ax.annotate(label(f"{calibration.parameter}={r['value']:g}"), (r["distortion"], r["confidently_linked_share"]),
                     textcoords="offset points", xytext=(6, 4), fontsize=8)
     if calibration.targets.max_linked_share is not None:
         ax.axhline(calibration.targets.max_linked_share, color="#b03a2e", ls="--", lw=1,
@@ -164,10 +160,4 @@ def plot_frontier(calibration: Calibration, path: str, *, title: str | None = No
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    import io
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    plt.close(fig)
-    write_atomic_bytes(path, buffer.getvalue())
+    write_atomic_bytes(path, png(fig))

@@ -8,8 +8,8 @@ prints one line ``FAIL: <path>: <REASON_CODE>: <sentence>`` on stderr.
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -101,26 +101,11 @@ def _seed(args: argparse.Namespace) -> int | None:
     return args.seed
 
 
-def _number_text(v: float) -> str:
-    """A value as written to a CSV file: integers without ``.0``, others in shortest round-trip form."""
-    if math.isfinite(v) and v == int(v) and abs(v) < 2**53:
-        return str(int(v))
-    return repr(float(v))
-
-
-def _frame_rows(frame, schema: Schema) -> list[list[str]]:
-    cols = []
-    for attr in schema.attributes:
-        col = frame[attr.name]
-        cols.append([_number_text(float(v)) for v in col] if attr.kind == "numeric" else [str(v) for v in col])
-    return [list(r) for r in zip(*cols)]
-
-
 # ----------------------------------------------------------------------------- anonymize
 
 
 def _cmd_anonymize(args: argparse.Namespace) -> int:
-    from publisher.methods import anonymize, make_method
+    from publisher.methods import anonymize, frame_rows, make_method
 
     methods = [args.method, *args.then]
     _check_out(args.out, [args.input, args.schema], args.force)
@@ -129,7 +114,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     table, schema = _load_input(args.input, args.schema)
     result = anonymize(table.to_frame(), schema, chain, random_state=_seed(args))
     frame = result.table if args.keep_order else result.released
-    write_csv_atomic(args.out, schema.names, _frame_rows(frame, schema))
+    write_csv_atomic(args.out, schema.names, frame_rows(frame, schema))
     first = result.steps[0]
     out = {"method": first["method"], "parameters": first["parameters"], "metrics": first["metrics"],
            "steps": result.steps, "output": args.out, "rows_shuffled": not args.keep_order}
@@ -249,6 +234,91 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return 0 if result.chosen is not None else 1
 
 
+# ----------------------------------------------------------------------------- keys and releases
+
+
+def _read_passphrase_file(path: str) -> bytes:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputIOError(f"cannot read the passphrase file ({exc.strerror})", path=path, reason="FILE_UNREADABLE") from None
+    passphrase = data.rstrip(b"\r\n")
+    if not passphrase:
+        raise InvalidInputError("the passphrase file is empty", path=path, reason="KEY_PASSPHRASE")
+    return passphrase
+
+
+def _prompt(text: str) -> bytes:
+    if not sys.stdin.isatty():
+        raise UsageError("no terminal to ask for the passphrase: give --passphrase-file FILE")
+    return getpass.getpass(text).encode("utf-8")
+
+
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    from publisher.release import keygen
+
+    if args.unencrypted and args.passphrase_file:
+        raise UsageError("--unencrypted and --passphrase-file exclude each other")
+    if args.unencrypted:
+        passphrase = None
+    elif args.passphrase_file:
+        passphrase = _read_passphrase_file(args.passphrase_file)
+    else:
+        passphrase = _prompt("passphrase for the new private key: ")
+        if passphrase != _prompt("the same passphrase again: "):
+            raise UsageError("the two passphrases differ")
+        if not passphrase:
+            raise UsageError("an empty passphrase; use --unencrypted to write an unencrypted key on purpose")
+    private, public, fp, kid = keygen(args.out, passphrase)
+    if args.json:
+        _print_json({"private_key": str(private), "public_key": str(public), "fingerprint": fp, "key_id": kid,
+                     "encrypted": passphrase is not None})
+    else:
+        print(f"wrote {private} (mode 0600{', encrypted' if passphrase else ', NOT encrypted'}) and {public}")
+        print(f"fingerprint (SHA-256 of the public key): {fp}")
+        print(f"key id (in-toto / TUF): {kid}")
+        print("Publish the fingerprint where subjects can check it (your web site, the release notice).")
+    return 0
+
+
+def _cmd_release(args: argparse.Namespace) -> int:
+    from publisher.methods import make_method
+    from publisher.release import key_is_encrypted, load_private_key, make_release
+    from verifier.release import load_public_key
+
+    if Path(args.out).exists():
+        raise InputIOError("already exists; a release is never overwritten", path=args.out, reason="OUTPUT_EXISTS")
+    if args.release_version < 1:
+        raise UsageError("--release-version is an integer from 1 up")
+    methods = [args.method, *args.then]
+    routed = _route_params(methods, args.param)
+    chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
+    expected = load_public_key(args.public_key) if args.public_key else None
+    passphrase = None
+    if key_is_encrypted(args.key):
+        passphrase = _read_passphrase_file(args.passphrase_file) if args.passphrase_file else _prompt("passphrase: ")
+    elif args.passphrase_file:
+        passphrase = _read_passphrase_file(args.passphrase_file)
+    key = load_private_key(args.key, passphrase, expected=expected)
+    table, _ = _load_input(args.input, args.schema)
+    target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
+                          seed=_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"))
+    from verifier.release import verify_release, TrustedKey
+
+    verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
+    claims = verified.claims
+    if args.json:
+        _print_json({"release": str(target), "fingerprint": verified.key.fingerprint, "dataset_id": verified.dataset_id,
+                     "release_version": verified.release_version, "methods": verified.methods, "claims": claims})
+    else:
+        print(f"released {target}: {claims['n_records']} records, dataset {verified.dataset_id!r} version {verified.release_version}")
+        print(f"  signed by fingerprint {verified.key.fingerprint}")
+        print(f"  D = {claims['permuted_privacy']['distance']}, confidently linked "
+              f"{100 * claims['intruder']['confidently_linked_share']:.2f}% (alpha {claims['intruder']['alpha']:g}), k = {claims['k']}")
+        print(f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     # SUPPRESS: a subcommand must not reset a -v given before it
@@ -342,6 +412,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help='print {"frontier": [{"value": ..., "distance": ..., ...}], "chosen": ...}')
     p.set_defaults(func=_cmd_calibrate)
+
+    p = sub.add_parser(
+        "keygen", parents=[common], allow_abbrev=False, help="make the Ed25519 key pair that signs releases",
+        description="Write DIR/private.pem (PKCS#8, encrypted with a passphrase unless --unencrypted, mode 0600, "
+        "never overwritten) and DIR/public.pem, and print the public key's full fingerprint. The passphrase is "
+        "asked for on the terminal or read from a file, never taken from the command line.",
+    )
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--passphrase-file", metavar="FILE", help="read the passphrase from this file (first line)")
+    p.add_argument("--unencrypted", action="store_true", help="write the private key without a passphrase")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.set_defaults(func=_cmd_keygen)
+
+    p = sub.add_parser(
+        "release", parents=[common], allow_abbrev=False, help="anonymize, assess, sign and publish a release",
+        description="Anonymize X, assess the result, write a manifest with every parameter except the seed and "
+        "the computed claims, sign it (DSSE, Ed25519), verify the signature, and move the release directory into "
+        "place atomically (SPEC section 9). The private key never enters the release.",
+    )
+    p.add_argument("--input", required=True, metavar="X.csv")
+    p.add_argument("--schema", metavar="schema.json", help="column kinds, roles and category orders")
+    method_args(p)
+    intruder_args(p)
+    p.add_argument("--key", required=True, metavar="private.pem", help="the signing key")
+    p.add_argument("--passphrase-file", metavar="FILE", help="the key's passphrase (default: asked on the terminal)")
+    p.add_argument("--public-key", metavar="public.pem", help="refuse unless the private key matches this public key")
+    p.add_argument("--dataset-id", required=True, metavar="ID", help="the dataset this release belongs to")
+    p.add_argument("--release-version", type=int, default=1, metavar="N", help="grows with each release (default 1)")
+    p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.set_defaults(func=_cmd_release)
     return parser
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "make_method",
     "Anonymized",
     "anonymize",
+    "frame_rows",
     "frame_to_keys",
     "keys_to_frame",
 ]
@@ -74,6 +75,22 @@ def frame_to_keys(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
             except KeyError as exc:
                 raise _fail(f"column {attr.name!r}: {exc.args[0]!r} is not one of its categories", "CATEGORY_UNKNOWN") from None
     return out
+
+
+def _number_text(v: float) -> str:
+    """A value as written to a CSV file: integers without ``.0``, others in shortest round-trip form."""
+    if math.isfinite(v) and v == int(v) and abs(v) < 2**53:
+        return str(int(v))
+    return repr(float(v))
+
+
+def frame_rows(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
+    """The rows of a table as CSV cells, exactly as a release file holds them."""
+    cols = []
+    for attr in schema.attributes:
+        col = frame[attr.name]
+        cols.append([_number_text(float(v)) for v in col] if attr.kind == "numeric" else [str(v) for v in col])
+    return [list(r) for r in zip(*cols)]
 
 
 def keys_to_frame(keys: np.ndarray, schema: Schema) -> pd.DataFrame:

@@ -32,7 +32,7 @@ from verifier.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, IntruderReport, 
 from verifier.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
 from verifier.schema import Schema
 
-__all__ = ["Assessment", "assess", "utility_figures"]
+__all__ = ["Assessment", "assess", "smallest_class", "utility_figures"]
 
 
 def _num(x: float) -> float | None:
@@ -82,6 +82,21 @@ def utility_figures(x: np.ndarray, y: np.ndarray, z: np.ndarray, schema: Schema,
         "max_abs_correlation_change": _num(np.nanmax(change)) if np.isfinite(change).any() else None,
         "distortion": distortion,
     }
+
+
+def smallest_class(keys: np.ndarray, schema: Schema) -> int:
+    """k: the smallest number of records sharing the same quasi-identifier values.
+
+    Every column counts when none is a quasi-identifier. Computed from the
+    release alone, so anyone can check a manifest's claimed k. Values are
+    rank keys (never NaN: the loaders refuse missing values), and ``+ 0.0``
+    makes ``-0.0`` and ``0.0`` one value.
+    """
+    cols = [j for j, a in enumerate(schema.attributes) if a.role == "quasi_identifier"] or list(range(len(schema)))
+    if keys.shape[0] == 0:
+        return 0
+    _, counts = np.unique(keys[:, cols] + 0.0, axis=0, return_counts=True)
+    return int(counts.min())
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:

@@ -485,6 +485,95 @@ def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
     return ExitCode.OK if passed else ExitCode.CHECK_FAILED
 
 
+# ----------------------------------------------------------------------------- verify and audit
+
+
+def _verified(args: argparse.Namespace):
+    """Verify the release directory against the user's key; the key never comes from the release."""
+    from verifier.release import load_public_key, verify_release
+
+    if not args.key:
+        raise UsageError(
+            "give the trusted public key with --key public.pem (a key inside a release proves nothing)",
+            path=args.release, reason="NO_TRUSTED_KEY",
+        )
+    key = load_public_key(args.key)
+    if args.fingerprint and args.fingerprint.lower() != key.fingerprint:
+        raise VerifierError(
+            f"the key file's fingerprint is {key.fingerprint}, not the {args.fingerprint} you pinned",
+            path=args.key, reason="KEY_MISMATCH",
+        )
+    if args.min_version is not None and args.min_version < 1:
+        raise UsageError("--min-version is an integer from 1 up")
+    return verify_release(args.release, key, dataset_id=args.dataset_id, min_version=args.min_version)
+
+
+def _method_text(step: dict) -> str:
+    params = ", ".join(f"{k}={json.dumps(v)}" for k, v in (step.get("parameters") or {}).items() if v is not None)
+    return f"{step.get('method')}({params})"
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    release = _verified(args)
+    claims = release.claims
+    if args.json:
+        _print_json({
+            "verified": True, "release": release.path, "fingerprint": release.key.fingerprint,
+            "key_id": release.key.key_id, "dataset_id": release.dataset_id, "release_version": release.release_version,
+            "created_at": release.created_at, "methods": release.methods,
+            "data_file": {"name": release.data_name, "size": len(release.data)}, "claims": claims,
+        })
+        return ExitCode.OK
+    print(f"OK: {release.path}")
+    print(f"  signed by the key you trust, fingerprint {release.key.fingerprint}")
+    print(f"  dataset {json.dumps(release.dataset_id)}, release version {release.release_version}, "
+          f"created {json.dumps(release.created_at)}")
+    for step in release.methods:
+        print(f"  method: {_method_text(step)}")
+    print("  withheld: the random seed only (paper 003, Def. 4)")
+    pp, it = claims.get("permuted_privacy") or {}, claims.get("intruder") or {}
+    print(f"  claims: {claims.get('n_records')} records, D = {pp.get('distance')}, k = {claims.get('k')}, "
+          f"confidently linked {_fmt(it.get('confidently_linked_share'))} at alpha {it.get('alpha')}")
+    return ExitCode.OK
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from verifier.audit import audit_release, write_report
+
+    release = _verified(args)
+    original = read_table(args.original, release.schema()) if args.original else None
+    result = audit_release(release, original)
+    written = write_report(result, args.report) if args.report else []
+    if args.json:
+        _print_json({**result.to_json(), "report": written})
+    else:
+        print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}); auditing its claims"
+              + (" with the original" if original is not None else " from the release alone"))
+        rows = [[c.name, _claim_text(c.claimed), _claim_text(c.computed), "true" if c.ok else "FALSE"] for c in result.checks]
+        print(_table(rows, ["claim", "manifest", "recomputed", "verdict"]))
+        for c in result.checks:
+            if not c.ok:
+                print(f"FALSE: {c.name}: {c.note or 'the figures differ'}")
+        if result.unchecked:
+            print("not checked: " + ", ".join(result.unchecked))
+        for path in written:
+            print(f"wrote {path}")
+    return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED
+
+
+def _claim_text(v) -> str:
+    """A claimed or recomputed figure for people; a signed manifest may still hold any JSON."""
+    if v is None:
+        return "-"
+    if isinstance(v, list):
+        return "[" + ", ".join(_claim_text(t) for t in v) + "]"
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        return json.dumps(v)  # strings quoted, control characters escaped
+    if isinstance(v, (int, np.integer)):
+        return str(v)
+    return _fmt(v)
+
+
 # ----------------------------------------------------------------------------- demo
 
 
@@ -596,6 +685,37 @@ def build_parser() -> argparse.ArgumentParser:
                    "(with --subject-record: if her record is)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     p.set_defaults(func=_cmd_intruder)
+
+    def release_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("release", metavar="DIR", help="the release directory")
+        p.add_argument("--key", metavar="public.pem",
+                       help="the publisher's public key, obtained out of band (never from the release)")
+        p.add_argument("--fingerprint", metavar="SHA256", help="also require the key's fingerprint to be this")
+        p.add_argument("--dataset-id", metavar="ID", help="refuse a release of another dataset")
+        p.add_argument("--min-version", type=int, metavar="N", help="refuse a release older than version N (rollback)")
+        p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+    p = sub.add_parser(
+        "verify", parents=[common], allow_abbrev=False, help="verify a signed release (SPEC section 9)",
+        description="Check the release's signature with the key you trust, its manifest, and every file's size and "
+        "digest, in the order of SPEC section 9; print who signed what, and every parameter.",
+        epilog="Exit codes: 0 verified, 1 not trustworthy (FAIL line with the reason), 2 usage error (no --key), "
+        "4 the key file is unusable.",
+    )
+    release_args(p)
+    p.set_defaults(func=_cmd_verify)
+
+    p = sub.add_parser(
+        "audit", parents=[common], allow_abbrev=False, help="verify a release and recompute its claims",
+        description="Verify, then recompute every claim of the manifest that the given data allow: from the release "
+        "alone the record count and k; with --original also (D, v), the intruder's figures and the utility figures.",
+        epilog="Exit codes: 0 every checked claim is true, 1 verification failed or a claim is false, 2 usage error, "
+        "3 invalid original table, 4 I/O failure.",
+    )
+    release_args(p)
+    p.add_argument("--original", metavar="X.csv", help="the original table, for an auditor entitled to it")
+    p.add_argument("--report", metavar="audit.md", help="write a Markdown report with PNG plots beside it")
+    p.set_defaults(func=_cmd_audit)
 
     p = sub.add_parser(
         "demo", parents=[common], allow_abbrev=False, help="run the paper's running example with the commands above",

@@ -41,7 +41,7 @@ from verifier.errors import InputIOError, InvalidInputError
 from verifier.schema import Attribute, Schema, nominal_order
 
 __all__ = [
-    "Table", "read_table", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic", "format_rows",
+    "Table", "read_table", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic", "format_rows",
 ]
 
 MISSING_SENTINELS = frozenset(
@@ -409,7 +409,15 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
         if not p.exists():
             raise _fail(name, "FILE_NOT_FOUND", "no such file")
         return _read_parquet(name, p, schema)
-    header, body = _parse_csv(name, _read_bytes(p))
+    return read_table_bytes(name, _read_bytes(p), schema)
+
+
+def read_table_bytes(name: str, raw: bytes, schema: Schema | None = None) -> Table:
+    """:func:`read_table` for CSV bytes already in memory (a verified release's data).
+
+    ``name`` is only used in messages.
+    """
+    header, body = _parse_csv(name, raw)
     schema, positions = _select(name, header, schema)
     columns = [[row[k] for row in body] for k in positions]
     return _build(name, schema, columns, keep_text=True)

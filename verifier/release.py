@@ -1,0 +1,429 @@
+"""Signed, transparent releases: the format and its verification (SPEC section 9).
+
+A release is a directory holding exactly three files:
+
+- the data, ``release.csv``, rows shuffled;
+- ``manifest.json``: an in-toto Statement v1 whose subject is the data file
+  (name, sha256, size) and whose predicate holds every parameter except the
+  seeds, the schema and the protector's claims; sorted, indented UTF-8 JSON;
+- ``manifest.dsse.json``: a DSSE envelope whose payload is the exact bytes of
+  ``manifest.json``, signed with Ed25519 over the pre-authentication encoding
+  ``b"DSSEv1 %d %b %d %b"``.
+
+:func:`verify_release` checks it in the order of SPEC section 9 and fails
+closed: every failure is a :class:`ReleaseError` with a reason code (exit 1),
+raised before any data is parsed. It returns a :class:`VerifiedRelease` only
+on success, holding the verified bytes; nothing is read from disk again.
+
+The trusted public key always comes from the user, never from the release.
+The key id in the envelope is only a hint.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verifier._json import StrictJSONError, loads_strict
+from verifier.errors import VerifierError
+
+__all__ = [
+    "STATEMENT_TYPE",
+    "PREDICATE_TYPE",
+    "PAYLOAD_TYPE",
+    "MANIFEST",
+    "ENVELOPE",
+    "DATA_FILE",
+    "ReleaseError",
+    "KeyFileError",
+    "TrustedKey",
+    "VerifiedRelease",
+    "pae",
+    "key_id",
+    "fingerprint",
+    "is_weak_key",
+    "load_public_key",
+    "verify_release",
+    "dumps_manifest",
+]
+
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "https://permuted-privacy.dev/release/v1"
+PAYLOAD_TYPE = "application/vnd.in-toto+json"
+MANIFEST = "manifest.json"
+ENVELOPE = "manifest.dsse.json"
+DATA_FILE = "release.csv"
+#: no manifest or envelope is larger than this; a bigger file is refused unread
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class ReleaseError(VerifierError):
+    """The release is not trustworthy (exit code 1)."""
+
+    exit_code = 1
+    default_reason = "VERIFICATION_FAILED"
+
+
+class KeyFileError(VerifierError):
+    """A key file given by the user is unusable (exit code 4, an environment problem)."""
+
+    exit_code = 4
+    default_reason = "KEY_INVALID"
+
+
+# ----------------------------------------------------------------------------- keys
+
+
+def pae(payload_type: str, payload: bytes) -> bytes:
+    """DSSE pre-authentication encoding: ``DSSEv1 <len> <type> <len> <payload>``."""
+    t = payload_type.encode("utf-8")
+    return b"DSSEv1 %d %b %d %b" % (len(t), t, len(payload), payload)
+
+
+def key_id(raw_public: bytes) -> str:
+    """The TUF / in-toto key id: sha256 of the key's canonical JSON (sorted keys, no spaces)."""
+    doc = {"keytype": "ed25519", "scheme": "ed25519", "keyval": {"public": raw_public.hex()}}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def fingerprint(raw_public: bytes) -> str:
+    """The full SHA-256 of the raw 32-byte public key: what a person compares out of band."""
+    return hashlib.sha256(raw_public).hexdigest()
+
+
+_P = 2**255 - 19
+_D = (-121665 * pow(121666, _P - 2, _P)) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def _decode_point(raw: bytes) -> tuple[int, int] | None:
+    """Decode an Edwards25519 point (RFC 8032 5.1.3); ``None`` if not a canonical valid encoding."""
+    if len(raw) != 32:
+        return None
+    y = int.from_bytes(raw, "little")
+    sign = y >> 255
+    y &= (1 << 255) - 1
+    if y >= _P:
+        return None
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = (u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P)) % _P
+    if (v * x * x - u) % _P != 0:
+        x = (x * _SQRT_M1) % _P
+        if (v * x * x - u) % _P != 0:
+            return None
+    if x == 0 and sign:
+        return None
+    if x & 1 != sign:
+        x = _P - x
+    return x, y
+
+
+def _add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    (x1, y1), (x2, y2) = a, b
+    t = _D * x1 * x2 * y1 * y2 % _P
+    x3 = (x1 * y2 + x2 * y1) * pow(1 + t, _P - 2, _P) % _P
+    y3 = (y1 * y2 + x1 * x2) * pow(1 - t, _P - 2, _P) % _P
+    return x3, y3
+
+
+def is_weak_key(raw_public: bytes) -> bool:
+    """True for a public key no honest key generator produces.
+
+    Refused: encodings that are not a canonical point, and points of small
+    order (8P is the identity). With the identity point as public key, the
+    signature ``R = identity, S = 0`` verifies for every message in OpenSSL,
+    so such a key proves nothing (Chalkias et al., "Taming the many EdDSAs";
+    libsodium refuses them too).
+    """
+    point = _decode_point(raw_public)
+    if point is None:
+        return True
+    q = point
+    for _ in range(3):
+        q = _add(q, q)
+    return q == (0, 1)
+
+
+@dataclass(frozen=True)
+class TrustedKey:
+    """A public key the user trusts, with its fingerprint and key id."""
+
+    raw: bytes
+    path: str
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.raw)
+
+    @property
+    def key_id(self) -> str:
+        return key_id(self.raw)
+
+    def verify(self, signature: bytes, message: bytes) -> bool:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        try:
+            Ed25519PublicKey.from_public_bytes(self.raw).verify(signature, message)
+        except InvalidSignature:
+            return False
+        return True
+
+
+def load_public_key(path: str | Path) -> TrustedKey:
+    """Read a trusted Ed25519 public key (PEM) given by the user; refuse weak keys."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise KeyFileError("no such key file", path=name, reason="KEY_NOT_FOUND") from None
+    except OSError as exc:
+        raise KeyFileError(f"cannot read the key file ({exc.strerror})", path=name, reason="KEY_UNREADABLE") from None
+    if b"PRIVATE KEY" in data:
+        raise KeyFileError("this is a private key; give the public key (public.pem) to verify with",
+                        path=name, reason="KEY_TYPE")
+    try:
+        key = serialization.load_pem_public_key(data)
+    except (ValueError, TypeError):
+        raise KeyFileError("not a PEM public key", path=name, reason="KEY_INVALID") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise KeyFileError(f"a {type(key).__name__.removesuffix('PublicKey').removeprefix('_')} key; releases are signed with Ed25519",
+                        path=name, reason="KEY_TYPE")
+    raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    if is_weak_key(raw):
+        raise ReleaseError("the trusted key is a small-order or non-canonical Ed25519 point, for which forged "
+                           "signatures verify; it cannot vouch for anything", path=name, reason="WEAK_KEY")
+    return TrustedKey(raw=raw, path=name)
+
+
+# ----------------------------------------------------------------------------- manifest
+
+
+def dumps_manifest(statement: dict[str, Any]) -> bytes:
+    """The one serialization of a manifest: sorted keys, indent 2, UTF-8, final newline, no NaN."""
+    return (json.dumps(statement, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True, eq=False)
+class VerifiedRelease:
+    """A release that passed every check. ``data`` holds the verified bytes of the data file."""
+
+    path: str
+    key: TrustedKey
+    statement: dict[str, Any]
+    data_name: str
+    data: bytes
+
+    @property
+    def predicate(self) -> dict[str, Any]:
+        return self.statement["predicate"]
+
+    @property
+    def dataset_id(self) -> str:
+        return self.predicate["datasetId"]
+
+    @property
+    def release_version(self) -> int:
+        return self.predicate["releaseVersion"]
+
+    @property
+    def created_at(self) -> str:
+        return self.predicate["createdAt"]
+
+    @property
+    def methods(self) -> list[dict[str, Any]]:
+        return self.predicate["methods"]
+
+    @property
+    def claims(self) -> dict[str, Any]:
+        return self.predicate["claims"]
+
+    def schema(self):
+        from verifier.schema import Schema
+
+        return Schema.from_dict(self.predicate["schema"])
+
+    def table(self):
+        """The data, parsed from the verified bytes (never read from disk again)."""
+        from verifier.io import read_table_bytes
+
+        return read_table_bytes(f"{self.path}/{self.data_name}", self.data, self.schema())
+
+
+def _fail(path: str, reason: str, message: str) -> ReleaseError:
+    return ReleaseError(message, path=path, reason=reason)
+
+
+def _read_capped(path: Path, limit: int, shown: str) -> bytes:
+    """Read a regular file of at most ``limit`` bytes, refusing links and special files."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise _fail(shown, "FILE_MISSING", "is listed but not in the release") from None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        raise _fail(shown, "UNSAFE_PATH", "is a link or a special file, not a regular file")
+    if info.st_nlink > 1:
+        raise _fail(shown, "UNSAFE_PATH", "has other hard links; a release holds its own files")
+    if info.st_size > limit:
+        raise _fail(shown, "SIZE_MISMATCH", f"holds {info.st_size} bytes, more than the {limit} allowed")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _fail(shown, "FILE_UNREADABLE", f"cannot be read ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(limit + 1)
+
+
+def _b64(text: Any, what: str, shown: str, reason: str) -> bytes:
+    if not isinstance(text, str):
+        raise _fail(shown, reason, f"{what} is not a base64 string")
+    try:
+        return base64.b64decode(text.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise _fail(shown, reason, f"{what} is not valid base64") from None
+
+
+def _check_statement(statement: Any, shown: str) -> tuple[str, str, int]:
+    """The statement's shape; returns the data file's name, sha256 and size."""
+    def bad(message: str) -> ReleaseError:
+        return _fail(shown, "SCHEMA_INVALID", message)
+
+    if not isinstance(statement, dict):
+        raise bad("the manifest is not a JSON object")
+    if statement.get("_type") != STATEMENT_TYPE:
+        raise bad(f"_type is not {STATEMENT_TYPE}: this is not an in-toto statement of a release")
+    if statement.get("predicateType") != PREDICATE_TYPE:
+        raise bad(f"predicateType is not {PREDICATE_TYPE}: another kind of signed document")
+    subject = statement.get("subject")
+    if not isinstance(subject, list) or len(subject) != 1 or not isinstance(subject[0], dict):
+        raise bad("subject must list exactly one data file")
+    entry = subject[0]
+    name, digest = entry.get("name"), entry.get("digest")
+    size = (entry.get("annotations") or {}).get("size") if isinstance(entry.get("annotations"), dict) else None
+    if not isinstance(name, str) or _SAFE_NAME.fullmatch(name) is None or name in (MANIFEST, ENVELOPE):
+        raise _fail(shown, "UNSAFE_PATH", "the data file's name is not a plain file name "
+                    "(letters, digits, '.', '_', '-'; no path)")
+    if not isinstance(digest, dict) or set(digest) != {"sha256"}:
+        raise bad("the data file's digest must be exactly one sha256")
+    if not isinstance(digest["sha256"], str) or _HEX64.fullmatch(digest["sha256"]) is None:
+        raise bad("the sha256 digest must be 64 lowercase hexadecimal characters")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise bad("the data file's size (annotations.size) must be a non-negative integer")
+    predicate = statement.get("predicate")
+    if not isinstance(predicate, dict):
+        raise bad("predicate is missing")
+    checks = {
+        "datasetId": lambda v: isinstance(v, str) and v != "",
+        "releaseVersion": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+        "createdAt": lambda v: isinstance(v, str),
+        "schema": lambda v: isinstance(v, dict),
+        "methods": lambda v: isinstance(v, list) and v != [],
+        "withheld": lambda v: v == ["random_seed"],
+        "claims": lambda v: isinstance(v, dict),
+        "toolkit": lambda v: isinstance(v, dict),
+    }
+    for field_name, ok in checks.items():
+        if not ok(predicate.get(field_name)):
+            raise bad(f"predicate.{field_name} is missing or malformed")
+    return name, digest["sha256"], size
+
+
+def verify_release(
+    directory: str | Path,
+    key: TrustedKey,
+    *,
+    dataset_id: str | None = None,
+    min_version: int | None = None,
+) -> VerifiedRelease:
+    """Verify a release directory against a trusted key, in the order of SPEC section 9.
+
+    Raises :class:`ReleaseError` (reason code, exit 1) at the first failed
+    check; returns only on success.
+    """
+    root = Path(directory)
+    shown = str(directory)
+    if not root.is_dir() or root.is_symlink():
+        raise _fail(shown, "FILE_MISSING", "is not a release directory")
+    # 1. the envelope, exactly one signature
+    env_bytes = _read_capped(root / ENVELOPE, MAX_MANIFEST_BYTES * 2, f"{shown}/{ENVELOPE}")
+    env_shown = f"{shown}/{ENVELOPE}"
+    try:
+        envelope = loads_strict(env_bytes)
+    except StrictJSONError as exc:
+        raise _fail(env_shown, "SIGNATURE_MALFORMED", f"the envelope is not valid JSON: {exc}") from None
+    if not isinstance(envelope, dict) or set(envelope) != {"payloadType", "payload", "signatures"}:
+        raise _fail(env_shown, "SIGNATURE_MALFORMED", "a DSSE envelope holds exactly payloadType, payload and signatures")
+    sigs = envelope["signatures"]
+    if not isinstance(sigs, list) or len(sigs) != 1 or not isinstance(sigs[0], dict):
+        raise _fail(env_shown, "SIGNATURE_MALFORMED", "the envelope must hold exactly one signature")
+    signature = _b64(sigs[0].get("sig"), "the signature", env_shown, "SIGNATURE_MALFORMED")
+    if len(signature) != 64:
+        raise _fail(env_shown, "SIGNATURE_MALFORMED", f"an Ed25519 signature has 64 bytes, this one {len(signature)}")
+    hint = sigs[0].get("keyid")
+    payload = _b64(envelope["payload"], "the payload", env_shown, "SIGNATURE_MALFORMED")
+    payload_type = envelope["payloadType"]
+    if not isinstance(payload_type, str):
+        raise _fail(env_shown, "SIGNATURE_MALFORMED", "payloadType is not a string")
+    # 2-3. the trusted key (weak keys were refused when it was loaded); the signature over the PAE
+    if not key.verify(signature, pae(payload_type, payload)):
+        if isinstance(hint, str) and hint != key.key_id:
+            raise _fail(env_shown, "KEY_MISMATCH",
+                        f"signed by key id {hint}, not by the trusted key (fingerprint {key.fingerprint}, key id {key.key_id})")
+        raise _fail(env_shown, "SIGNATURE_INVALID", "the signature does not verify with the trusted key "
+                    f"(fingerprint {key.fingerprint}): the manifest was changed or signed by another key")
+    if payload_type != PAYLOAD_TYPE:
+        raise _fail(env_shown, "SCHEMA_INVALID", f"payloadType is {payload_type!r}, not {PAYLOAD_TYPE!r}")
+    # 4. the statement, strictly
+    try:
+        statement = loads_strict(payload)
+    except StrictJSONError as exc:
+        raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_MALFORMED", f"the signed manifest is not strict JSON: {exc}") from None
+    if not isinstance(statement, dict):
+        raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_MALFORMED", "the signed manifest is not a JSON object")
+    try:  # a lone surrogate parses, then breaks every later use of the text
+        json.dumps(statement, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_MALFORMED", "the signed manifest holds a lone surrogate") from None
+    data_name, sha256, size = _check_statement(statement, f"{shown}/{MANIFEST}")
+    # 5. exactly the listed files, safe, with the right sizes and digests
+    try:
+        present = sorted(os.listdir(root))
+    except OSError as exc:
+        raise _fail(shown, "FILE_UNREADABLE", f"cannot list the release ({exc.strerror})") from None
+    expected = sorted([MANIFEST, ENVELOPE, data_name])
+    missing = [p for p in expected if p not in present]
+    if missing:
+        raise _fail(f"{shown}/{missing[0]}", "FILE_MISSING", "is listed in the manifest but not in the release")
+    extra = [p for p in present if p not in expected]
+    if extra:
+        raise _fail(f"{shown}/{extra[0]}", "UNLISTED_FILE", "is not listed in the manifest; a release holds only its listed files")
+    data = _read_capped(root / data_name, size, f"{shown}/{data_name}")
+    if len(data) != size:
+        raise _fail(f"{shown}/{data_name}", "SIZE_MISMATCH", f"holds {len(data)}{'+' if len(data) > size else ''} bytes; the manifest says {size}")
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise _fail(f"{shown}/{data_name}", "DIGEST_MISMATCH", "its sha256 differs from the manifest's: the data was changed")
+    # 6. manifest.json is the signed payload, byte for byte
+    manifest = _read_capped(root / MANIFEST, MAX_MANIFEST_BYTES, f"{shown}/{MANIFEST}")
+    if manifest != payload:
+        raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_MISMATCH", "differs from the signed payload of the envelope")
+    # 7. rollback and wrong dataset
+    predicate = statement["predicate"]
+    if dataset_id is not None and predicate["datasetId"] != dataset_id:
+        raise _fail(shown, "WRONG_DATASET", f"is a release of dataset {predicate['datasetId']!r}, not {dataset_id!r}")
+    if min_version is not None and predicate["releaseVersion"] < min_version:
+        raise _fail(shown, "ROLLBACK", f"is release version {predicate['releaseVersion']}, older than the "
+                    f"version {min_version} you asked for at least")
+    return VerifiedRelease(path=shown, key=key, statement=statement, data_name=data_name, data=data)
