@@ -13,7 +13,7 @@ from publisher.cli import main as publisher_main
 from verifier.cli import main
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["reverse-map", "--help"], ["distance", "--help"], ["intruder", "--help"],
+@pytest.mark.parametrize("argv", [["--help"], ["reverse-map", "--help"], ["distance", "--help"], ["intruder", "--help"], ["verify", "--help"], ["audit", "--help"],
                                   ["demo", "--help"]])
 def test_verifier_help(argv, capsys):
     with pytest.raises(SystemExit) as info:
@@ -130,9 +130,20 @@ def test_outputs_get_the_usual_permissions(paper_paths, tmp_path):
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
 
 
-@pytest.mark.parametrize("command", ["anonymize", "assess", "calibrate", "schema"])
+@pytest.mark.parametrize("command", ["anonymize", "assess", "calibrate", "schema", "keygen", "release", "demo"])
 def test_publisher_help(command, capsys):
     with pytest.raises(SystemExit) as info:
         publisher_main([command, "--help"])
     assert info.value.code == 0
     assert f"usage: publisher {command}" in capsys.readouterr().out
+
+
+def test_publisher_demo_releases_verifies_audits_and_checks_a_record(tmp_path, capsys):
+    assert publisher_main(["demo", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"OK: {tmp_path / 'release'}" in out
+    assert "FALSE" not in out and "Your p-value F_rand(" in out
+    assert sorted(p.name for p in (tmp_path / "release").iterdir()) == ["manifest.dsse.json", "manifest.json", "release.csv"]
+    assert (tmp_path / "audit.md").exists()
+    # refuses a folder that is not empty
+    assert publisher_main(["demo", "--out", str(tmp_path)]) == 4
