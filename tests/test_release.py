@@ -380,6 +380,13 @@ def test_case_18b_wrong_payload_type(release, keys, capsys):
     expect_fail(release, keys["public"], capsys, "SCHEMA_INVALID")
 
 
+@pytest.mark.parametrize("name", [ENVELOPE, MANIFEST])
+def test_case_19_huge_manifest_or_envelope(release, keys, capsys, name):
+    with open(release / name, "r+b") as handle:
+        handle.truncate(100 * 1024**2)  # 100 MB, sparse: refused from its size, never parsed
+    expect_fail(release, keys["public"], capsys, "SIZE_MISMATCH")
+
+
 def test_case_19_huge_sparse_data_file(release, keys, capsys):
     with open(release / "release.csv", "r+b") as handle:
         handle.truncate(20 * 1024**3)  # 20 GB, sparse: refused from its size, never read
