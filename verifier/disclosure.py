@@ -1,0 +1,256 @@
+"""Attribute disclosure risk (SPEC section 6; paper 000, Guo, Ying & Wu; spec/attribute-disclosure.md).
+
+The risk of record r is ``Pr(S_r | QI_r)``: the chance that an attacker who
+knows her quasi-identifiers predicts her sensitive value. Three ways to
+compute it, by the kind of release:
+
+1. **Randomized response** (:func:`rr_risk`): the closed form of paper 000,
+   Result 1 (Eq. 6-8), from the published keep probabilities. It is
+   evaluated with Kronecker-structured products (Eq. 9, Lemma 2,
+   :func:`kron_matvec`) and never builds the dense Kronecker matrix.
+2. **Group-based** (:func:`group_risk`): the share of her QI-group that shares
+   her sensitive value (spec section 12).
+3. **Permutation-based** (:func:`permutation_risk`): the same share among the
+   match set of SPEC section 4 computed on the QI attributes only.
+
+Also: the distortion matrix and its inverse (Eq. 1, Lemma 4), the attacker's
+posterior and reconstruction probability (Eq. 4-5), the estimate of the
+original distribution (Eq. 2), its expected squared error (Result 2), and
+the KL, chi-square and uncertainty-coefficient figures of spec section 13.
+
+Conventions (spec section 1): ``pi`` is a tensor of *proportions* of all
+records, shape ``(d_1, ..., d_m, d_s)``, the sensitive attribute last.
+Distortion matrices are column-stochastic: ``P[u, v] = Pr(randomized = u |
+original = v)``. A keep probability of 1 means the attribute is not
+randomized.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from verifier.errors import InvalidInputError
+
+__all__ = [
+    "keep_matrix",
+    "keep_matrix_inverse",
+    "inverse_frobenius_sq",
+    "kron_matvec",
+    "posterior",
+    "reconstruction_probability",
+    "eta_qi",
+    "rho_s",
+    "rr_risk",
+    "utility_cost",
+    "expected_squared_error",
+    "estimate_distribution",
+    "kl_divergence",
+    "chi_square",
+    "uncertainty_coefficient",
+    "group_risk",
+    "permutation_risk",
+]
+
+
+def _check_p(d: int, p: float) -> float:
+    p = float(p)
+    if d < 1 or not (1.0 / d - 1e-12 <= p <= 1.0):
+        raise InvalidInputError(f"a keep probability for {d} categories lies in [1/{d}, 1]. Got {p!r} instead.",
+                                reason="PARAMETER_INVALID")
+    return p
+
+
+def keep_matrix(d: int, p: float) -> np.ndarray:
+    """Eq. (1): keep a value with probability p, else move to each other value with (1-p)/(d-1)."""
+    p = _check_p(d, p)
+    if d == 1:
+        return np.ones((1, 1))
+    q = (1.0 - p) / (d - 1)
+    return np.full((d, d), q) + (p - q) * np.eye(d)
+
+
+def keep_matrix_inverse(d: int, p: float) -> np.ndarray:
+    """Lemma 4 (Sherman-Morrison): ``((d-1) I - (1-p) 1 1^T) / (d p - 1)``; refused at p = 1/d."""
+    p = _check_p(d, p)
+    if abs(d * p - 1.0) < 1e-12:
+        raise InvalidInputError(f"the distortion matrix is singular at p = 1/{d}: nothing can be estimated",
+                                reason="PARAMETER_INVALID")
+    return ((d - 1) * np.eye(d) - (1.0 - p) * np.ones((d, d))) / (d * p - 1.0)
+
+
+def inverse_frobenius_sq(d: int, p: float) -> float:
+    """``||P^{-1}||_F^2 = 1 + (d-1)^3 / (d p - 1)^2`` (Lemma 4); ``d`` at p = 1."""
+    p = _check_p(d, p)
+    if d == 1:
+        return 1.0
+    return 1.0 + (d - 1) ** 3 / (d * p - 1.0) ** 2
+
+
+def kron_matvec(mats: Sequence[np.ndarray], x: np.ndarray) -> np.ndarray:
+    """``(M_1 (x) ... (x) M_k) x`` for x a tensor of shape ``(d_1, ..., d_k)`` (Eq. 9, Lemma 2).
+
+    Each factor is applied along its own axis: O((sum d_i) prod d_i) time,
+    never the ``prod d_i^2`` Kronecker matrix. Returns a tensor of x's shape.
+    """
+    out = np.asarray(x, dtype=np.float64)
+    for axis, m in enumerate(mats):
+        if m is None:
+            continue
+        out = np.moveaxis(np.tensordot(m, out, axes=([1], [axis])), 0, axis)
+    return out
+
+
+def _safe_inverse(v: np.ndarray) -> np.ndarray:
+    """Component-wise 1/v with 1/0 := 0 (spec section 7: empty randomized cells)."""
+    out = np.zeros_like(v, dtype=np.float64)
+    np.divide(1.0, v, out=out, where=v > 0)
+    return out
+
+
+def posterior(P: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Eq. (4): ``Pr(X = mu | X~ = nu)``, rows indexed by the observed nu."""
+    lam = P @ prior
+    return P * prior[None, :] * _safe_inverse(lam)[:, None]
+
+
+def reconstruction_probability(P: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Lemma 1 / Eq. (5): ``R(mu) = sum_nu P[nu, mu]^2 prior[mu] / lambda[nu]`` (the attacker samples his guess)."""
+    lam = P @ prior
+    return prior * ((P ** 2).T @ _safe_inverse(lam))
+
+
+def eta_qi(pi_qi: np.ndarray, p_qi: Sequence[float]) -> np.ndarray:
+    """Eq. (7) evaluated by Eq. (9): ``Pr(QI^ = a | QI = a)`` for every QI combination a."""
+    dims = pi_qi.shape
+    if all(p == 1.0 for p in p_qi):
+        return np.ones(dims)
+    mats = [keep_matrix(d, p) for d, p in zip(dims, p_qi)]
+    lam = kron_matvec(mats, pi_qi)
+    squares = [(m ** 2).T for m in mats]
+    return pi_qi * kron_matvec(squares, _safe_inverse(lam))
+
+
+def rho_s(pi: np.ndarray, p_s: float) -> np.ndarray:
+    """Eq. (8): ``Pr(S^ = u | S = u, QI = a)`` for every cell (a, u); O(D d_s)."""
+    d_s = pi.shape[-1]
+    if p_s == 1.0:
+        return np.ones(pi.shape)
+    P = keep_matrix(d_s, p_s)
+    flat = pi.reshape(-1, d_s)
+    lam_s = flat @ P.T  # lambda_S[a, v] = sum_w P[v, w] pi[a, w]
+    return (flat * (_safe_inverse(lam_s) @ (P ** 2))).reshape(pi.shape)
+
+
+def rr_risk(pi: np.ndarray, p_qi: Sequence[float], p_s: float) -> np.ndarray:
+    """Result 1, Eq. (6): ``Pr(S_r | QI_r) = c[a, u] eta_QI(a) rho_S(a, u)`` for every cell (a, u).
+
+    ``pi`` holds proportions, shape ``(d_1..d_m, d_s)``; ``p_qi`` one keep
+    probability per QI attribute (1 = not randomized); ``p_s`` the sensitive
+    attribute's. Empty cells get 0. With every p = 1 it is the no-randomization
+    risk ``c[a, u]`` (Sec. 6).
+    """
+    pi = np.asarray(pi, dtype=np.float64)
+    if len(p_qi) != pi.ndim - 1:
+        raise InvalidInputError(f"give one keep probability per QI attribute ({pi.ndim - 1})", reason="PARAMETER_INVALID")
+    pi_qi = pi.sum(axis=-1)
+    c = pi * _safe_inverse(pi_qi)[..., None]
+    risk = c * eta_qi(pi_qi, p_qi)[..., None] * rho_s(pi, p_s)
+    risk[pi <= 0] = 0.0
+    return risk
+
+
+def utility_cost(dims: Sequence[int], ps: Sequence[float]) -> float:
+    """J = prod_i ||P_i^{-1}||_F^2 / d_i (Result 2): 1 without randomization, larger the more is randomized."""
+    return float(np.prod([inverse_frobenius_sq(d, p) / d for d, p in zip(dims, ps)]))
+
+
+def expected_squared_error(pi: np.ndarray, ps: Sequence[float], n: int) -> float:
+    """Result 2 / Lemma 3: ``E||pi_hat - pi||^2 = (prod ||P_i^{-1}||_F^2 / D - ||pi||^2) / N``."""
+    dims = pi.shape
+    D = int(np.prod(dims))
+    norm = float(np.prod([inverse_frobenius_sq(d, p) for d, p in zip(dims, ps)]))
+    return (norm / D - float(np.sum(pi ** 2))) / n
+
+
+def estimate_distribution(lam: np.ndarray, ps: Sequence[float], *, clip: bool = True) -> np.ndarray:
+    """Eq. (2): ``pi_hat = P^{-1} lambda_hat``; clipped to >= 0 and renormalized unless ``clip=False``."""
+    mats = [keep_matrix_inverse(d, p) for d, p in zip(lam.shape, ps)]
+    est = kron_matvec(mats, lam)
+    if clip:
+        est = np.clip(est, 0.0, None)
+        total = est.sum()
+        est = est / total if total > 0 else est
+    return est
+
+
+def kl_divergence(p: np.ndarray, q: np.ndarray) -> float:
+    """``sum_{p_i > 0} p_i ln(p_i / q_i)``; infinite where q is 0 and p is not."""
+    p, q = np.ravel(p).astype(float), np.ravel(q).astype(float)
+    mask = p > 0
+    if np.any(q[mask] <= 0):
+        return math.inf
+    return float(np.sum(p[mask] * np.log(p[mask] / q[mask])))
+
+
+def chi_square(p: np.ndarray, q: np.ndarray) -> float:
+    """``sum_i (p_i - q_i)^2 / q_i`` over q_i > 0 (q the original distribution)."""
+    p, q = np.ravel(p).astype(float), np.ravel(q).astype(float)
+    mask = q > 0
+    return float(np.sum((p[mask] - q[mask]) ** 2 / q[mask]))
+
+
+def uncertainty_coefficient(table: np.ndarray, *, symmetric: bool = False) -> float:
+    """Theil's U(C|R) of a two-way table (rows R, columns C the response), in [0, 1]."""
+    t = np.asarray(table, dtype=float)
+    t = t / t.sum()
+    r, c = t.sum(axis=1), t.sum(axis=0)
+    nz = t > 0
+    mutual = float(np.sum(t[nz] * np.log(t[nz] / np.outer(r, c)[nz])))
+    h_c = -float(np.sum(c[c > 0] * np.log(c[c > 0])))
+    h_r = -float(np.sum(r[r > 0] * np.log(r[r > 0])))
+    if symmetric:
+        return 2 * mutual / (h_r + h_c) if h_r + h_c > 0 else 0.0
+    return mutual / h_c if h_c > 0 else 0.0
+
+
+def group_risk(groups: np.ndarray, sensitive: np.ndarray) -> np.ndarray:
+    """Spec section 12: per record, the share of its group whose sensitive value equals its own.
+
+    ``groups`` labels each record's QI-group (equivalence class, anatomy
+    bucket, or the records with the same published QI values).
+    """
+    groups = np.asarray(groups)
+    sensitive = np.asarray(sensitive)
+    _, g = np.unique(groups, return_inverse=True, axis=0 if groups.ndim > 1 else None)
+    _, s = np.unique(sensitive, return_inverse=True)
+    g, s = g.ravel(), s.ravel()
+    pair = g.astype(np.int64) * (int(s.max()) + 1 if s.size else 1) + s
+    _, pair_inverse, pair_counts = np.unique(pair, return_inverse=True, return_counts=True)
+    group_counts = np.bincount(g)
+    return pair_counts[pair_inverse.ravel()] / group_counts[g]
+
+
+def permutation_risk(
+    match_offsets: np.ndarray,
+    matches: np.ndarray,
+    own_sensitive: np.ndarray,
+    released_sensitive: np.ndarray,
+    *,
+    tolerance: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """SPEC section 6, mode 3: per record, the share of its QI match set whose sensitive value is hers.
+
+    For a numeric sensitive attribute, pass ``tolerance`` (default in the
+    callers: 5% of its range): a candidate counts when within it. Returns the
+    risks and the number of candidates.
+    """
+    counts = np.diff(match_offsets)
+    owner = np.repeat(np.arange(counts.size), counts)
+    theirs = released_sensitive[matches]
+    mine = own_sensitive[owner]
+    hit = np.abs(theirs - mine) <= tolerance if tolerance is not None else theirs == mine
+    hits = np.bincount(owner, weights=hit.astype(float), minlength=counts.size)
+    return np.where(counts > 0, hits / np.maximum(counts, 1), 0.0), counts
