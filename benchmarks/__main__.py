@@ -34,6 +34,7 @@ ROWS = {
     "linkage": "intruder linkage of every record (section 5), n=50,000, m=3; target < 1 s",
     "assess": "pre-release assessment (sections 4, 5, 8), n=100,000, m=5; no SPEC target (issue 4)",
     "methods": "anonymization methods: noise and rank swapping n=100,000, MDAV n=20,000, m=5; no SPEC target",
+    "rr": "randomized response risk and parameter search, 5 QI x 8 categories, S with 10; no SPEC target",
     "reverse_map": "reverse mapping (section 3), n=1,000,000, m=8; target < 2 s",
 }
 
@@ -163,6 +164,24 @@ def row_methods(scale: float) -> dict:
             "mdav_groups": result.metrics["groups"]}
 
 
+def row_rr(scale: float) -> dict:
+    from publisher.randomized_response import optimal_keep_probabilities
+    from verifier.disclosure import rr_risk
+
+    dims = (8,) * 5 + (10,)
+    rng = np.random.default_rng(1)
+    n = int(1_000_000 * scale)
+    pi = rng.multinomial(n, rng.dirichlet(np.full(int(np.prod(dims)), 0.3))).reshape(dims) / n
+    risk_s, risk = _timed(lambda: rr_risk(pi, [0.8] * 5, 0.7))
+    searches = {}
+    for scope, l in (("qi", 2), ("both", 2), ("both", 5)):
+        seconds, found = _timed(lambda: optimal_keep_probabilities(pi, scope, l), repeat=1)
+        searches[f"{scope} l={l}"] = {"seconds": seconds, "J": found.utility_cost, "max_risk": found.max_risk,
+                                      "p_qi": [round(p, 4) for p in found.p_qi], "p_s": round(found.p_s, 4)}
+    return {"n": n, "m": 6, "cells": int(pi.size), "seconds": risk_s, "max_risk": float(risk.max()),
+            "searches": searches}
+
+
 def row_reverse_map(scale: float) -> dict:
     from verifier import reverse_map
 
@@ -234,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
         elif name == "methods":
             other = (f"noise {r['additive_noise_seconds']:.3f} s, swapping p=5 {r['rank_swapping_seconds']:.3f} s, "
                      f"MDAV k=5 on {r['mdav_n']:,}: {r['mdav_seconds']:.2f} s")
+        elif name == "rr":
+            other = f"{r['cells']:,} cells; search " + ", ".join(
+                f"{k} {v['seconds']:.1f} s" for k, v in r["searches"].items())
         elif name == "reverse_map":
             other = f"rank corr x1 = {r['rank_correlation']}"
         verdict = "-" if args.quick else _verdict(name, r)

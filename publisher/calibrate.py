@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from publisher.methods import METHODS, anonymize, frame_to_keys, make_method
+from publisher.methods import anonymize, frame_to_keys, known_methods, make_method
 from verifier.assessment import assess
 from verifier.errors import InvalidInputError
 from verifier.schema import Schema
@@ -86,6 +86,7 @@ def calibrate(
     intruder's own draws use a fixed public seed, so every grid value is
     judged against the same random records.
     """
+    METHODS = known_methods()
     if method not in METHODS:
         raise InvalidInputError(f"unknown method {method!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
     if parameter not in METHODS[method].parsers:

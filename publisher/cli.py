@@ -69,7 +69,9 @@ def _route_params(methods: Sequence[str], texts: Sequence[str]) -> list[dict[str
     ``method.name=value`` names the method outright; a bare name that several
     methods of the chain accept is refused as ambiguous.
     """
-    from publisher.methods import METHODS
+    from publisher.methods import known_methods
+
+    METHODS = known_methods()
 
     for m in methods:
         if m not in METHODS:
@@ -184,6 +186,12 @@ def _print_assessment(a: dict, args: argparse.Namespace) -> None:
     print(f"  largest change of a correlation: {_fmt(u['max_abs_correlation_change'], 3)}")
     if u["distortion"] is not None:
         print(f"  distortion, mean |Y-X| / sd(X) over attributes: {_fmt(u['distortion'], 3)}")
+    if a["attribute_disclosure"]:
+        print("\nAttribute disclosure risk (section 6): the chance an attacker who knows a record's QIs predicts its "
+              "sensitive value")
+        for name, r in a["attribute_disclosure"].items():
+            print(f"  {name} ({r['mode']}-based, {_fmt(r['mean_candidates'], 3)} candidates on average): "
+                  f"max {_fmt(r['max'], 3)}, mean {_fmt(r['mean'], 3)}")
 
 
 # ----------------------------------------------------------------------------- calibrate
@@ -191,7 +199,9 @@ def _print_assessment(a: dict, args: argparse.Namespace) -> None:
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from publisher.calibrate import Targets, calibrate, plot_frontier
-    from publisher.methods import METHODS
+    from publisher.methods import known_methods
+
+    METHODS = known_methods()
 
     name, _, grid = args.param_grid.partition("=")
     values = [v.strip() for v in grid.split(",") if v.strip()]

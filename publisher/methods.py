@@ -45,6 +45,7 @@ __all__ = [
     "Microaggregation",
     "ReverseMapping",
     "METHODS",
+    "known_methods",
     "make_method",
     "Anonymized",
     "anonymize",
@@ -418,8 +419,18 @@ METHODS: dict[str, type[Method]] = {
 }
 
 
+def known_methods() -> dict[str, type[Method]]:
+    """Every method by name. The categorical ones live in their own modules (which import this
+    one), so they join the registry on first use rather than at import."""
+    from publisher.randomized_response import RandomizedResponse
+
+    METHODS.setdefault(RandomizedResponse.name, RandomizedResponse)
+    return METHODS
+
+
 def make_method(name: str, params: Mapping[str, Any] | None = None, *, allow_degenerate: bool = False) -> Method:
     """A method by name; ``params`` values may be text (``name=value`` from a command line) or typed."""
+    known_methods()
     if name not in METHODS:
         raise _fail(f"unknown method {name!r}; known: {', '.join(sorted(METHODS))}", "METHOD_UNKNOWN")
     cls = METHODS[name]

@@ -198,6 +198,7 @@ def release_claims(assessment: dict[str, Any], k: int) -> dict[str, Any]:
             "confidently_linked_share": it["confidently_linked_share"],
             "hellinger": it["hellinger"],
         },
+        "attribute_disclosure": assessment.get("attribute_disclosure", {}),
         "protector_only": {
             "correct_link_share": it["correct_link_share"],
             "multiple_match_share": it["multiple_match_share"],

@@ -189,7 +189,8 @@ def test_assess_cli_on_a_kept_order_release(x_csv, tmp_path, capsys):
     assert out["permuted_privacy"]["distance"] == report.dataset_distance
     assert out["intruder"]["confidently_linked_share"] == intruder.confidently_linked_share
     assert out["intruder"]["correct_link_share"] == intruder.correct_link_share
-    assert set(out) == {"n_records", "attributes", "paired", "permuted_privacy", "intruder", "utility"}
+    assert set(out) == {"n_records", "attributes", "paired", "permuted_privacy", "intruder", "utility",
+                        "attribute_disclosure"}
     assert publisher(["assess", "--original", str(x_csv), "--anonymized", str(y)]) == 0
     text = capsys.readouterr().out
     assert "Permuted privacy (SPEC section 4): D = " in text and "rows not paired" in text

@@ -181,3 +181,32 @@ def test_permutation_risk_categorical_and_numeric():
     assert risk.tolist() == [0.5, 1.0] and n.tolist() == [2, 1]
     risk, _ = permutation_risk(offsets, matches, np.array([1.0, 2.0]), np.array([1.04, 3.0, 2.5]), tolerance=0.1)
     assert risk.tolist() == [0.5, 0.0]
+
+
+def test_assessment_risk_of_an_unchanged_release_is_the_baseline():
+    """Released unchanged, the group-based risk is c[a, u] (spec section 6); numeric QIs give the
+    same through the permutation-based mode, whose match sets are then the identical records."""
+    from verifier.assessment import attribute_disclosure
+    from verifier.schema import Schema
+
+    rows = [(g, d) for (g, d), n in np.ndenumerate(np.array([[8, 40, 12], [12, 20, 8]])) for _ in range(n)]
+    keys = np.array(rows, dtype=float)
+    baseline = rr_risk(T1B, [1.0], 1.0)
+    expected = baseline[keys[:, 0].astype(int), keys[:, 1].astype(int)]
+    for kind, mode in (("nominal", "group"), ("numeric", "permutation")):
+        qi = {"name": "g", "kind": kind, "role": "quasi_identifier"}
+        if kind == "nominal":
+            qi["categories"] = ["M", "F"]
+        schema = Schema.from_dict({"attributes": [qi, {"name": "s", "kind": "nominal", "role": "sensitive",
+                                                        "categories": ["C", "F", "O"]}]})
+        out = attribute_disclosure(keys, keys, schema)["s"]
+        assert out["mode"] == mode
+        assert out["max"] == pytest.approx(expected.max()) and out["mean"] == pytest.approx(expected.mean())
+    # a numeric sensitive attribute counts candidates within 5% of its range
+    schema = Schema.from_dict({"attributes": [{"name": "g", "kind": "nominal", "role": "quasi_identifier",
+                                               "categories": ["M", "F"]},
+                                              {"name": "pay", "kind": "numeric", "role": "sensitive"}]})
+    x = np.array([[0, 100.0], [0, 104.0], [0, 200.0], [1, 150.0]])
+    out = attribute_disclosure(x, x, schema)["pay"]
+    assert out["tolerance"] == pytest.approx(5.0)
+    assert out["max"] == pytest.approx(1.0) and out["mean"] == pytest.approx((2 / 3 + 2 / 3 + 1 / 3 + 1) / 4)

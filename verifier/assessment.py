@@ -32,7 +32,7 @@ from verifier.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, IntruderReport, 
 from verifier.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
 from verifier.schema import Schema
 
-__all__ = ["Assessment", "assess", "smallest_class", "utility_figures"]
+__all__ = ["Assessment", "assess", "attribute_disclosure", "smallest_class", "utility_figures"]
 
 
 def _num(x: float) -> float | None:
@@ -84,6 +84,62 @@ def utility_figures(x: np.ndarray, y: np.ndarray, z: np.ndarray, schema: Schema,
     }
 
 
+def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolerance: float = 0.05) -> dict[str, Any]:
+    """SPEC section 6 for every sensitive attribute: each original record's risk against the release.
+
+    Group-based when every quasi-identifier is categorical (the candidates are
+    the released records with exactly her QI values), permutation-based
+    otherwise (the candidates are her match set of SPEC section 4 on the QI
+    attributes). The risk is the share of candidates whose released sensitive
+    value is hers, or within ``tolerance`` times its range for a numeric one.
+    A randomized response release has its own closed form, reported by the
+    method (``verifier.disclosure.rr_risk``).
+    """
+    from verifier.disclosure import permutation_risk
+    from verifier.permutation import compute_distances
+
+    attrs = list(schema.attributes)
+    qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
+    out: dict[str, Any] = {}
+    n = x.shape[0]
+    for s, attr in enumerate(attrs):
+        if attr.role != "sensitive":
+            continue
+        tol = None
+        if attr.kind == "numeric":
+            span = float(x[:, s].max() - x[:, s].min()) if n else 0.0
+            tol = tolerance * span
+        if not qi:
+            mode = "none"
+            offsets = np.arange(0, n * y.shape[0] + 1, max(y.shape[0], 1))[: n + 1]
+            matches = np.tile(np.arange(y.shape[0]), n)
+        elif all(attrs[j].kind != "numeric" for j in qi):
+            mode = "group"
+            both = np.concatenate([y[:, qi], x[:, qi]]) + 0.0
+            _, label = np.unique(both, axis=0, return_inverse=True)
+            label = label.ravel()
+            ly, lx = label[: y.shape[0]], label[y.shape[0]:]
+            order = np.argsort(ly, kind="stable")
+            starts = np.searchsorted(ly[order], lx, side="left")
+            ends = np.searchsorted(ly[order], lx, side="right")
+            counts = ends - starts
+            offsets = np.concatenate(([0], np.cumsum(counts)))
+            matches = np.concatenate([order[a:b] for a, b in zip(starts, ends)]) if n else np.empty(0, np.int64)
+        else:
+            mode = "permutation"
+            kinds = [attrs[j].kind for j in qi]
+            _, offsets, matches = compute_distances(RankSpace(y[:, qi], kinds), x[:, qi])
+        risk, candidates = permutation_risk(offsets, matches.astype(np.int64), x[:, s], y[:, s], tolerance=tol)
+        out[attr.name] = {
+            "mode": mode,
+            "max": float(risk.max()) if n else 0.0,
+            "mean": float(risk.mean()) if n else 0.0,
+            "mean_candidates": float(candidates.mean()) if n else 0.0,
+            **({"tolerance": tol} if tol is not None else {}),
+        }
+    return out
+
+
 def smallest_class(keys: np.ndarray, schema: Schema) -> int:
     """k: the smallest number of records sharing the same quasi-identifier values.
 
@@ -116,6 +172,7 @@ class Assessment:
     permuted_privacy: PermutedPrivacyReport
     intruder: IntruderReport
     utility: dict[str, Any]
+    attribute_disclosure: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
         pp, it = self.permuted_privacy, self.intruder
@@ -148,6 +205,7 @@ class Assessment:
                 "random_distribution": dist(it.random.pmf),
             },
             "utility": self.utility,
+            "attribute_disclosure": self.attribute_disclosure,
         }
 
 
@@ -180,4 +238,5 @@ def assess(
     return Assessment(
         schema=schema, paired=paired, permuted_privacy=privacy, intruder=intruder,
         utility=utility_figures(original, anonymized, z, schema, paired=paired),
+        attribute_disclosure=attribute_disclosure(original, anonymized, schema),
     )

@@ -90,8 +90,10 @@ def _direction(name: str, claimed: Any, computed: Any) -> str:
         more = float(claimed) > float(computed)
     except (TypeError, ValueError):
         return ""
-    safer = {"permuted_privacy.distance": more, "k": more, "intruder.confidently_linked_share": not more}
-    if name in safer and safer[name]:
+    # a protection figure claimed higher, or a risk figure claimed lower, than the data give
+    protection = name in ("permuted_privacy.distance", "k")
+    risk = name == "intruder.confidently_linked_share" or name.startswith("attribute_disclosure.")
+    if (protection and more) or (risk and not more):
         return "the manifest overstates the protection"
     return "the manifest claims more than the data give" if more else "the manifest claims less than the data give"
 
@@ -123,7 +125,7 @@ def audit_release(release: VerifiedRelease, original: Table | None = None) -> Au
                                "kinds": [a.kind for a in schema.attributes]}
     if original is None:
         unchecked = ["permuted_privacy.distance", "permuted_privacy.variances", "intruder.confidently_linked_share",
-                     "intruder.hellinger", "utility (means and variances)"] + unchecked
+                     "intruder.hellinger", "attribute_disclosure", "utility (means and variances)"] + unchecked
         return AuditResult(release, checks, unchecked, with_original=False, figures=figures)
     if original.n_records != table.n_records:
         checks.append(ClaimCheck("original.n_records", table.n_records, original.n_records, False,
@@ -144,6 +146,10 @@ def audit_release(release: VerifiedRelease, original: Table | None = None) -> Au
     _check(checks, "intruder.confidently_linked_share", it.get("confidently_linked_share"),
            result["intruder"]["confidently_linked_share"])
     _check(checks, "intruder.hellinger", it.get("hellinger"), result["intruder"]["hellinger"])
+    claimed_risk = claims.get("attribute_disclosure") or {}
+    for name, entry in result["attribute_disclosure"].items():
+        for key in ("max", "mean"):
+            _check(checks, f"attribute_disclosure.{name}.{key}", (claimed_risk.get(name) or {}).get(key), entry[key])
     claimed_utility = (release.predicate.get("utility") or {}).get("attributes") or {}
     for name, entry in result["utility"]["attributes"].items():
         for key in ("mean_original", "mean_anonymized", "variance_original", "variance_anonymized"):
