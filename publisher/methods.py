@@ -422,9 +422,11 @@ METHODS: dict[str, type[Method]] = {
 def known_methods() -> dict[str, type[Method]]:
     """Every method by name. The categorical ones live in their own modules (which import this
     one), so they join the registry on first use rather than at import."""
+    from publisher.random_replacement import RandomAttributeReplacement
     from publisher.randomized_response import RandomizedResponse
 
-    METHODS.setdefault(RandomizedResponse.name, RandomizedResponse)
+    for cls in (RandomizedResponse, RandomAttributeReplacement):
+        METHODS.setdefault(cls.name, cls)
     return METHODS
 
 

@@ -1,0 +1,171 @@
+"""Random attribute replacement (paper 004; spec/methods.md section 3.4: RA-1 to RA-7)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from publisher.methods import make_method
+from publisher.random_replacement import (
+    bias_and_variance,
+    c_amplification,
+    distributions,
+    entropies,
+    max_posterior,
+    optimal_p,
+    probabilistic_anonymity,
+    replace,
+)
+from verifier.errors import InvalidInputError
+from verifier.schema import Schema
+
+RA3 = [("a1", "b1"), ("a1", "b2"), ("a2", "b1"), ("a2", "b1"), ("a1", "b1"), ("a3", "b2")]
+RA5 = [("a1", "b1", "c1"), ("a2", "b1", "c2"), ("a1", "b2", "c2"), ("a2", "b2", "c1")]
+
+
+def test_ra_1_probabilistic_anonymity():
+    h = np.array([1.418484, 1.470808, 1.088900])
+    np.testing.assert_allclose(optimal_p(h), [0.360628, 0.380000, 0.259372], atol=2e-6)
+    assert probabilistic_anonymity(h, optimal_p(h))["Pa"] == pytest.approx(11.454609, abs=2e-5)
+    uniform = probabilistic_anonymity(h, np.full(3, 1 / 3))
+    assert uniform["Pa"] == pytest.approx(11.298572, abs=2e-5)
+    assert uniform["guessing_confidence"] == pytest.approx(0.088507, abs=2e-6)
+    assert uniform["Pa_max"] == pytest.approx(11.454609, abs=2e-5)
+    assert probabilistic_anonymity(h, k=2)["Pa"] == pytest.approx(42.552575, abs=1e-4)
+    assert probabilistic_anonymity(h, k=3)["Pa"] == pytest.approx(53.420369, abs=1e-4)
+
+
+def _fig1(age, job, country):
+    """Stand-in distributions with the Fig. 1 marginals the vectors use."""
+    from publisher.random_replacement import Distribution
+
+    return [Distribution((v, "other"), np.array([f, 1 - f])) for v, f in ((age, .4), (job, .4), (country, .6))]
+
+
+def test_ra_2_c_amplification():
+    dists = _fig1("[30-40]", "Clerk", "USA")
+    q = ("[30-40]", "Clerk", "USA")
+    assert c_amplification(q, dists, np.full(3, 1 / 3)) == pytest.approx((1.5, 3.5))
+    p_opt = np.array([0.360628, 0.380000, 0.259372])
+    c, strict = c_amplification(q, dists, p_opt)
+    assert c == pytest.approx(1.078835, abs=2e-5) and strict == pytest.approx(3.132553, abs=2e-5)
+
+
+def test_ra_3_algorithm_1_with_injected_uniforms():
+    dists = distributions(RA3)
+    assert dists[0].values == ("a1", "a2", "a3")
+    np.testing.assert_allclose(dists[0].probs, [1 / 2, 1 / 3, 1 / 6])
+    h = entropies(dists)
+    np.testing.assert_allclose(h, [1.011404, 0.636514], atol=2e-6)
+    np.testing.assert_allclose(optimal_p(h), [0.592640, 0.407360], atol=2e-6)
+    assert probabilistic_anonymity(h, optimal_p(h))["Pa"] == pytest.approx(4.639341, abs=2e-5)
+    u = iter([.10, .95, .70, .40, .55, .20, .90, .60, .30, .49, .75, .99])
+    rows, chosen = replace(RA3, dists, np.array([.5, .5]), 1, u)
+    assert [c[0] for c in chosen] == [0, 1, 1, 1, 0, 1]
+    assert rows == [("a3", "b1"), ("a1", "b1"), ("a2", "b1"), ("a2", "b1"), ("a1", "b1"), ("a3", "b2")]
+
+
+def test_ra_4_numpy_stream_through_the_method():
+    schema = Schema.from_dict({"attributes": [
+        {"name": "A", "kind": "nominal", "role": "quasi_identifier", "categories": ["a1", "a2", "a3"]},
+        {"name": "B", "kind": "nominal", "role": "quasi_identifier", "categories": ["b1", "b2"]}]})
+    np.testing.assert_allclose(np.random.default_rng(20240601).random(12)[:4], [0.791821, 0.580868, 0.414861, 0.947037],
+                               atol=1e-6)
+    frame = pd.DataFrame(RA3, columns=["A", "B"])
+    result = make_method("random_attribute_replacement", {"p": "optimal"}).apply(frame, schema, random_state=20240601)
+    assert list(result.table.itertuples(index=False, name=None)) == [
+        ("a1", "b1"), ("a3", "b2"), ("a1", "b1"), ("a2", "b1"), ("a1", "b2"), ("a1", "b2")]
+    assert result.metrics["Pa"] == pytest.approx(4.639341, abs=2e-5)
+
+
+def test_ra_5_enhanced_ra():
+    dists = distributions(RA5)
+    u = iter([.9, .1, .2, .8, .4, .6, .3, .3, .0, .99, .7, .2, .5, .5, .1, .9])
+    rows, chosen = replace(RA5, dists, np.full(3, 1 / 3), 2, u)
+    assert [set(c) for c in chosen] == [{2, 1}, {1, 2}, {0, 2}, {1, 2}]
+    assert rows == [("a1", "b2", "c1"), ("a2", "b1", "c1"), ("a2", "b2", "c1"), ("a2", "b1", "c2")]
+
+
+def test_ra_6_bias_and_variance():
+    dists = distributions(RA3)
+    q = {0: "a2", 1: "b1"}
+    for p in (np.array([.5, .5]), optimal_p(entropies(dists))):
+        bias, _ = bias_and_variance(RA3, dists, p, 1, q)
+        assert bias == pytest.approx(-1 / 3)
+    assert bias_and_variance(RA3, dists, np.array([.5, .5]), 1, q)[1] == pytest.approx(7 / 36)
+    assert bias_and_variance(RA3, dists, optimal_p(entropies(dists)), 1, q)[1] == pytest.approx(0.203784, abs=2e-6)
+    assert bias_and_variance(RA3, dists, np.array([.5, .5]), 1, {0: "a1"})[0] == pytest.approx(0.0)
+    d5 = distributions(RA5)
+    for k, var in ((1, .25), (2, .416667), (3, .4375)):
+        bias, v = bias_and_variance(RA5, d5, np.full(3, 1 / 3), k, {0: "a1", 1: "b1", 2: "c1"})
+        assert bias == pytest.approx(-1 / 2) and v == pytest.approx(var, abs=2e-6)
+
+
+def test_ra_6_bias_agrees_with_simulation():
+    dists = distributions(RA3)
+    rng = np.random.default_rng(4)
+    errors = []
+    for _ in range(4000):
+        rows, _ = replace(RA3, dists, np.array([.5, .5]), 1, iter(rng.random(12)))
+        errors.append((sum(r == ("a2", "b1") for r in rows) - 2) / 2)
+    assert np.mean(errors) == pytest.approx(-1 / 3, abs=4 * math.sqrt(7 / 36 / 4000))
+
+
+def test_ra_7_exact_posterior():
+    data = [("a2", "b1", "c1")] * 5 + [("a1", "b2", "c2")] * 5
+    support = {r: data.count(r) / 10 for r in set(data)}
+    post = max_posterior(("a1", "b1", "c1"), support, distributions(data), np.full(3, 1 / 3))
+    assert post == {("a2", "b1", "c1"): pytest.approx(1.0)}  # Prop. 10 would say 1/3
+    data = [("a1", "b1")] * 3 + [("a2", "b1")] * 4 + [("a1", "b2")] * 2 + [("a2", "b2")]
+    support = {r: data.count(r) / 10 for r in set(data)}
+    post = max_posterior(("a1", "b1"), support, distributions(data), np.array([.5, .5]))
+    assert post[("a1", "b1")] == pytest.approx(0.514286, abs=2e-6)
+    assert post[("a2", "b1")] == pytest.approx(0.285714, abs=2e-6)
+    assert post[("a1", "b2")] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("params", [{"k": "0"}, {"p": "0.5,0.6"}, {"p": "sometimes"}, {"p": "-1,2"}])
+def test_bad_parameters(params):
+    with pytest.raises(InvalidInputError):
+        make_method("random_attribute_replacement", params)
+
+
+def test_k_larger_than_the_quasi_identifiers():
+    frame = pd.DataFrame(RA3, columns=["A", "B"])
+    schema = Schema.from_dict({"attributes": [
+        {"name": "A", "kind": "nominal", "role": "quasi_identifier"},
+        {"name": "B", "kind": "nominal", "role": "quasi_identifier"}]})
+    with pytest.raises(InvalidInputError, match="more than the 2"):
+        make_method("random_attribute_replacement", {"k": "3"}).apply(frame, schema, random_state=0)
+
+
+ADULT = __import__("conftest").SHARED / "real" / "adult_subset_2000.csv"
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
+def test_adult_end_to_end(tmp_path, capsys):
+    import json
+
+    from publisher.cli import main as publisher
+
+    schema = tmp_path / "schema.json"
+    others = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+              "occupation", "workclass", "relationship", "education")
+    assert publisher(["schema", "--input", str(ADULT), "--sensitive", "salary-class",
+                      *[a for c in others for a in ("--other", c)], "--out", str(schema)]) == 0
+    capsys.readouterr()
+    y = tmp_path / "y.csv"
+    assert publisher(["anonymize", "--input", str(ADULT), "--schema", str(schema), "--method",
+                      "random_attribute_replacement", "--seed", "3", "--keep-order", "--out", str(y), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    metrics = out["metrics"]
+    assert metrics["attributes"] == ["marital-status", "race", "sex"]
+    assert 1 < metrics["Pa"] <= metrics["Pa_max"] + 1e-9
+    assert 0 < metrics["max_posterior"]["max"] <= 1 and metrics["c_amplification"]["max"] >= 1
+    assert publisher(["assess", "--original", str(ADULT), "--anonymized", str(y), "--schema", str(schema),
+                      "--paired", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["attribute_disclosure"]["salary-class"]["mode"] == "group"
