@@ -90,7 +90,9 @@ def frame_rows(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
     cols = []
     for attr in schema.attributes:
         col = frame[attr.name]
-        cols.append([_number_text(float(v)) for v in col] if attr.kind == "numeric" else [str(v) for v in col])
+        # a generalized numeric cell ("[25,45]") is already text
+        cols.append([v if isinstance(v, str) else _number_text(float(v)) for v in col] if attr.kind == "numeric"
+                    else [str(v) for v in col])
     return [list(r) for r in zip(*cols)]
 
 
@@ -424,8 +426,9 @@ def known_methods() -> dict[str, type[Method]]:
     one), so they join the registry on first use rather than at import."""
     from publisher.random_replacement import RandomAttributeReplacement
     from publisher.randomized_response import RandomizedResponse
+    from publisher.sd_anonymity import SDKAnonymity
 
-    for cls in (RandomizedResponse, RandomAttributeReplacement):
+    for cls in (RandomizedResponse, RandomAttributeReplacement, SDKAnonymity):
         METHODS.setdefault(cls.name, cls)
     return METHODS
 

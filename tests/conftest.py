@@ -30,3 +30,22 @@ def write(path: Path, content: str | bytes) -> Path:
         content = content.encode("utf-8")
     path.write_bytes(content)
     return path
+
+
+ADULT = SHARED / "real" / "adult_subset_2000.csv"
+#: the Adult columns that are neither quasi-identifiers nor sensitive in the categorical tests
+ADULT_OTHERS = ("fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+                "occupation", "workclass", "relationship", "education")
+
+
+def adult_schema(folder: Path, *, numeric_age: bool = True) -> Path:
+    """A schema of the Adult subset drafted by ``publisher schema``: QIs age (unless dropped), marital
+    status, race and sex; salary class sensitive."""
+    from publisher.cli import main as publisher
+
+    out = folder / "adult-schema.json"
+    others = ADULT_OTHERS + (() if numeric_age else ("age",))
+    code = publisher(["schema", "--input", str(ADULT), "--sensitive", "salary-class",
+                      *[a for c in others for a in ("--other", c)], "--out", str(out)])
+    assert code == 0
+    return out

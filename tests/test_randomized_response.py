@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import SHARED, write
+from conftest import ADULT, adult_schema, write
 from publisher.cli import main as publisher
 from publisher.methods import make_method
 from publisher.randomized_response import contingency, optimal_keep_probabilities
@@ -18,7 +18,6 @@ from verifier.schema import Schema
 
 T1B = np.array([[8, 40, 12], [12, 20, 8]]) / 100
 T3D = np.array([[[5, 3, 2], [4, 9, 1], [1, 2, 7]], [[6, 1, 3], [2, 2, 6], [4, 1, 1]]]) / 60
-ADULT = SHARED / "real" / "adult_subset_2000.csv"
 
 # spec/attribute-disclosure.md section 14: "the optimizer's p agrees to about 1e-3; J agrees better"
 OPTIMA = [
@@ -138,11 +137,7 @@ def test_cli_anonymize_json_reports_the_computed_keep_probabilities(tmp_path, ca
 
 @pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
 def test_adult_end_to_end(tmp_path, capsys):
-    schema = tmp_path / "schema.json"
-    assert publisher(["schema", "--input", str(ADULT), "--sensitive", "salary-class",
-                      *[a for c in ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week",
-                                    "native-country", "occupation", "workclass", "relationship", "education")
-                        for a in ("--other", c)], "--out", str(schema)]) == 0
+    schema = adult_schema(tmp_path, numeric_age=False)
     capsys.readouterr()
     y = tmp_path / "y.csv"
     code = publisher(["anonymize", "--input", str(ADULT), "--schema", str(schema), "--method", "randomized_response",

@@ -1,0 +1,126 @@
+"""SD k-anonymization (paper 001; spec/methods.md section 1.6: SD-1 to SD-6)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from publisher.methods import make_method
+from publisher.sd_anonymity import SDModel, discernibility, ncp, sd_classes, value_distances
+from verifier.errors import InvalidInputError
+from verifier.schema import Schema
+
+
+def _fig1(k):
+    rows = ([("Male", "Japan")] * 5 + [("Male", "Korea")] * 5 + [("Male", "China")]
+            + [("Female", "Japan")] * 3 + [("Female", "China")] * 6)
+    cols = [np.array([r[j] for r in rows]) for j in range(2)]
+    return SDModel(["gender", "nationality"], [False, False], cols, k)
+
+
+def test_sd_1_and_sd_2_context_and_back_off():
+    for k, korea, china in ((3, 1 / 4, 1 / 2), (12, 1 / 2, 1 / 4)):
+        model = _fig1(k)
+        assert model.chain == [0, 1] and model.minimum == {0: 1.0, 1: 1.0}
+        table = model.attribute_table(1, {0: "Male", 1: "Japan"}, np.arange(20))
+        assert table["Japan"]["Korea"] == pytest.approx(korea) and table["Japan"]["China"] == pytest.approx(china)
+        assert model.attribute_table(0, {}, np.arange(20))["Male"]["Female"] == 1.0
+
+
+def test_sd_3_chain_of_three():
+    nat = value_distances("Japan", {"Japan": 1 / 2, "Korea": 3 / 10, "China": 1 / 5}, 1.0)
+    assert nat["China"] == pytest.approx(1 / 2) and nat["Korea"] == pytest.approx(1 / 4)
+    m_edu = 1.0 / (3 - 1) ** (3 - 1)  # min_Nat
+    edu = value_distances("HS", {"HS": 9 / 23, "Bachelor": 4 / 23, "Master": 8 / 23, "PhD": 2 / 23}, m_edu)
+    assert edu["PhD"] == pytest.approx(1 / 12) and edu["Bachelor"] == pytest.approx(1 / 36)
+    assert edu["Master"] == pytest.approx(1 / 108)
+    assert 1 + nat["China"] + edu["PhD"] == pytest.approx(19 / 12)
+    # the chain's minimum distances, from a table with those cardinalities
+    cols = [np.array(["M", "F"] * 6), np.array(["J", "K", "C"] * 4), np.array(["H", "B", "Ma", "P"] * 3)]
+    model = SDModel(["g", "n", "e"], [False] * 3, cols, 2)
+    assert model.minimum == {0: 1.0, 1: 1.0, 2: pytest.approx(1 / 4)}
+
+
+SD4 = [(25, "M", "Japan", "Flu"), (27, "M", "Korea", "HIV"), (30, "F", "China", "Cold"), (41, "F", "China", "Flu"),
+       (45, "M", "Japan", "Asthma"), (52, "F", "Korea", "Cold"), (28, "M", "Japan", "Flu"), (47, "F", "China", "HIV")]
+SCHEMA = Schema.from_dict({"attributes": [
+    {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+    {"name": "gender", "kind": "nominal", "role": "quasi_identifier"},
+    {"name": "nat", "kind": "nominal", "role": "quasi_identifier"},
+    {"name": "disease", "kind": "nominal", "role": "sensitive"}]})
+
+
+def _model(rows, k):
+    cols = [np.array([r[0] for r in rows], dtype=float), np.array([r[1] for r in rows]), np.array([r[2] for r in rows])]
+    return SDModel(["age", "gender", "nat"], [True, False, False], cols, k)
+
+
+@pytest.mark.parametrize("k, classes, ncp_total, dm", [
+    (3, [[0, 6, 1, 4], [2, 3, 7, 5]], Fraction(13, 27), 32),
+    (2, [[0, 6], [1, 4], [2, 3], [7, 5]], Fraction(73, 324), 16),
+])
+def test_sd_4_full_run(k, classes, ncp_total, dm):
+    model = _model(SD4, k)
+    got = sd_classes(model)
+    assert got == classes
+    assert ncp(model, got) == pytest.approx(float(ncp_total))
+    assert discernibility([len(c) for c in got], k, 8) == dm
+
+
+def test_sd_4_through_the_method():
+    frame = pd.DataFrame(SD4, columns=["age", "gender", "nat", "disease"])
+    result = make_method("sd_k_anonymity", {"k": "3"}).apply(frame, SCHEMA, random_state=0)
+    rows = list(result.table.itertuples(index=False, name=None))
+    assert rows[0] == ("[25,45]", "M", "{Japan,Korea}", "Flu")
+    assert rows[2] == ("[30,52]", "F", "{China,Korea}", "Cold")
+    m = result.metrics
+    assert m["classes"] == 2 and m["k_anonymous"] and m["min_class_size"] == 4
+    assert m["data_utility"] == pytest.approx(14 / 27) and m["discernibility"] == 32
+    assert m["attribute_disclosure"]["disease"]["max"] == pytest.approx(0.5)
+
+
+def test_sd_5_the_loop_builds_the_last_full_class():
+    model = _model(SD4[:6], 3)
+    assert sd_classes(model) == [[0, 1, 4], [2, 3, 5]]
+
+
+def test_sd_6_dm_with_suppression():
+    assert discernibility([3, 3, 2], 3, 8) == 34
+
+
+def test_bad_k():
+    with pytest.raises(InvalidInputError):
+        make_method("sd_k_anonymity", {"k": "1"})
+    frame = pd.DataFrame(SD4, columns=["age", "gender", "nat", "disease"])
+    with pytest.raises(InvalidInputError, match="larger than the number of records"):
+        make_method("sd_k_anonymity", {"k": "9"}).apply(frame, SCHEMA, random_state=0)
+
+
+from conftest import ADULT, adult_schema  # noqa: E402
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
+def test_adult_end_to_end(tmp_path, capsys):
+    import csv
+    import json
+
+    from publisher.cli import main as publisher
+
+    schema = adult_schema(tmp_path)
+    capsys.readouterr()
+    y = tmp_path / "y.csv"
+    assert publisher(["anonymize", "--input", str(ADULT), "--schema", str(schema), "--method", "sd_k_anonymity",
+                      "--param", "k=5", "--seed", "1", "--out", str(y), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["metrics"]
+    assert m["k_anonymous"] and m["min_class_size"] >= 5 and m["max_class_size"] <= 9
+    assert 0 < m["data_utility"] < 1 and m["discernibility"] >= 2000 * 5
+    with y.open() as handle:
+        rows = list(csv.DictReader(handle))
+    qi = ("age", "marital-status", "race", "sex")
+    classes = {}
+    for r in rows:
+        classes[tuple(r[c] for c in qi)] = classes.get(tuple(r[c] for c in qi), 0) + 1
+    assert min(classes.values()) >= 5  # k-anonymous on the published values themselves
