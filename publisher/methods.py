@@ -424,11 +424,12 @@ METHODS: dict[str, type[Method]] = {
 def known_methods() -> dict[str, type[Method]]:
     """Every method by name. The categorical ones live in their own modules (which import this
     one), so they join the registry on first use rather than at import."""
+    from publisher.multi_sensitive import MultiSensitiveGeneralization
     from publisher.random_replacement import RandomAttributeReplacement
     from publisher.randomized_response import RandomizedResponse
     from publisher.sd_anonymity import SDKAnonymity
 
-    for cls in (RandomizedResponse, RandomAttributeReplacement, SDKAnonymity):
+    for cls in (RandomizedResponse, RandomAttributeReplacement, SDKAnonymity, MultiSensitiveGeneralization):
         METHODS.setdefault(cls.name, cls)
     return METHODS
 

@@ -38,14 +38,15 @@ ADULT_OTHERS = ("fnlwgt", "education-num", "capital-gain", "capital-loss", "hour
                 "occupation", "workclass", "relationship", "education")
 
 
-def adult_schema(folder: Path, *, numeric_age: bool = True) -> Path:
-    """A schema of the Adult subset drafted by ``publisher schema``: QIs age (unless dropped), marital
-    status, race and sex; salary class sensitive."""
+def adult_schema(folder: Path, *, numeric_age: bool = True, sensitive: tuple[str, ...] = ("salary-class",),
+                 others: tuple[str, ...] = ADULT_OTHERS) -> Path:
+    """A schema of the Adult subset drafted by ``publisher schema``: by default QIs age (unless dropped),
+    marital status, race and sex, and salary class sensitive."""
     from publisher.cli import main as publisher
 
     out = folder / "adult-schema.json"
-    others = ADULT_OTHERS + (() if numeric_age else ("age",))
-    code = publisher(["schema", "--input", str(ADULT), "--sensitive", "salary-class",
+    others = tuple(others) + (() if numeric_age else ("age",))
+    code = publisher(["schema", "--input", str(ADULT), *[a for c in sensitive for a in ("--sensitive", c)],
                       *[a for c in others for a in ("--other", c)], "--out", str(out)])
     assert code == 0
     return out

@@ -1,0 +1,418 @@
+"""Multiple sensitive attributes: the two-step generalization of paper 002 (Li & Ye; spec/methods.md section 2).
+
+Step one generalizes the quasi-identifiers globally, top-down, along
+generalization hierarchies, while every QI class keeps the alpha requirement
+on each raw sensitive attribute (alpha-QI). Step two masks sensitive values
+inside each class, bottom-up: a value is raised to its parent node together
+with its least populated sibling, until multi-diversity holds with
+leaf-level confidence (alpha-SA, Def. 5-7). The specialization stops at the
+first round whose distortion ratio does not improve.
+
+Hierarchies (section 2.3) are public parameters: a JSON file mapping columns
+to a categorical tree or numeric cut levels; columns without one get the
+fallback (a root over all values, or an equal-frequency binary split).
+Everything is deterministic; only the framework's row shuffle uses the seed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from publisher.methods import Method, MethodResult, _fail, _parse_float, _parse_int
+from verifier.schema import Schema
+
+__all__ = ["Hierarchy", "build_hierarchy", "MultiSensitiveGeneralization", "mask_class", "two_step", "Infeasible"]
+
+
+class Infeasible(Exception):
+    """No generalization meets the requirement."""
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+@dataclass
+class Hierarchy:
+    """A generalization tree: node labels, parents, children in listed order, leaves in pre-order."""
+
+    root: str
+    children: dict[str, list[str]] = field(default_factory=dict)
+    parent: dict[str, str] = field(default_factory=dict)
+    order: dict[str, int] = field(default_factory=dict)  # pre-order position
+    leaf_of: dict[Any, str] = field(default_factory=dict)  # raw value -> leaf label
+
+    def add(self, label: str, parent: str | None) -> None:
+        if label in self.order:
+            raise _fail(f"hierarchy labels must be unique; {label!r} appears twice", "HIERARCHY_INVALID")
+        self.order[label] = len(self.order)
+        self.children.setdefault(label, [])
+        if parent is not None:
+            self.parent[label] = parent
+            self.children[parent].append(label)
+
+    def leaves(self, label: str) -> list[str]:
+        kids = self.children.get(label, [])
+        if not kids:
+            return [label]
+        return [leaf for k in kids for leaf in self.leaves(k)]
+
+    def leaf_count(self, label: str) -> int:
+        return len(self.leaves(label))
+
+    def covers(self, node: str, label: str) -> bool:
+        """Whether ``label`` lies in the subtree of ``node``."""
+        while True:
+            if label == node:
+                return True
+            if label not in self.parent:
+                return False
+            label = self.parent[label]
+
+    def info_loss(self, label: str) -> float:
+        """Eq. 1: ``(leaves(v) - 1) / leaves(root)``; 0 for a leaf."""
+        return (self.leaf_count(label) - 1) / self.leaf_count(self.root)
+
+
+def _categorical(tree: Mapping[str, Any], values: Sequence[Any], on_unknown: str) -> Hierarchy:
+    (root, kids), = tree.items()
+    h = Hierarchy(root=str(root))
+    h.add(str(root), None)
+
+    def walk(node: Any, parent: str) -> None:
+        if isinstance(node, str):
+            h.add(node, parent)
+        elif isinstance(node, dict) and len(node) == 1:
+            (label, sub), = node.items()
+            h.add(str(label), parent)
+            for child in sub:
+                walk(child, str(label))
+        else:
+            raise _fail(f"a hierarchy node is a leaf string or {{label: [children]}}; got {node!r}", "HIERARCHY_INVALID")
+
+    for child in kids:
+        walk(child, h.root)
+    leaves = set(h.leaves(h.root))
+    for v in sorted(set(map(str, values))):
+        if v not in leaves:
+            if on_unknown != "attach_root":
+                raise _fail(f"value {v!r} is not a leaf of its hierarchy", "HIERARCHY_INVALID")
+            h.add(v, h.root)
+        h.leaf_of[v] = v
+    return h
+
+
+def _numeric_cuts(values: np.ndarray, bounds: Sequence[float] | None, cuts: Sequence[Sequence[float]]) -> Hierarchy:
+    lo, hi = (float(bounds[0]), float(bounds[1])) if bounds else (float(values.min()), float(values.max()))
+    closed = not bounds
+
+    def label(a: float, b: float) -> str:
+        return f"[{_num(a)},{_num(b)}]" if closed and b == hi else f"[{_num(a)},{_num(b)})"
+
+    def inside(v: float, a: float, b: float) -> bool:
+        return a <= v < b or (closed and b == hi and v == hi)
+
+    h = Hierarchy(root=label(lo, hi))
+    h.add(h.root, None)
+    level = [(lo, hi, h.root)]
+    points: list[float] = []
+    for cut in cuts:
+        points = sorted(set(points) | {float(c) for c in cut if lo < float(c) < hi})
+        edges = [lo, *points, hi]
+        nxt = []
+        for a, b in zip(edges, edges[1:]):
+            if not any(inside(v, a, b) for v in values):
+                continue  # empty intervals are dropped
+            parent = next(p for (pa, pb, p) in level if pa <= a and b <= pb)
+            lab = label(a, b)
+            if lab != parent:
+                h.add(lab, parent)
+            nxt.append((a, b, lab))
+        level = nxt
+    for v in sorted(set(values.tolist())):
+        parent = next(p for (a, b, p) in level if inside(v, a, b))
+        h.add(_num(v), parent)
+        h.leaf_of[_num(v)] = _num(v)
+    return h
+
+
+def _numeric_fallback(values: np.ndarray) -> Hierarchy:
+    """Equal-frequency recursive binary split (MSA-4); labels ``[v_a,v_b]``, leaves the distinct values."""
+    distinct, counts = np.unique(values, return_counts=True)
+
+    def name(a: int, b: int) -> str:
+        return _num(distinct[a]) if a == b else f"[{_num(distinct[a])},{_num(distinct[b])}]"
+
+    h = Hierarchy(root=name(0, len(distinct) - 1))
+    h.add(h.root, None)
+
+    def split(a: int, b: int, label: str) -> None:
+        if a == b:
+            h.leaf_of[_num(distinct[a])] = label
+            return
+        best, where = None, a
+        for s in range(a, b):
+            gap = abs(int(counts[a : s + 1].sum()) - int(counts[s + 1 : b + 1].sum()))
+            if best is None or gap < best:
+                best, where = gap, s
+        for lo, hi in ((a, where), (where + 1, b)):
+            child = name(lo, hi)
+            h.add(child, label)
+            split(lo, hi, child)
+
+    split(0, len(distinct) - 1, h.root)
+    return h
+
+
+def build_hierarchy(spec: Mapping[str, Any] | None, values: Sequence[Any], numeric: bool, *,
+                    on_unknown: str = "error") -> Hierarchy:
+    """A column's hierarchy from its spec (section 2.3), or the fallback."""
+    if numeric:
+        arr = np.asarray(values, dtype=float)
+        if spec is None:
+            return _numeric_fallback(arr)
+        if spec.get("type") != "numeric":
+            raise _fail("a numeric column needs a hierarchy of type numeric", "HIERARCHY_INVALID")
+        return _numeric_cuts(arr, spec.get("bounds"), spec.get("cuts", []))
+    if spec is None:
+        observed = sorted(set(map(str, values)))
+        return _categorical({"*": observed}, observed, "error")
+    if spec.get("type") != "categorical":
+        raise _fail("a categorical column needs a hierarchy of type categorical", "HIERARCHY_INVALID")
+    return _categorical(spec["tree"], values, on_unknown)
+
+
+# ----------------------------------------------------------------------------- checks with masked values
+
+
+def _conf(group: Sequence[str], h: Hierarchy) -> dict[str, float]:
+    """Leaf-level confidence (Def. 7): a published node with N leaves gives 1/N to each."""
+    out: dict[str, float] = {}
+    for node in group:
+        leaves = h.leaves(node)
+        for leaf in leaves:
+            out[leaf] = out.get(leaf, 0.0) + 1.0 / len(leaves)
+    return {leaf: c / len(group) for leaf, c in out.items()}
+
+
+def _violations(rows: list[list[str]], sens: list[Hierarchy], alpha: float) -> list[tuple]:
+    """(conf, i, group key, leaf) for every Q&S group of these rows (one QI class) above alpha."""
+    found = []
+    m = len(sens)
+    for i in range(m):
+        groups: dict[tuple, list[str]] = {}
+        for r in rows:
+            key = tuple(r[j] for j in range(m) if j != i)
+            groups.setdefault(key, []).append(r[i])
+        for key, members in groups.items():
+            for leaf, c in _conf(members, sens[i]).items():
+                if c > alpha + 1e-12:
+                    found.append((c, i, key, leaf))
+    return found
+
+
+def mask_class(rows: list[list[str]], sens: list[Hierarchy], alpha: float) -> list[dict[str, Any]]:
+    """MaskClass (section 2.5): raise SA values in one QI class until MD(alpha) holds; rows change in place.
+
+    Returns the masking log; raises :class:`Infeasible` when a violation reaches a root.
+    """
+    log = []
+    m = len(sens)
+    while True:
+        found = _violations(rows, sens, alpha)
+        if not found:
+            return log
+        c, i, key, leaf = min(found, key=lambda f: (-f[0], f[1], tuple(map(str, f[2])), sens[f[1]].order[f[3]]))
+        h = sens[i]
+        members = [r[i] for r in rows if tuple(r[j] for j in range(m) if j != i) == key]
+        covering = [v for v in set(members) if leaf in h.leaves(v)]
+        v = min(covering, key=lambda n: (h.leaf_count(n), h.order[n]))
+        if v == h.root:
+            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {c:.3f} even at the root")
+        p = h.parent[v]
+        siblings = [s for s in h.children[p] if s != v]
+        company = min(siblings, key=lambda s: (sum(h.covers(s, r[i]) for r in rows), h.order[s])) if siblings else None
+        changed = 0
+        for r in rows:
+            if h.covers(v, r[i]) or (company is not None and h.covers(company, r[i])):
+                r[i] = p
+                changed += 1
+        log.append({"attribute": i, "value": v, "company": company, "parent": p, "tuples": changed, "confidence": c})
+
+
+@dataclass
+class TwoStepResult:
+    qi: list[list[str]]
+    sa: list[list[str]]
+    cuts: list[list[str]]
+    qi_dr: float
+    sa_dr: float
+    rounds: list[float]
+    log: list[dict[str, Any]]
+
+    @property
+    def dr(self) -> float:
+        return self.qi_dr + self.sa_dr
+
+
+def _apply(raw_qi: list[list[str]], hier: list[Hierarchy], cuts: list[list[str]]) -> list[list[str]]:
+    out = []
+    for row in raw_qi:
+        out.append([next(c for c in cut if h.covers(c, h.leaf_of[v])) for v, h, cut in zip(row, hier, cuts)])
+    return out
+
+
+def _alpha_qi(qi_rows: list[list[str]], raw_sa: list[list[str]], alpha: float, k: int | None) -> bool:
+    classes: dict[tuple, list[int]] = {}
+    for t, r in enumerate(qi_rows):
+        classes.setdefault(tuple(r), []).append(t)
+    for members in classes.values():
+        if k is not None and len(members) < k:
+            return False
+        for i in range(len(raw_sa[0]) if raw_sa else 0):
+            values = [raw_sa[t][i] for t in members]
+            top = max(values.count(v) for v in set(values))
+            if top / len(values) > alpha + 1e-12:
+                return False
+    return True
+
+
+def _mask_all(qi_rows, raw_sa, sens, alpha):
+    sa = [list(r) for r in raw_sa]
+    classes: dict[tuple, list[int]] = {}
+    for t, r in enumerate(qi_rows):
+        classes.setdefault(tuple(r), []).append(t)
+    log = []
+    for key in sorted(classes, key=lambda k: tuple(map(str, k))):
+        rows = [sa[t] for t in classes[key]]
+        for entry in mask_class(rows, sens, alpha):
+            log.append({"class": list(key), **entry})
+    return sa, log
+
+
+def _dr(qi_rows, sa_rows, qh, sh) -> tuple[float, float]:
+    n = len(qi_rows)
+    qi = sum(h.info_loss(v) for r in qi_rows for v, h in zip(r, qh)) / (n * len(qh)) if qh else 0.0
+    sa = sum(h.info_loss(v) for r in sa_rows for v, h in zip(r, sh)) / (n * len(sh)) if sh else 0.0
+    return qi, sa
+
+
+def two_step(raw_qi: list[list[str]], raw_sa: list[list[str]], qh: list[Hierarchy], sh: list[Hierarchy],
+             alpha_qi: float, alpha_sa: float, k: int | None = None, max_rounds: int | None = None) -> TwoStepResult:
+    """The greedy two-step algorithm (Fig. 2, made deterministic; spec section 2.5)."""
+    for h in sh:
+        if alpha_sa < 1.0 / h.leaf_count(h.root) - 1e-12:
+            raise Infeasible(f"alpha_sa {alpha_sa:g} is below 1/{h.leaf_count(h.root)}, the most a root can spread")
+    cuts = [[h.root] for h in qh]
+    qi_rows = _apply(raw_qi, qh, cuts)
+    if not _alpha_qi(qi_rows, raw_sa, alpha_qi, k):
+        raise Infeasible("alpha-QI fails even with every quasi-identifier fully generalized")
+    sa_rows, log = _mask_all(qi_rows, raw_sa, sh, alpha_sa)
+    best = (qi_rows, sa_rows, [list(c) for c in cuts], log)
+    best_dr = sum(_dr(qi_rows, sa_rows, qh, sh))
+    rounds = [best_dr]
+    while max_rounds is None or len(rounds) <= max_rounds:
+        candidates = []
+        for q, (h, cut) in enumerate(zip(qh, cuts)):
+            for node in cut:
+                if h.children.get(node):
+                    score = sum(h.covers(node, h.leaf_of[r[q]]) for r in raw_qi)
+                    candidates.append((-score, q, h.order[node], node))
+        chosen = None
+        for _, q, _, node in sorted(candidates):
+            trial = [list(c) for c in cuts]
+            at = trial[q].index(node)
+            trial[q][at : at + 1] = qh[q].children[node]
+            rows = _apply(raw_qi, qh, trial)
+            if not _alpha_qi(rows, raw_sa, alpha_qi, k):
+                continue
+            try:
+                masked, trial_log = _mask_all(rows, raw_sa, sh, alpha_sa)
+            except Infeasible:
+                continue
+            chosen = (rows, masked, trial, trial_log)
+            break
+        if chosen is None:
+            break
+        dr = sum(_dr(chosen[0], chosen[1], qh, sh))
+        if dr < best_dr - 1e-12:
+            best, best_dr, cuts = chosen, dr, chosen[2]
+            rounds.append(dr)
+        else:
+            break
+    qi_dr, sa_dr = _dr(best[0], best[1], qh, sh)
+    return TwoStepResult(best[0], best[1], best[2], qi_dr, sa_dr, rounds, best[3])
+
+
+def _parse_path(name: str, text: str) -> str:
+    return text
+
+
+class MultiSensitiveGeneralization(Method):
+    """Two-step generalization for several sensitive attributes (paper 002).
+
+    Parameters: ``alpha_qi`` and ``alpha_sa`` in (0, 1) (default 0.5),
+    ``hierarchies`` (a JSON file, section 2.3; columns without one get the
+    fallback), ``k`` (optional minimum class size). Deterministic; only the
+    row shuffle uses the seed. Published values are hierarchy node labels.
+    """
+
+    name = "multi_sensitive_generalization"
+    kinds = ("numeric", "ordinal", "nominal")
+    parsers = {"alpha_qi": _parse_float, "alpha_sa": _parse_float, "hierarchies": _parse_path, "k": _parse_int}
+    seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
+
+    def __init__(self, *, alpha_qi: float = 0.5, alpha_sa: float = 0.5, hierarchies: str | Mapping | None = None,
+                 k: int | None = None, allow_degenerate: bool = False):
+        for name, a in (("alpha_qi", alpha_qi), ("alpha_sa", alpha_sa)):
+            if not (isinstance(a, (int, float)) and 0 < a < 1):
+                raise _fail(f"multi_sensitive_generalization: {name} lies in (0, 1). Got {a!r}.")
+        if k is not None and (isinstance(k, bool) or k < 2):
+            raise _fail(f"multi_sensitive_generalization: k is an integer >= 2. Got {k!r}.")
+        if isinstance(hierarchies, (str, Path)):
+            try:
+                hierarchies = json.loads(Path(hierarchies).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise _fail(f"multi_sensitive_generalization: cannot read the hierarchy file {hierarchies}: {exc}",
+                            "HIERARCHY_INVALID") from None
+        self.alpha_qi, self.alpha_sa, self.k = float(alpha_qi), float(alpha_sa), k
+        self.hierarchies = dict(hierarchies or {})
+
+    def parameters(self) -> dict[str, Any]:
+        return {"alpha_qi": self.alpha_qi, "alpha_sa": self.alpha_sa, "k": self.k, "hierarchies": self.hierarchies}
+
+    def apply(self, table: pd.DataFrame, schema: Schema, *, random_state, original=None) -> MethodResult:
+        qi = [a for a in schema.attributes if a.role == "quasi_identifier"]
+        sa = [a for a in schema.attributes if a.role == "sensitive"]
+        if not qi or not sa:
+            raise _fail("multi_sensitive_generalization needs quasi-identifiers and sensitive attributes",
+                        "METHOD_NOT_APPLICABLE")
+        if any(a.kind == "numeric" for a in sa):
+            raise _fail("multi_sensitive_generalization masks categorical sensitive attributes only",
+                        "METHOD_NOT_APPLICABLE")
+        qh = [build_hierarchy(self.hierarchies.get(a.name), table[a.name].tolist(), a.kind == "numeric") for a in qi]
+        sh = [build_hierarchy(self.hierarchies.get(a.name), table[a.name].tolist(), False) for a in sa]
+        raw_qi = [[h.leaf_of[_num(v) if a.kind == "numeric" else str(v)] for v, h, a in zip(row, qh, qi)]
+                  for row in table[[a.name for a in qi]].itertuples(index=False, name=None)]
+        raw_sa = [[str(v) for v in row] for row in table[[a.name for a in sa]].itertuples(index=False, name=None)]
+        try:
+            result = two_step(raw_qi, raw_sa, qh, sh, self.alpha_qi, self.alpha_sa, self.k)
+        except Infeasible as exc:
+            raise _fail(f"multi_sensitive_generalization: {exc}", "TARGET_INFEASIBLE") from None
+        out = table.copy()
+        for j, a in enumerate(qi):
+            out[a.name] = [r[j] for r in result.qi]
+        for j, a in enumerate(sa):
+            out[a.name] = [r[j] for r in result.sa]
+        return MethodResult(out, {
+            "cuts": {a.name: c for a, c in zip(qi, result.cuts)},
+            "qi_distortion_ratio": result.qi_dr, "sa_distortion_ratio": result.sa_dr,
+            "distortion_ratio": result.dr, "rounds": result.rounds, "masking_steps": len(result.log),
+        })
