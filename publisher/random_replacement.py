@@ -17,8 +17,10 @@ same table on every platform and tests can check published vectors:
 
 Metrics (aggregates only; spec section 3.3): probabilistic anonymity Pa
 (Prop. 7, Eq. 1), c-amplification (Def. 8) and the exact prior-knowledge
-posterior (Eq. 6; Prop. 10's bound is not valid in general), and the relative
-bias of counting queries (Prop. 12) with its exact variance.
+posterior (Eq. 6; Prop. 10's bound is not valid in general), the relative
+bias of counting queries (Prop. 12) with its exact variance, and the
+query-based utility of section 7.2 (a public workload seed; the estimators of
+Eq. 12-13 for generalized and permuted comparators).
 """
 
 from __future__ import annotations
@@ -47,6 +49,10 @@ __all__ = [
     "c_amplification",
     "max_posterior",
     "bias_and_variance",
+    "answer_generalized",
+    "answer_anatomy",
+    "query_workload",
+    "query_relative_errors",
 ]
 
 
@@ -211,11 +217,15 @@ class RandomAttributeReplacement(Method):
 
     name = "random_attribute_replacement"
     kinds = ("numeric", "ordinal", "nominal")
-    parsers = {"k": _parse_int, "p": _parse_p, "attributes": _parse_names}
+    parsers = {"k": _parse_int, "p": _parse_p, "attributes": _parse_names, "n_queries": _parse_int,
+               "eval_seed": _parse_int}
     seed_use = "which attributes each record re-draws, and the values drawn"
 
     def __init__(self, *, k: int = 1, p: str | Sequence[float] = "optimal", attributes: Sequence[str] | None = None,
-                 allow_degenerate: bool = False):
+                 n_queries: int = 200, eval_seed: int = 0, allow_degenerate: bool = False):
+        if n_queries < 1 or eval_seed < 0:
+            raise _fail("random_attribute_replacement: n_queries >= 1 and a non-negative eval_seed")
+        self.n_queries, self.eval_seed = int(n_queries), int(eval_seed)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise _fail(f"random_attribute_replacement: k must be a positive integer. Got {k!r}.")
         if isinstance(p, str):
@@ -231,7 +241,7 @@ class RandomAttributeReplacement(Method):
 
     def parameters(self) -> dict[str, Any]:
         return {"k": self.k, "p": self.p if isinstance(self.p, str) else list(self.p),
-                "p_used": self._p_used, "attributes": list(self.attributes) if self.attributes is not None else None}
+                "p_used": self._p_used, "n_queries": self.n_queries, "eval_seed": self.eval_seed, "attributes": list(self.attributes) if self.attributes is not None else None}
 
     def apply(self, table: pd.DataFrame, schema: Schema, *, random_state, original=None) -> MethodResult:
         rng = as_generator(random_state)
@@ -277,8 +287,92 @@ class RandomAttributeReplacement(Method):
                 support[r] = support.get(r, 0.0) + 1.0 / n
             posts = [max(max_posterior(q, support, dists, p).values(), default=0.0) for q in distinct]
             metrics["max_posterior"] = {"max": float(np.max(posts)), "mean": float(np.mean(posts))}
+        sens = [a.name for a in schema.attributes if a.role == "sensitive"]
+        if sens:
+            s_col = table[sens[0]].tolist()
+            work = query_workload(rows, s_col, dims=range(1, m + 1), n_queries=self.n_queries, eval_seed=self.eval_seed)
+            metrics["query_relative_error"] = {
+                "sensitive": sens[0], "eval_seed": self.eval_seed, "queries_per_dimension": self.n_queries,
+                "by_dimension": {str(j): e for j, e in query_relative_errors(rows, new_rows, s_col, work).items()}}
         combos = sorted(set(rows), key=str)
         biases = [abs(bias_and_variance(rows, dists, p, self.k, dict(enumerate(q)))[0]) for q in combos[:200]]
         metrics["relative_bias_full_combinations"] = {"max": float(np.max(biases)), "mean": float(np.mean(biases)),
                                                       "combinations": len(biases)}
         return MethodResult(out, metrics)
+
+
+# ----------------------------------------------------------------------------- query-based utility (section 3.3, paper 7.2)
+
+
+def answer_generalized(groups: Sequence[Mapping[str, Any]], query: Mapping[str, set], sensitive: str,
+                       s_values: set) -> float:
+    """Eq. 12: a generalized or l-diverse release's estimate of a count query.
+
+    ``groups``: each ``{"covers": {attr: set of original values covered}, "sensitive": [values]}``;
+    the estimate assumes the QI values spread uniformly over what the group covers.
+    """
+    total = 0.0
+    for g in groups:
+        hits = sum(v in s_values for v in g["sensitive"])
+        share = 1.0
+        for attr, wanted in query.items():
+            covered = g["covers"][attr]
+            share *= len(wanted & covered) / len(covered)
+        total += hits * share
+    return total
+
+
+def answer_anatomy(groups: Sequence[Mapping[str, Any]], query: Mapping[str, set], s_values: set) -> float:
+    """Eq. 13: a permuted (Anatomy) release's estimate: ``sum_p #_p(R_s) #_p(QI rows matching) / |p|``."""
+    total = 0.0
+    for g in groups:
+        rows = g["rows"]  # the group's QI rows, as {attr: value}
+        hits = sum(v in s_values for v in g["sensitive"])
+        matching = sum(all(r[a] in wanted for a, wanted in query.items()) for r in rows)
+        total += hits * matching / len(rows)
+    return total
+
+
+def query_workload(rows: Sequence[Sequence[Any]], sensitive: Sequence[Any], *, dims: Sequence[int],
+                   n_queries: int, eval_seed: int) -> list[tuple[int, dict[int, set], set]]:
+    """Count queries of paper 004 section 7.2 with their own public seed.
+
+    For each dimension j: j QIs chosen without replacement; for each chosen QI
+    and for S, a size b uniform in 1..|domain| and b values without
+    replacement from the sorted domain. A query with a true answer of 0 is drawn
+    again (at most 100 tries).
+    """
+    rng = np.random.default_rng(eval_seed)
+    m = len(rows[0]) if rows else 0
+    domains = [sorted(set(r[i] for r in rows), key=str) for i in range(m)]
+    s_domain = sorted(set(sensitive), key=str)
+    out = []
+    for j in dims:
+        for _ in range(n_queries):
+            for _try in range(100):
+                attrs = rng.choice(m, size=j, replace=False)
+                query = {int(a): set(rng.choice(np.array(domains[a], dtype=object),
+                                                size=int(rng.integers(1, len(domains[a]) + 1)), replace=False))
+                         for a in attrs}
+                s_values = set(rng.choice(np.array(s_domain, dtype=object),
+                                          size=int(rng.integers(1, len(s_domain) + 1)), replace=False))
+                if _count(rows, sensitive, query, s_values) > 0:
+                    break
+            out.append((j, query, s_values))
+    return out
+
+
+def _count(rows, sensitive, query, s_values) -> int:
+    return sum(all(r[a] in wanted for a, wanted in query.items()) and s in s_values for r, s in zip(rows, sensitive))
+
+
+def query_relative_errors(original: Sequence[Sequence[Any]], released: Sequence[Sequence[Any]],
+                          sensitive: Sequence[Any], workload) -> dict[int, float]:
+    """Mean relative error ``|Ans(D) - Ans(D')| / Ans(D)`` per dimension, D' answered by direct counts."""
+    errors: dict[int, list[float]] = {}
+    for j, query, s_values in workload:
+        truth = _count(original, sensitive, query, s_values)
+        if truth == 0:
+            continue
+        errors.setdefault(j, []).append(abs(truth - _count(released, sensitive, query, s_values)) / truth)
+    return {j: float(np.mean(e)) for j, e in errors.items()}

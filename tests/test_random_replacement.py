@@ -161,7 +161,39 @@ def test_adult_end_to_end(tmp_path, capsys):
     assert metrics["attributes"] == ["marital-status", "race", "sex"]
     assert 1 < metrics["Pa"] <= metrics["Pa_max"] + 1e-9
     assert 0 < metrics["max_posterior"]["max"] <= 1 and metrics["c_amplification"]["max"] >= 1
+    errors = metrics["query_relative_error"]["by_dimension"]
+    assert set(errors) == {"1", "2", "3"} and all(0 < e for e in errors.values())
     assert publisher(["assess", "--original", str(ADULT), "--anonymized", str(y), "--schema", str(schema),
                       "--paired", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["attribute_disclosure"]["salary-class"]["mode"] == "group"
+
+
+def test_ra_8_query_estimators():
+    from publisher.random_replacement import answer_anatomy, answer_generalized
+
+    g1 = [("a1", "b1", "x"), ("a2", "b1", "y"), ("a1", "b2", "x")]
+    g2 = [("a3", "b2", "x"), ("a3", "b1", "y"), ("a2", "b2", "x")]
+    generalized = [{"covers": {"A": {"a1", "a2"}, "B": {"b1", "b2"}}, "sensitive": [r[2] for r in g1]},
+                   {"covers": {"A": {"a2", "a3"}, "B": {"b1", "b2"}}, "sensitive": [r[2] for r in g2]}]
+    anatomy = [{"rows": [{"A": r[0], "B": r[1]} for r in g], "sensitive": [r[2] for r in g]} for g in (g1, g2)]
+    q1 = {"A": {"a1", "a3"}, "B": {"b1"}}
+    assert answer_generalized(generalized, q1, "S", {"x"}) == pytest.approx(1.0)  # true answer 1: error 0
+    assert answer_anatomy(anatomy, q1, {"x"}) == pytest.approx(4 / 3)  # error 1/3
+    q2 = {"A": {"a1"}}
+    assert answer_generalized(generalized, q2, "S", {"x"}) == pytest.approx(1.0)  # true 2: error 1/2
+    assert answer_anatomy(anatomy, q2, {"x"}) == pytest.approx(4 / 3)  # error 1/3
+
+
+def test_query_workload_and_errors():
+    from publisher.random_replacement import query_relative_errors, query_workload
+
+    rng = np.random.default_rng(1)
+    rows = [(f"a{rng.integers(3)}", f"b{rng.integers(2)}") for _ in range(200)]
+    s = [f"s{rng.integers(3)}" for _ in range(200)]
+    work = query_workload(rows, s, dims=[1, 2], n_queries=50, eval_seed=3)
+    assert len(work) == 100 and work == query_workload(rows, s, dims=[1, 2], n_queries=50, eval_seed=3)
+    assert query_relative_errors(rows, rows, s, work) == {1: 0.0, 2: 0.0}
+    released, _ = replace(rows, distributions(rows), np.array([.5, .5]), 1, iter(rng.random(400)))
+    errors = query_relative_errors(rows, released, s, work)
+    assert 0 < errors[1] < 1 and 0 < errors[2]
