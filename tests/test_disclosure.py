@@ -210,3 +210,42 @@ def test_assessment_risk_of_an_unchanged_release_is_the_baseline():
     out = attribute_disclosure(x, x, schema)["pay"]
     assert out["tolerance"] == pytest.approx(5.0)
     assert out["max"] == pytest.approx(1.0) and out["mean"] == pytest.approx((2 / 3 + 2 / 3 + 1 / 3 + 1) / 4)
+
+
+def test_a_subjects_own_risk_from_the_release():
+    from verifier.assessment import attribute_disclosure, record_disclosure
+    from verifier.schema import Schema
+
+    rows = [(g, d) for (g, d), n in np.ndenumerate(np.array([[8, 40, 12], [12, 20, 8]])) for _ in range(n)]
+    y = np.array(rows, dtype=float)
+    schema = Schema.from_dict({"attributes": [
+        {"name": "g", "kind": "nominal", "role": "quasi_identifier", "categories": ["M", "F"]},
+        {"name": "s", "kind": "nominal", "role": "sensitive", "categories": ["C", "F", "O"]}]})
+    # unchanged release: a female with cancer shares her value with 12 of the 20 + 12 + 8 = 40 women
+    mine = record_disclosure(y, schema, np.array([1.0, 0.0]))["s"]
+    assert mine == {"mode": "group", "risk": pytest.approx(0.3), "candidates": 40, "best_guess": 1.0}
+    # every record's own risk is what the protector's assessment averages
+    each = [record_disclosure(y, schema, r)["s"]["risk"] for r in y]
+    assert np.mean(each) == pytest.approx(attribute_disclosure(y, y, schema)["s"]["mean"])
+    # a randomized response release: the closed form on the distribution estimated from the release;
+    # with the exact expected table as release the estimate is the truth, so it is T1b-hyp's value
+    lam = kron_matvec([keep_matrix(2, .8), keep_matrix(3, .7)], T1B)
+    counts = np.rint(lam * 10_000).astype(int)
+    y_rr = np.array([(g, d) for (g, d), n in np.ndenumerate(counts) for _ in range(n)], dtype=float)
+    rr = record_disclosure(y_rr, schema, np.array([1.0, 0.0]), keep_probabilities={"g": .8, "s": .7})["s"]
+    assert rr["mode"] == "randomized_response" and rr["risk"] == pytest.approx(0.0931, abs=2e-3)
+
+
+def test_a_subjects_own_risk_with_numeric_quasi_identifiers():
+    from verifier.assessment import attribute_disclosure, record_disclosure
+    from verifier.schema import Schema
+
+    rng = np.random.default_rng(8)
+    x = np.column_stack([rng.normal(size=300), rng.integers(0, 3, size=300)]).astype(float)
+    y = x + np.column_stack([rng.normal(scale=0.3, size=300), np.zeros(300)])
+    schema = Schema.from_dict({"attributes": [
+        {"name": "a", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "s", "kind": "nominal", "role": "sensitive", "categories": ["p", "q", "r"]}]})
+    each = [record_disclosure(y, schema, r)["s"] for r in x]
+    assert {e["mode"] for e in each} == {"permutation"}
+    assert np.mean([e["risk"] for e in each]) == pytest.approx(attribute_disclosure(x, y, schema)["s"]["mean"])
