@@ -145,7 +145,14 @@ def _cmd_assess(args: argparse.Namespace) -> int:
     if args.samples < 1:
         raise UsageError(f"--samples must be at least 1, got {args.samples}")
     x, schema = _load_input(args.original, args.schema)
-    y = read_table(args.anonymized, schema)
+    if args.generalized or args.hierarchies:
+        return _assess_generalized(args, x, schema)
+    try:
+        y = read_table(args.anonymized, schema)
+    except InvalidInputError as exc:
+        if exc.reason in ("VALUE_NOT_NUMERIC", "CATEGORY_UNKNOWN"):
+            exc.message += " (a generalized release, such as sd_k_anonymity's? add --generalized)"
+        raise
     if x.n_records != y.n_records:
         raise InvalidInputError(
             f"has {y.n_records} records and the original {x.n_records}; a release has one row per subject",
@@ -159,6 +166,50 @@ def _cmd_assess(args: argparse.Namespace) -> int:
         _print_json(out)
     else:
         _print_assessment(out, args)
+    return 0
+
+
+def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
+    """SPEC sections 6 and 8 for a generalized release: k, NCP, DM, DR, group-based disclosure."""
+    from verifier.generalized import assess_generalized
+    from verifier.io import read_csv_cells
+
+    header, columns = read_csv_cells(args.anonymized)
+    missing = [n for n in schema.names if n not in header]
+    if missing:
+        raise InvalidInputError(f"column {missing[0]!r} of the schema is not in the file", path=args.anonymized,
+                                reason="COLUMN_MISSING")
+    published = {h: col for h, col in zip(header, columns)}
+    if len(published[schema.names[0]]) != x.n_records:
+        raise InvalidInputError(f"has {len(published[schema.names[0]])} records and the original {x.n_records}",
+                                path=args.anonymized, reason="SHAPE_MISMATCH")
+    frame = x.to_frame()
+    hierarchies = None
+    if args.hierarchies:
+        from verifier._json import StrictJSONError, loads_strict
+
+        try:
+            hierarchies = loads_strict(Path(args.hierarchies).read_bytes())
+        except (OSError, StrictJSONError) as exc:
+            raise InvalidInputError(f"cannot read the hierarchies: {exc}", path=args.hierarchies,
+                                    reason="HIERARCHY_INVALID") from None
+    result = assess_generalized({n: frame[n].tolist() for n in schema.names}, published, schema,
+                                hierarchies=hierarchies)
+    out = {"generalized": True, "attributes": schema.names, **result}
+    if args.json:
+        _print_json(out)
+        return 0
+    print(f"Assessment of the generalized release {args.anonymized} against {args.original}: "
+          f"{result['n_records']} records ({result['note']})")
+    print(f"  k = {result['k']} ({result['classes']} classes of identical published QI values)")
+    print(f"  NCP {_fmt(result['ncp'], 3)}, data utility {_fmt(result['data_utility'], 3)}, "
+          f"discernibility DM {result['discernibility']}")
+    for key in ("qi_distortion_ratio", "sa_distortion_ratio"):
+        if key in result:
+            print(f"  {key.replace('_', ' ')}: {_fmt(result[key], 3)}")
+    for name, r in result["attribute_disclosure"].items():
+        print(f"  attribute disclosure of {name} (group-based, {_fmt(r['mean_candidates'], 3)} candidates on "
+              f"average): max {_fmt(r['max'], 3)}, mean {_fmt(r['mean'], 3)}")
     return 0
 
 
@@ -447,6 +498,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="enumerate every random record when n^m is at most N (default 1000000)")
     p.add_argument("--intruder-seed", type=int, default=0, metavar="N",
                    help="the intruder's own randomness (public; default 0)")
+    p.add_argument("--generalized", action="store_true",
+                   help="Y holds generalized values ([25,45], {a,b}, hierarchy nodes): k, NCP, DM and group-based "
+                   "disclosure instead of ranks")
+    p.add_argument("--hierarchies", metavar="FILE",
+                   help="the hierarchy file the release was generalized with (implies --generalized; adds DR)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     p.set_defaults(func=_cmd_assess)
 

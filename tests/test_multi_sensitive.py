@@ -153,3 +153,9 @@ def test_adult_end_to_end(tmp_path, capsys):
     assert m["rounds"] == sorted(m["rounds"], reverse=True) and len(m["rounds"]) > 2
     assert m["distortion_ratio"] == pytest.approx(m["rounds"][-1]) and m["distortion_ratio"] < 0.5
     assert set(m["cuts"]) == {"age", "sex"}
+    assert publisher(["assess", "--original", str(ADULT), "--anonymized", str(y), "--schema", str(schema),
+                      "--generalized", "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert set(a["attribute_disclosure"]) == {"salary-class", "relationship"}
+    # the release keeps alpha-SA = 0.7 at the leaf level for every record's candidates
+    assert all(r["max"] <= 0.7 + 1e-9 for r in a["attribute_disclosure"].values())

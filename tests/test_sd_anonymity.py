@@ -124,3 +124,11 @@ def test_adult_end_to_end(tmp_path, capsys):
     for r in rows:
         classes[tuple(r[c] for c in qi)] = classes.get(tuple(r[c] for c in qi), 0) + 1
     assert min(classes.values()) >= 5  # k-anonymous on the published values themselves
+    # the plain assessment refuses generalized cells with a hint; --generalized assesses them
+    assert publisher(["assess", "--original", str(ADULT), "--anonymized", str(y), "--schema", str(schema)]) == 3
+    assert "add --generalized" in capsys.readouterr().err
+    assert publisher(["assess", "--original", str(ADULT), "--anonymized", str(y), "--schema", str(schema),
+                      "--generalized", "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert a["k"] >= 5 and a["data_utility"] == pytest.approx(m["data_utility"])
+    assert a["attribute_disclosure"]["salary-class"]["mode"] == "group"

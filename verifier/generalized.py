@@ -1,0 +1,194 @@
+"""Assessing generalized releases: k-anonymous, l-diverse and masked tables (SPEC sections 6 and 8).
+
+A generalized cell stands for a set of original values:
+
+- ``[25,45]`` (closed) or ``[20,40)`` (half-open) for a numeric attribute;
+- ``{Japan,Korea}`` for a set of categories;
+- a hierarchy node label (``Government``, ``*``), its leaves, when the column
+  has a hierarchy (``verifier.hierarchy``);
+- a plain value for itself.
+
+Ranks are not defined for such cells, so permutation distance and the
+intruder's test do not apply. What does (SPEC section 6 mode 2, section 8,
+spec/methods.md 1.4 and 2.4):
+
+- the group-based attribute disclosure risk of every original record: its
+  candidates are the released records whose published QI values contain
+  hers; the risk is the share of them whose published sensitive value is
+  hers, a masked value counting 1/N for each of its N leaves;
+- k, the smallest number of records sharing published QI values;
+- NCP with Xu's convention and Data Utility = 1 - NCP; the discernibility DM;
+- with hierarchies, the distortion ratios QI.DR and SA.DR (Eq. 1-5).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from verifier.errors import InvalidInputError
+from verifier.hierarchy import Hierarchy, build_hierarchy, number_label
+from verifier.schema import Schema
+
+__all__ = ["Cell", "parse_cell", "assess_generalized"]
+
+_INTERVAL = re.compile(r"\[\s*([^,\s]+)\s*,\s*([^\]\)\s]+)\s*([\]\)])")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What a published cell covers: an interval ``[lo, hi]`` (``hi`` open if ``open_hi``) or a set of values."""
+
+    lo: float | None = None
+    hi: float | None = None
+    open_hi: bool = False
+    values: frozenset[str] | None = None
+
+    def contains(self, value: Any) -> bool:
+        if self.values is not None:
+            return str(value) in self.values or (isinstance(value, (int, float)) and number_label(value) in self.values)
+        v = float(value)
+        return self.lo <= v and (v < self.hi if self.open_hi else v <= self.hi)
+
+
+def parse_cell(text: str, numeric: bool, hierarchy: Hierarchy | None = None) -> Cell:
+    """Read one published cell (see the module's list); a bad cell raises InvalidInputError."""
+    text = text.strip()
+    if hierarchy is not None and text in hierarchy.order:
+        return Cell(values=frozenset(hierarchy.leaves(text)))
+    if numeric:
+        m = _INTERVAL.fullmatch(text)
+        try:
+            if m:
+                return Cell(lo=float(m.group(1)), hi=float(m.group(2)), open_hi=m.group(3) == ")")
+            v = float(text)
+            return Cell(lo=v, hi=v)
+        except ValueError:
+            raise InvalidInputError(f"{text!r} is neither a number nor an interval [a,b]", reason="VALUE_NOT_NUMERIC") from None
+    if text.startswith("{") and text.endswith("}"):
+        return Cell(values=frozenset(t.strip() for t in text[1:-1].split(",")))
+    return Cell(values=frozenset([text]))
+
+
+def _size(cell: Cell, column: np.ndarray, numeric: bool) -> tuple[float, int]:
+    """(covered fraction of the range, number of distinct original values covered)."""
+    if numeric:
+        span = float(column.max() - column.min())
+        if cell.values is None:
+            width = cell.hi - cell.lo
+        else:  # a hierarchy node: the numbers it covers
+            covered = [float(v) for v in cell.values]
+            width = max(covered) - min(covered)
+        return (width / span if span > 0 else 0.0), 0
+    return 0.0, len(cell.values or ())
+
+
+def assess_generalized(
+    original: Mapping[str, Sequence[Any]],
+    published: Mapping[str, Sequence[str]],
+    schema: Schema,
+    *,
+    hierarchies: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Assess a generalized release against its original, both as columns of text (rows paired or not).
+
+    ``original`` cells are the original values; ``published`` cells the
+    released text. Records are matched by content, so the rows need not be paired.
+    """
+    attrs = list(schema.attributes)
+    # Each column is read through its hierarchy, or through the fallback the publisher used where it
+    # had none (a root "*" over every value; an equal-frequency split of numbers): both follow from
+    # the original values alone. A "*" then covers every value, as it should.
+    hier = {}
+    for a in attrs:
+        if a.role not in ("quasi_identifier", "sensitive"):
+            continue
+        spec = (hierarchies or {}).get(a.name)
+        values = [float(v) for v in original[a.name]] if a.kind == "numeric" else list(original[a.name])
+        hier[a.name] = build_hierarchy(spec, values, a.kind == "numeric")
+    n = len(next(iter(original.values()))) if original else 0
+    qi = [a for a in attrs if a.role == "quasi_identifier"]
+    sens = [a for a in attrs if a.role == "sensitive"]
+    cells = {a.name: [parse_cell(str(t), a.kind == "numeric", hier.get(a.name)) for t in published[a.name]]
+             for a in attrs if a.role in ("quasi_identifier", "sensitive")}
+    # classes of identical published QI values
+    keys = [tuple(str(published[a.name][t]).strip() for a in qi) for t in range(len(published[qi[0].name]))] if qi else []
+    labels: dict[tuple, int] = {}
+    klass = np.array([labels.setdefault(k, len(labels)) for k in keys], dtype=np.int64)
+    sizes = np.bincount(klass) if klass.size else np.array([0])
+    # NCP (Xu): numeric width / range; categorical distinct covered / domain, 0 for a single value
+    ncp_total = 0.0
+    for a in qi:
+        col = np.array([float(v) for v in original[a.name]]) if a.kind == "numeric" else np.array(list(original[a.name]))
+        domain = len(set(map(str, col))) if a.kind != "numeric" else 0
+        for c in cells[a.name]:
+            frac, count = _size(c, col, a.kind == "numeric")
+            ncp_total += frac if a.kind == "numeric" else (0.0 if count <= 1 else count / domain)
+    ncp = ncp_total / (len(keys) * len(qi)) if qi and keys else 0.0
+    out: dict[str, Any] = {
+        "n_records": n,
+        "k": int(sizes.min()) if keys else 0,
+        "classes": int(sizes.size) if keys else 0,
+        "ncp": ncp,
+        "data_utility": 1.0 - ncp,
+        "discernibility": int(np.sum(sizes.astype(np.int64) ** 2)) if keys else 0,
+        "permuted_privacy": None,
+        "intruder": None,
+        "note": "generalized values have no ranks: permutation distance and the intruder's test do not apply",
+    }
+    if hierarchies:  # distortion ratios only against the trees the publisher declared
+        def il(a, c: Cell) -> float:
+            h = hier.get(a.name)
+            if h is None or c.values is None:
+                return 0.0
+            return (len(c.values) - 1) / h.leaf_count(h.root)
+        if qi:
+            out["qi_distortion_ratio"] = sum(il(a, c) for a in qi for c in cells[a.name]) / (len(keys) * len(qi))
+        if sens:
+            out["sa_distortion_ratio"] = sum(il(a, c) for a in sens for c in cells[a.name]) / (len(keys) * len(sens))
+    # group-based attribute disclosure of every original record. Candidates depend only on which
+    # classes cover the record's QI values: coverage is computed once per (attribute, value) and class.
+    risks: dict[str, Any] = {}
+    if sens:
+        first = {}
+        for t, c in enumerate(klass):
+            first.setdefault(int(c), t)
+        reps = [first[c] for c in range(len(labels))]
+        cover: dict[tuple[str, Any], np.ndarray] = {}
+
+        def covering(a, value) -> np.ndarray:
+            key = (a.name, value)
+            if key not in cover:
+                cover[key] = np.array([cells[a.name][t].contains(value) for t in reps], dtype=bool)
+            return cover[key]
+
+        members = [np.flatnonzero(klass == c) for c in range(len(labels))]
+        for s in sens:
+            # per class: the summed leaf-level share of each sensitive value
+            shares = []
+            for rows in members:
+                acc: dict[str, float] = {}
+                for t in rows:
+                    vals = cells[s.name][t].values
+                    for v in vals:
+                        acc[v] = acc.get(v, 0.0) + 1.0 / len(vals)
+                shares.append(acc)
+            per_record, counts = [], []
+            for r in range(n):
+                mask = np.ones(len(labels), dtype=bool)
+                for a in qi:
+                    mask &= covering(a, original[a.name][r])
+                idx = np.flatnonzero(mask)
+                total = int(sizes[idx].sum())
+                mine = str(original[s.name][r])
+                score = sum(shares[c].get(mine, 0.0) for c in idx)
+                per_record.append(score / total if total else 0.0)
+                counts.append(total)
+            risks[s.name] = {"mode": "group", "max": float(max(per_record, default=0.0)),
+                             "mean": float(np.mean(per_record)) if per_record else 0.0,
+                             "mean_candidates": float(np.mean(counts)) if counts else 0.0}
+    out["attribute_disclosure"] = risks
+    return out
