@@ -304,11 +304,9 @@ def _how(random, n: int, m: int, seed: int) -> str:
 
 def _p_in_words(p: float, alpha: float) -> str:
     """A p-value for people (SPEC section 10.1, item 4)."""
-    share = f"{100 * p:.2g}%" if 0 < p < 0.01 else f"{100 * p:.0f}%"
-    if p < alpha:
-        return (f"a random record matches as closely only {share} of the time: a match this close is rarely "
-                "chance, so an intruder who finds it can be confident it is the right one")
-    return f"a random record matches as closely {share} of the time: an intruder cannot tell the match from chance"
+    from verifier.subject import p_value_words
+
+    return p_value_words(p, alpha, whose="the")
 
 
 def _histogram_rows(original: np.ndarray | None, random, width: int = 20) -> list[list[str]]:
@@ -561,6 +559,48 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED
 
 
+def _cmd_check(args: argparse.Namespace) -> int:
+    """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
+    from verifier.record import read_record
+    from verifier.subject import check_record, prepare, random_match
+
+    release = _verified(args)
+    prepared = prepare(release)
+    record = read_record(args.record, prepared.schema)
+    check = check_record(prepared, record)
+    options = _intruder_options(args)
+    if args.no_random_match:
+        report = None
+    else:
+        _check_exhaustive(prepared.space.n_records, prepared.space.n_attributes, args)
+        report = random_match(prepared, check, alpha=options["alpha"], samples=options["samples"],
+                              seed=options["random_state"], progress=ProgressBar("random-match test"))
+    out = check.to_json(report)
+    if args.json:
+        _print_json(out)
+        return ExitCode.OK
+    names = check.names
+    print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}): dataset "
+          f"{json.dumps(release.dataset_id)}, version {release.release_version}")
+    print("\n" + "\n".join(out["verdict"]) + "\n")
+    rows = [[str(m), *[str(t) for t in dev]] for m, dev in zip(out["matches"][:20], out["deviations"][:20])]
+    print(_table(rows, ["match", *[f"dev {json.dumps(n)}" for n in names]]))
+    if len(out["matches"]) > 20:
+        print(f"... and {len(out['matches']) - 20} more (use --json)")
+    claimed = out["claimed"]
+    spread_rows = []
+    for j, n in enumerate(names):
+        at_d = out["variances_at_claimed_distance"][j] if out["variances_at_claimed_distance"] else None
+        v = claimed["variances"][j] if claimed["variances"] and j < len(claimed["variances"]) else None
+        spread_rows.append([json.dumps(n), _fmt(out["variances"][j]), _fmt(at_d), _fmt(v)])
+    print("\n" + _table(spread_rows, ["attribute", f"spread at your d = {check.distance}",
+                                       f"at claimed D = {claimed['distance']}", "claimed v"]))
+    if report is not None:
+        print(f"\nYour p-value F_rand({check.distance}) = {report.p_value:.4f} "
+              f"({report.random.method.replace('_', ' ')}, {report.random.total} random records)")
+    return ExitCode.OK
+
+
 def _claim_text(v) -> str:
     """A claimed or recomputed figure for people; a signed manifest may still hold any JSON."""
     if v is None:
@@ -716,6 +756,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--original", metavar="X.csv", help="the original table, for an auditor entitled to it")
     p.add_argument("--report", metavar="audit.md", help="write a Markdown report with PNG plots beside it")
     p.set_defaults(func=_cmd_audit)
+
+    p = sub.add_parser(
+        "check", parents=[common], allow_abbrev=False, help="check your own record against a verified release",
+        description="Verify the release, then compute your permutation distance, the released records that match "
+        "you and their deviations, the variances around your record against the publisher's claimed (D, v), "
+        "your attribute disclosure risk, and your random-match test, with a verdict in plain words. Your record "
+        "is read from a file (JSON object or one-row CSV), never from the command line, and never written.",
+        epilog="Exit codes: 0 checked, 1 the release does not verify, 2 usage error, 3 invalid record, 4 key file "
+        "unusable.",
+    )
+    release_args(p)
+    p.add_argument("--record", required=True, metavar="my_record.json", help="your own record (a file)")
+    p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
+    p.add_argument("--samples", type=int, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
+    p.add_argument("--exhaustive-limit", type=int, default=10**6, metavar="N", help=argparse.SUPPRESS)
+    p.add_argument("--seed", type=int, default=0, help="the random-match test's own randomness (default 0)")
+    p.add_argument("--no-random-match", action="store_true", help="skip the random-match test")
+    p.set_defaults(func=_cmd_check, exhaustive=False, monte_carlo=False, max_linked_share=None)
 
     p = sub.add_parser(
         "demo", parents=[common], allow_abbrev=False, help="run the paper's running example with the commands above",

@@ -1,0 +1,209 @@
+"""A data subject's check of her own record against a verified release (SPEC sections 4, 5, 6 and 10.1).
+
+The same computation serves ``verifier check`` and the TUI:
+
+1. :func:`open_release` verifies the release with the key she trusts;
+2. :func:`prepare` parses the verified data once;
+3. :func:`check_record` computes her permutation distance, the released
+   records that match her and their deviations, the window variances at her
+   distance and at the publisher's claimed D against the claimed v, and her
+   attribute disclosure risk per sensitive attribute;
+4. :func:`random_match` runs her random-match test (long: the TUI runs it in
+   a worker, with progress and cancel).
+
+Her record stays in memory. Nothing here writes, logs or prints it, and the
+objects that hold it do not show it in their ``repr`` (a traceback with
+locals must not reveal it).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from verifier.assessment import record_disclosure
+from verifier.errors import InvalidInputError
+from verifier.intruder import SubjectReport, subject_test
+from verifier.permutation import RankSpace, RecordDistance, compute_record_distance, compute_window_spread
+from verifier.release import ReleaseError, VerifiedRelease, load_public_key, verify_release
+from verifier.schema import Schema
+
+__all__ = ["open_release", "Prepared", "prepare", "SubjectCheck", "check_record", "random_match", "p_value_words"]
+
+
+def open_release(directory: str, key_path: str, *, dataset_id: str | None = None,
+                 min_version: int | None = None) -> VerifiedRelease:
+    """Verify ``directory`` with the public key at ``key_path`` (SPEC section 9); raises on failure."""
+    return verify_release(directory, load_public_key(key_path), dataset_id=dataset_id, min_version=min_version)
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """The verified release, parsed once: its schema, rank keys and rank space."""
+
+    release: VerifiedRelease
+    schema: Schema
+    values: np.ndarray
+    space: RankSpace
+
+    @property
+    def keep_probabilities(self) -> dict[str, float] | None:
+        for step in self.release.methods:
+            if isinstance(step, dict) and step.get("method") == "randomized_response":
+                keep = (step.get("parameters") or {}).get("keep_probabilities")
+                if isinstance(keep, dict):
+                    return {str(k): float(v) for k, v in keep.items()}
+        return None
+
+
+def prepare(release: VerifiedRelease) -> Prepared:
+    """Parse the verified bytes; a release whose signed schema or data cannot be read fails closed."""
+    try:
+        schema = release.schema()
+        table = release.table()
+    except InvalidInputError as exc:
+        raise ReleaseError(f"the signed schema or data cannot be read: {exc.message}", path=release.path,
+                           reason="DATA_MALFORMED") from None
+    return Prepared(release, table.schema, table.values, RankSpace(table.values, table.kinds))
+
+
+def _claimed(release: VerifiedRelease) -> tuple[int | None, list[float] | None]:
+    pp = (release.claims or {}).get("permuted_privacy") or {}
+    d, v = pp.get("distance"), pp.get("variances")
+    d = d if isinstance(d, int) and not isinstance(d, bool) and d >= 0 else None
+    if not (isinstance(v, list) and all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in v)):
+        v = None
+    return d, v
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SubjectCheck:
+    """Her results. ``repr`` never shows her record."""
+
+    prepared: Prepared
+    record: np.ndarray
+    result: RecordDistance
+    spread_at_own: np.ndarray
+    claimed_distance: int | None
+    claimed_v: list[float] | None
+    spread_at_claimed: np.ndarray | None
+    disclosure: dict[str, Any]
+
+    def __repr__(self) -> str:
+        return f"SubjectCheck(distance={self.result.distance}, matches={self.result.matches.size})"
+
+    @property
+    def distance(self) -> int:
+        return self.result.distance
+
+    @property
+    def names(self) -> list[str]:
+        return self.prepared.schema.names
+
+    def spread_at(self, d: int) -> np.ndarray:
+        return compute_window_spread(self.prepared.space, self.result.query_lo[None], self.result.query_hi[None], d)[0]
+
+    def claim_holds(self) -> bool | None:
+        """Whether her record meets the publisher's claimed (D, v): d >= D and var_j at D >= v_j."""
+        if self.claimed_distance is None:
+            return None
+        ok = self.distance >= self.claimed_distance
+        if self.claimed_v is not None and self.spread_at_claimed is not None and len(self.claimed_v) == len(self.names):
+            ok &= all(s >= v - 1e-9 * max(1.0, abs(v)) for s, v in zip(self.spread_at_claimed, self.claimed_v))
+        return bool(ok)
+
+    def thresholds_hold(self, d: int, v: Sequence[float]) -> tuple[bool, np.ndarray]:
+        """Her own (d, v): her distance at least d and every window variance at d above v_j (Def. 1)."""
+        spread = self.spread_at(d)
+        return bool(self.distance >= d and all(s > t for s, t in zip(spread, v))), spread
+
+    def verdict(self, random: SubjectReport | None = None) -> list[str]:
+        """Plain-language sentences, the headline first."""
+        lines = []
+        claim = self.claim_holds()
+        if claim is False:
+            lines.append("Your record is NOT protected as the publisher claims.")
+        elif random is not None and random.confidently_linked:
+            lines.append("Your record is exposed: a match as close as yours is rarely chance.")
+        else:
+            lines.append("Your record is protected as the publisher claims." if claim else
+                         "The release makes no claim to check your record against.")
+        n = self.result.matches.size
+        if self.distance == 0:
+            lines.append(f"{n} released record(s) sit at exactly your rank on every attribute: your values were not "
+                         "moved among the others.")
+        else:
+            lines.append(f"Your closest released record(s) ({n}) are {self.distance} ranks away from yours on their "
+                         "farthest attribute: your values were mixed among others.")
+        if self.claimed_distance is not None:
+            holds = self.distance >= self.claimed_distance
+            lines.append(f"The publisher claims every record is at least {self.claimed_distance} ranks from its "
+                         f"closest match: {'true' if holds else 'NOT true'} for yours.")
+        for name, r in self.disclosure.items():
+            lines.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
+                         f"{r['risk']:.3g} ({r['candidates']} candidate record(s)).")
+        if random is not None:
+            lines.append(p_value_words(random.p_value, random.alpha).capitalize() + ".")
+        return lines
+
+    def to_json(self, random: SubjectReport | None = None) -> dict[str, Any]:
+        def num(x: float) -> float | None:
+            return float(x) if math.isfinite(float(x)) else None
+
+        out: dict[str, Any] = {
+            "release": self.prepared.release.path,
+            "fingerprint": self.prepared.release.key.fingerprint,
+            "dataset_id": self.prepared.release.dataset_id,
+            "release_version": self.prepared.release.release_version,
+            "attributes": self.names,
+            "distance": self.distance,
+            "matches": (self.result.matches + 1).tolist(),
+            "deviations": self.result.deviations.tolist(),
+            "variances": [num(v) for v in self.spread_at_own],
+            "spread_kinds": self.prepared.space.spread_kinds,
+            "claimed": {"distance": self.claimed_distance, "variances": self.claimed_v},
+            "variances_at_claimed_distance": None if self.spread_at_claimed is None
+            else [num(v) for v in self.spread_at_claimed],
+            "claim_holds": self.claim_holds(),
+            "attribute_disclosure": self.disclosure,
+            "p_value": None,
+            "verdict": self.verdict(random),
+        }
+        if random is not None:
+            out.update(p_value=random.p_value, p_value_interval=[random.p_value_low, random.p_value_high],
+                       confidently_linked=random.confidently_linked, alpha=random.alpha,
+                       random_method=random.random.method, random_records=random.random.total,
+                       random_distribution={str(d): float(v) for d, v in enumerate(random.random.pmf)})
+        return out
+
+
+def check_record(prepared: Prepared, record: np.ndarray) -> SubjectCheck:
+    """Everything about her record but the random-match test (SPEC sections 4 and 6)."""
+    record = np.asarray(record, dtype=np.float64)
+    result = compute_record_distance(prepared.space, record)
+    qlo, qhi = result.query_lo[None], result.query_hi[None]
+    own = compute_window_spread(prepared.space, qlo, qhi, result.distance)[0]
+    d, v = _claimed(prepared.release)
+    at_claimed = compute_window_spread(prepared.space, qlo, qhi, d)[0] if d is not None else None
+    disclosure = record_disclosure(prepared.values, prepared.schema, record,
+                                   keep_probabilities=prepared.keep_probabilities)
+    return SubjectCheck(prepared, record, result, own, d, v, at_claimed, disclosure)
+
+
+def random_match(prepared: Prepared, check: SubjectCheck, *, alpha: float = 0.01, samples: int = 10_000,
+                 seed: int = 0, progress: Callable[[int, int], None] | None = None) -> SubjectReport:
+    """Her random-match test (SPEC section 5, subject's version). ``progress`` may raise to cancel."""
+    return subject_test(prepared.space, check.record, alpha=alpha, samples=samples, random_state=seed,
+                        progress=progress)
+
+
+def p_value_words(p: float, alpha: float, *, whose: str = "your") -> str:
+    """A p-value for people (SPEC section 10.1, item 4); ``whose`` is ``your`` for a subject, ``the`` otherwise."""
+    share = f"{100 * p:.2g}%" if 0 < p < 0.01 else f"{100 * p:.0f}%"
+    if p < alpha:
+        return (f"a random record matches as closely only {share} of the time: an intruder who finds {whose} match "
+                "can be confident it is the right one")
+    return f"a random record matches as closely {share} of the time: an intruder cannot tell {whose} match from chance"
