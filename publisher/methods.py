@@ -25,6 +25,7 @@ ordinal and nominal columns their category text.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
@@ -34,6 +35,7 @@ import pandas as pd
 from publisher._kernels import mdav_groups, rank_swap_partners
 from verifier._validation import as_generator
 from verifier.errors import InvalidInputError
+from verifier.hierarchy import number_label
 from verifier.ranks import reverse_map
 from verifier.schema import Schema
 
@@ -78,20 +80,13 @@ def frame_to_keys(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
     return out
 
 
-def _number_text(v: float) -> str:
-    """A value as written to a CSV file: integers without ``.0``, others in shortest round-trip form."""
-    if math.isfinite(v) and v == int(v) and abs(v) < 2**53:
-        return str(int(v))
-    return repr(float(v))
-
-
 def frame_rows(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
     """The rows of a table as CSV cells, exactly as a release file holds them."""
     cols = []
     for attr in schema.attributes:
         col = frame[attr.name]
         # a generalized numeric cell ("[25,45]") is already text
-        cols.append([v if isinstance(v, str) else _number_text(float(v)) for v in col] if attr.kind == "numeric"
+        cols.append([v if isinstance(v, str) else number_label(float(v)) for v in col] if attr.kind == "numeric"
                     else [str(v) for v in col])
     return [list(r) for r in zip(*cols)]
 
@@ -165,7 +160,7 @@ class MethodResult:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-class Method:
+class Method(ABC):
     """Base of every method. Subclasses set ``name``, ``kinds``, ``parsers`` and ``seed_use``."""
 
     name: ClassVar[str]
@@ -176,11 +171,13 @@ class Method:
     #: which random draws use the secret seed (documentation, and ``publisher methods``)
     seed_use: ClassVar[str]
 
+    @abstractmethod
     def parameters(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """Every parameter except random seeds (it goes into the manifest)."""
 
+    @abstractmethod
     def apply(self, table: pd.DataFrame, schema: Schema, *, random_state, original: pd.DataFrame | None = None) -> MethodResult:
-        raise NotImplementedError
+        """The anonymized table, rows in input order, and the method's own metrics."""
 
     def _targets(self, schema: Schema, attributes: Sequence[str] | None) -> list[int]:
         """Column indices this method changes: the named ones, or every column of a supported kind."""

@@ -31,7 +31,7 @@ from publisher import __version__
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
 from verifier.assessment import assess, smallest_class
 from verifier.errors import InputIOError, InvalidInputError
-from verifier.io import Table
+from verifier.io import Table, csv_text, current_umask
 from verifier.release import (
     DATA_FILE,
     ENVELOPE,
@@ -237,7 +237,7 @@ def make_release(
     x_in_release_order = table.values[result.order]
     assessment = assess(x_in_release_order, y, schema, paired=True, alpha=alpha, samples=samples,
                         random_state=0, progress=progress).to_json()
-    data = _csv_bytes(frame_rows(released, schema), schema.names)
+    data = csv_text(schema.names, frame_rows(released, schema)).encode("utf-8")
     statement = {
         "_type": STATEMENT_TYPE,
         "subject": [{"name": DATA_FILE, "digest": {"sha256": hashlib.sha256(data).hexdigest()},
@@ -271,9 +271,9 @@ def make_release(
     except OSError as exc:
         raise InputIOError(f"cannot write here ({exc.strerror})", path=str(target), reason="WRITE_FAILED") from None
     try:
-        os.chmod(staging, 0o755 & ~_umask())
+        os.chmod(staging, 0o755 & ~current_umask())
         for name, content in ((DATA_FILE, data), (MANIFEST, manifest), (ENVELOPE, envelope)):
-            _write_new(staging / name, content, 0o644 & ~_umask())
+            _write_new(staging / name, content, 0o644 & ~current_umask())
         verify_release(staging, trusted)
         os.rename(staging, target)
     except BaseException as exc:
@@ -282,20 +282,3 @@ def make_release(
             raise InputIOError(f"cannot write the release ({exc.strerror})", path=str(target), reason="WRITE_FAILED") from None
         raise
     return target
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _csv_bytes(rows: list[list[str]], header: list[str]) -> bytes:
-    import csv
-    import io
-
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue().encode("utf-8")

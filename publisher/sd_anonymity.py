@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods import Method, MethodResult, _fail, _parse_int, _parse_names
+from verifier.hierarchy import number_label
 from verifier.schema import Schema
 
 __all__ = ["SDKAnonymity", "value_distances", "SDModel", "sd_classes", "ncp", "discernibility"]
@@ -180,8 +181,7 @@ def discernibility(sizes: Sequence[int], k: int, n_total: int) -> int:
 def _recode(values: np.ndarray, numeric: bool) -> Any:
     if numeric:
         lo, hi = values.min(), values.max()
-        fmt = lambda v: str(int(v)) if float(v).is_integer() else repr(float(v))  # noqa: E731
-        return fmt(lo) if lo == hi else f"[{fmt(lo)},{fmt(hi)}]"
+        return number_label(lo) if lo == hi else f"[{number_label(lo)},{number_label(hi)}]"
     distinct = sorted(set(values.tolist()), key=str)
     return distinct[0] if len(distinct) == 1 else "{" + ",".join(distinct) + "}"
 

@@ -15,6 +15,7 @@ builds releases along these trees, and the verifier reads generalized values
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -30,8 +31,12 @@ def _invalid(message: str, reason: str = "HIERARCHY_INVALID") -> InvalidInputErr
 
 
 def number_label(v: float) -> str:
-    """How a number is written as a hierarchy label: integers without ``.0``."""
-    return str(int(v)) if float(v).is_integer() else repr(float(v))
+    """How a number is written, in a CSV file or as a hierarchy label: integers a float holds exactly
+    without ``.0``, other values in the shortest form that reads back to the same float."""
+    v = float(v)
+    if math.isfinite(v) and v == int(v) and abs(v) < 2**53:
+        return str(int(v))
+    return repr(v)
 
 
 @dataclass

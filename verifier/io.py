@@ -41,7 +41,8 @@ from verifier.errors import InputIOError, InvalidInputError
 from verifier.schema import Attribute, Schema, nominal_order
 
 __all__ = [
-    "Table", "read_table", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic", "format_rows",
+    "Table", "read_table", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
+    "csv_text", "current_umask", "format_rows",
 ]
 
 MISSING_SENTINELS = frozenset(
@@ -432,11 +433,16 @@ def read_csv_cells(path: str | Path) -> tuple[list[str], list[list[str]]]:
     return header, [[row[k] for row in body] for k in range(len(header))]
 
 
-def _default_mode() -> int:
-    """The permissions a plain ``open()`` would give: 0o666 less the umask."""
+def current_umask() -> int:
+    """The process's umask (reading it means setting it; it is put back at once)."""
     mask = os.umask(0)
     os.umask(mask)
-    return 0o666 & ~mask
+    return mask
+
+
+def _default_mode() -> int:
+    """The permissions a plain ``open()`` would give: 0o666 less the umask."""
+    return 0o666 & ~current_umask()
 
 
 def write_atomic(
@@ -479,12 +485,16 @@ def write_atomic_bytes(path: str | Path, data: bytes) -> None:
     write_atomic(path, lambda handle: handle.write(data), binary=True)
 
 
+def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """The one CSV formatting of the project's outputs: RFC 4180 quoting, ``\n`` line ends."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
 def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
-    """Write a CSV file atomically (:func:`write_atomic`), ``\n`` line ends."""
-
-    def fill(handle: TextIO) -> None:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-
-    write_atomic(path, fill)
+    """Write a CSV file atomically (:func:`write_atomic`)."""
+    text = csv_text(header, rows)
+    write_atomic(path, lambda handle: handle.write(text))
