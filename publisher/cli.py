@@ -16,7 +16,8 @@ from typing import Sequence
 
 from publisher import __version__
 from publisher.schema_infer import infer_schema
-from verifier.cli import ProgressBar, UsageError, _fmt, _print_json, _same_file, _table, run_parsed
+from verifier._format import figure
+from verifier.cli import ProgressBar, UsageError, _print_json, _same_file, _table, run_parsed
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.io import read_table, write_atomic, write_csv_atomic
 from verifier.schema import Schema, load_schema
@@ -202,14 +203,14 @@ def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
     print(f"Assessment of the generalized release {args.anonymized} against {args.original}: "
           f"{result['n_records']} records ({result['note']})")
     print(f"  k = {result['k']} ({result['classes']} classes of identical published QI values)")
-    print(f"  NCP {_fmt(result['ncp'], 3)}, data utility {_fmt(result['data_utility'], 3)}, "
+    print(f"  NCP {figure(result['ncp'], 3)}, data utility {figure(result['data_utility'], 3)}, "
           f"discernibility DM {result['discernibility']}")
     for key in ("qi_distortion_ratio", "sa_distortion_ratio"):
         if key in result:
-            print(f"  {key.replace('_', ' ')}: {_fmt(result[key], 3)}")
+            print(f"  {key.replace('_', ' ')}: {figure(result[key], 3)}")
     for name, r in result["attribute_disclosure"].items():
-        print(f"  attribute disclosure of {name} (group-based, {_fmt(r['mean_candidates'], 3)} candidates on "
-              f"average): max {_fmt(r['max'], 3)}, mean {_fmt(r['mean'], 3)}")
+        print(f"  attribute disclosure of {name} (group-based, {figure(r['mean_candidates'], 3)} candidates on "
+              f"average): max {figure(r['max'], 3)}, mean {figure(r['mean'], 3)}")
     return 0
 
 
@@ -219,10 +220,10 @@ def _print_assessment(a: dict, args: argparse.Namespace) -> None:
     print(f"Assessment of {args.anonymized} against {args.original}: {a['n_records']} records, {len(names)} attributes"
           + ("" if a["paired"] else " (rows not paired: figures that need the true pairing are left out)"))
     print(f"\nPermuted privacy (SPEC section 4): D = {pp['distance']}, v = ("
-          + ", ".join(_fmt(v) for v in pp["variances"]) + ")")
+          + ", ".join(figure(v) for v in pp["variances"]) + ")")
     print(f"\nIntruder (section 5; {it['random_method'].replace('_', ' ')}, {it['random_records']} random records):")
     print(f"  confidently linked (p < {it['alpha']:g}): {100 * it['confidently_linked_share']:.2f}% of records")
-    print(f"  Hellinger distance, original vs random link distances: {_fmt(it['hellinger'], 3)}")
+    print(f"  Hellinger distance, original vs random link distances: {figure(it['hellinger'], 3)}")
     if a["paired"]:
         print(f"  correctly linked {100 * it['correct_link_share']:.1f}%, true record among several "
               f"{100 * it['multiple_match_share']:.1f}%, misidentified {100 * it['misidentified_share']:.1f}%")
@@ -230,19 +231,19 @@ def _print_assessment(a: dict, args: argparse.Namespace) -> None:
     rows = []
     for n in names:
         e = u["attributes"][n]
-        rows.append([n, _fmt(e.get("mean_original")), _fmt(e.get("mean_anonymized")), _fmt(e.get("variance_original")),
-                     _fmt(e.get("variance_anonymized")), _fmt(e.get("rank_correlation"), 3),
-                     _fmt(e.get("mean_abs_y_x")), _fmt(e.get("mean_abs_y_z"))])
+        rows.append([n, figure(e.get("mean_original")), figure(e.get("mean_anonymized")), figure(e.get("variance_original")),
+                     figure(e.get("variance_anonymized")), figure(e.get("rank_correlation"), 3),
+                     figure(e.get("mean_abs_y_x")), figure(e.get("mean_abs_y_z"))])
     print(_table(rows, ["attribute", "mean X", "mean Y", "var X", "var Y", "rank corr X~Z", "mean |Y-X|", "mean |Y-Z|"]))
-    print(f"  largest change of a correlation: {_fmt(u['max_abs_correlation_change'], 3)}")
+    print(f"  largest change of a correlation: {figure(u['max_abs_correlation_change'], 3)}")
     if u["distortion"] is not None:
-        print(f"  distortion, mean |Y-X| / sd(X) over attributes: {_fmt(u['distortion'], 3)}")
+        print(f"  distortion, mean |Y-X| / sd(X) over attributes: {figure(u['distortion'], 3)}")
     if a["attribute_disclosure"]:
         print("\nAttribute disclosure risk (section 6): the chance an attacker who knows a record's QIs predicts its "
               "sensitive value")
         for name, r in a["attribute_disclosure"].items():
-            print(f"  {name} ({r['mode']}-based, {_fmt(r['mean_candidates'], 3)} candidates on average): "
-                  f"max {_fmt(r['max'], 3)}, mean {_fmt(r['mean'], 3)}")
+            print(f"  {name} ({r['mode']}-based, {figure(r['mean_candidates'], 3)} candidates on average): "
+                  f"max {figure(r['max'], 3)}, mean {figure(r['mean'], 3)}")
 
 
 # ----------------------------------------------------------------------------- calibrate
@@ -279,8 +280,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         _print_json(result.to_json())
     else:
         rows = [[f"{r['value']:g}", str(r["distance"]), f"{100 * r['confidently_linked_share']:.2f}%",
-                 f"{100 * r['correct_link_share']:.1f}%", _fmt(r["hellinger"], 3), _fmt(r["distortion"], 3),
-                 _fmt(r["max_abs_correlation_change"], 3), _fmt(r["mean_rank_correlation"], 3),
+                 f"{100 * r['correct_link_share']:.1f}%", figure(r["hellinger"], 3), figure(r["distortion"], 3),
+                 figure(r["max_abs_correlation_change"], 3), figure(r["mean_rank_correlation"], 3),
                  "yes" if r["meets_targets"] else "no"] for r in result.frontier]
         print(f"Calibration of {args.method}{''.join(' then ' + t for t in args.then)} over {name} "
               f"({len(values)} values, {table.n_records} records):\n")

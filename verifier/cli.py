@@ -31,8 +31,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from verifier import __version__
+from verifier._format import figure
 from verifier._progress import ProgressBar
-from verifier.errors import InvalidInputError, VerifierError
+from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.io import Table, read_table, write_csv_atomic
 from verifier.permutation import RankSpace, compute_permuted_privacy
 from verifier.ranks import reverse_map
@@ -49,11 +50,6 @@ class ExitCode(enum.IntEnum):
     IO_ERROR = 4
 
 
-class UsageError(VerifierError):
-    exit_code = 2
-    default_reason = "USAGE"
-
-
 # ----------------------------------------------------------------------------- helpers
 
 
@@ -61,13 +57,6 @@ def _finite(x: float) -> float | None:
     """JSON has no NaN or infinity: an undefined figure is ``null``."""
     x = float(x)
     return x if math.isfinite(x) else None
-
-
-def _fmt(x: float | None, digits: int = 4) -> str:
-    """A figure for people; ``None`` (undefined in JSON) and non-finite read ``undefined``."""
-    if x is None or not math.isfinite(x := float(x)):
-        return "undefined"
-    return f"{x:.{digits}g}" if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3) else f"{x:.{digits}f}"
 
 
 def _print_json(data: Any) -> None:
@@ -135,7 +124,7 @@ def _cmd_reverse_map(args: argparse.Namespace) -> int:
         print("Per attribute: Spearman rank correlation of X and Z (a disclosure proxy, paper 003 section 2),")
         print("and the noise left once the permutation is taken out (mean |Y-Z|) beside the noise added (mean |Y-X|).\n")
         rows = [
-            [a["name"], _fmt(result.rank_correlation[j], 3), _fmt(result.mean_abs_noise_y_x[j]), _fmt(result.mean_abs_noise_y_z[j])]
+            [a["name"], figure(result.rank_correlation[j], 3), figure(result.mean_abs_noise_y_x[j]), figure(result.mean_abs_noise_y_z[j])]
             for j, a in enumerate(attrs)
         ]
         print(_table(rows, ["attribute", "rank corr X~Z", "mean |Y-X|", "mean |Y-Z|"]))
@@ -222,13 +211,13 @@ def _print_distance(x: Table, report, records, check, args) -> None:
         print(_table(rows, ["match", *[f"dev {n}" for n in names]]))
         if len(rec["matches"]) > 50:
             print(f"  ... and {len(rec['matches']) - 50} more (use --json for all)")
-        print(f"  spread at d = {rec['distance']}: " + ", ".join(f"{n}={_fmt(t)}" for n, t in zip(names, rec["variances_at_record_distance"])))
-        print(f"  spread at D = {report.dataset_distance}: " + ", ".join(f"{n}={_fmt(t)}" for n, t in zip(names, rec["variances_at_dataset_distance"])))
+        print(f"  spread at d = {rec['distance']}: " + ", ".join(f"{n}={figure(t)}" for n, t in zip(names, rec["variances_at_record_distance"])))
+        print(f"  spread at D = {report.dataset_distance}: " + ", ".join(f"{n}={figure(t)}" for n, t in zip(names, rec["variances_at_dataset_distance"])))
     else:
         shown = records[:50]
         rows = [
             [str(r["record"]), str(r["distance"]), " ".join(map(str, r["matches"][:6])) + (" ..." if len(r["matches"]) > 6 else ""),
-             *[_fmt(t) for t in r["variances_at_dataset_distance"]]]
+             *[figure(t) for t in r["variances_at_dataset_distance"]]]
             for r in shown
         ]
         print(_table(rows, ["record", "d", "matches", *[f"spread@D {n}" for n in names]]))
@@ -236,16 +225,16 @@ def _print_distance(x: Table, report, records, check, args) -> None:
             print(f"... {len(records) - 50} more records (use --json for all)")
     print(
         f"\nData set: D = {report.dataset_distance}, v = ("
-        + ", ".join(_fmt(t) for t in report.dataset_spread)
+        + ", ".join(figure(t) for t in report.dataset_spread)
         + "): every record is at least D ranks from its closest match, and no window at D is less spread"
         " than v (paper 003, Def. 2; Table 4)."
     )
     if check is not None:
         verdict = "HOLDS" if check.satisfied else "DOES NOT HOLD"
-        print(f"\nCheck ({check.d}, ({', '.join(_fmt(t) for t in check.v)}))-permuted privacy: {verdict}")
+        print(f"\nCheck ({check.d}, ({', '.join(figure(t) for t in check.v)}))-permuted privacy: {verdict}")
         print(f"  distance {check.distance} >= {check.d}: {'yes' if check.distance_ok else 'no'}")
         for n, s, t, ok in zip(names, check.spread, check.v, check.spread_ok):
-            print(f"  spread of {n} at d = {check.d}: {_fmt(s)} > {_fmt(t)}: {'yes' if ok else 'no'}")
+            print(f"  spread of {n} at d = {check.d}: {figure(s)} > {figure(t)}: {'yes' if ok else 'no'}")
 
 
 # ----------------------------------------------------------------------------- intruder
@@ -424,7 +413,7 @@ def _print_intruder(x: Table, report, records, args, passed: bool) -> None:
         rows = [
             [str(r["record"]), str(r["distance"]),
              " ".join(map(str, r["matches"][:6])) + (" ..." if len(r["matches"]) > 6 else ""),
-             _fmt(r["p_value"]), "yes" if r["confidently_linked"] else "no", *([r["outcome"]] if paired else [])]
+             figure(r["p_value"]), "yes" if r["confidently_linked"] else "no", *([r["outcome"]] if paired else [])]
             for r in records
         ]
         header = ["record", "d", "matches in Z", "p-value", "confident", *(["outcome"] if paired else [])]
@@ -488,22 +477,15 @@ def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
 
 def _verified(args: argparse.Namespace):
     """Verify the release directory against the user's key; the key never comes from the release."""
-    from verifier.release import load_public_key, verify_release
+    from verifier.subject import open_release
 
     if not args.key:
         raise UsageError(
             "give the trusted public key with --key public.pem (a key inside a release proves nothing)",
             path=args.release, reason="NO_TRUSTED_KEY",
         )
-    key = load_public_key(args.key)
-    if args.fingerprint and args.fingerprint.lower() != key.fingerprint:
-        raise VerifierError(
-            f"the key file's fingerprint is {key.fingerprint}, not the {args.fingerprint} you pinned",
-            path=args.key, reason="KEY_MISMATCH",
-        )
-    if args.min_version is not None and args.min_version < 1:
-        raise UsageError("--min-version is an integer from 1 up")
-    return verify_release(args.release, key, dataset_id=args.dataset_id, min_version=args.min_version)
+    return open_release(args.release, args.key, fingerprint=args.fingerprint, dataset_id=args.dataset_id,
+                        min_version=args.min_version)
 
 
 def _method_text(step: dict) -> str:
@@ -531,7 +513,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     print("  withheld: the random seed only (paper 003, Def. 4)")
     pp, it = claims.get("permuted_privacy") or {}, claims.get("intruder") or {}
     print(f"  claims: {claims.get('n_records')} records, D = {pp.get('distance')}, k = {claims.get('k')}, "
-          f"confidently linked {_fmt(it.get('confidently_linked_share'))} at alpha {it.get('alpha')}")
+          f"confidently linked {figure(it.get('confidently_linked_share'))} at alpha {it.get('alpha')}")
     return ExitCode.OK
 
 
@@ -592,7 +574,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     for j, n in enumerate(names):
         at_d = out["variances_at_claimed_distance"][j] if out["variances_at_claimed_distance"] else None
         v = claimed["variances"][j] if claimed["variances"] and j < len(claimed["variances"]) else None
-        spread_rows.append([json.dumps(n), _fmt(out["variances"][j]), _fmt(at_d), _fmt(v)])
+        spread_rows.append([json.dumps(n), figure(out["variances"][j]), figure(at_d), figure(v)])
     print("\n" + _table(spread_rows, ["attribute", f"spread at your d = {check.distance}",
                                        f"at claimed D = {claimed['distance']}", "claimed v"]))
     if report is not None:
@@ -611,7 +593,7 @@ def _claim_text(v) -> str:
         return json.dumps(v)  # strings quoted, control characters escaped
     if isinstance(v, (int, np.integer)):
         return str(v)
-    return _fmt(v)
+    return figure(v)
 
 
 # ----------------------------------------------------------------------------- demo

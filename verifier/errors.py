@@ -7,13 +7,14 @@ SPEC section 10::
     FAIL: <path>: <REASON_CODE>: <sentence>
 
 The exit code of each class follows SPEC section 10: 1 a check or verification
-failed, 3 invalid input data, 4 environment or I/O failure.
+failed, 2 a usage error, 3 invalid input data, 4 environment or I/O failure.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "VerifierError",
+    "UsageError",
     "InvalidInputError",
     "InputIOError",
     "PrivacyWarning",
@@ -39,6 +40,13 @@ class VerifierError(Exception):
         # newlines or control characters.
         sentence = " ".join(self.message.split())
         return f"FAIL: {where}: {self.reason}: {sentence}"
+
+
+class UsageError(VerifierError):
+    """The command was asked for something it cannot do as given (exit 2)."""
+
+    exit_code = 2
+    default_reason = "USAGE"
 
 
 class InvalidInputError(VerifierError, ValueError):

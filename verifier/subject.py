@@ -25,19 +25,61 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from verifier.assessment import record_disclosure
-from verifier.errors import InvalidInputError
+from verifier._format import figure, literal
+from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.intruder import SubjectReport, subject_test
 from verifier.permutation import RankSpace, RecordDistance, compute_record_distance, compute_window_spread
 from verifier.release import ReleaseError, VerifiedRelease, load_public_key, verify_release
 from verifier.schema import Schema
 
-__all__ = ["open_release", "Prepared", "prepare", "SubjectCheck", "check_record", "random_match", "p_value_words"]
+__all__ = ["open_release", "Prepared", "prepare", "SubjectCheck", "check_record", "random_match", "p_value_words",
+           "release_facts"]
 
 
-def open_release(directory: str, key_path: str, *, dataset_id: str | None = None,
+def open_release(directory: str, key_path: str, *, fingerprint: str | None = None, dataset_id: str | None = None,
                  min_version: int | None = None) -> VerifiedRelease:
-    """Verify ``directory`` with the public key at ``key_path`` (SPEC section 9); raises on failure."""
-    return verify_release(directory, load_public_key(key_path), dataset_id=dataset_id, min_version=min_version)
+    """Verify ``directory`` with the public key at ``key_path`` (SPEC section 9); raises on failure.
+
+    ``fingerprint``, when given, pins the key: a key file with another
+    fingerprint is refused before the release is looked at.
+    """
+    key = load_public_key(key_path)
+    if fingerprint and fingerprint.strip().lower() != key.fingerprint:
+        raise VerifierError(f"the key file's fingerprint is {key.fingerprint}, not the one you pinned",
+                            path=key_path, reason="KEY_MISMATCH")
+    if min_version is not None and min_version < 1:
+        raise UsageError("the minimum release version is an integer from 1 up")
+    return verify_release(directory, key, dataset_id=dataset_id, min_version=min_version)
+
+
+def release_facts(release: VerifiedRelease) -> list[tuple[str, str]]:
+    """What was verified, for people: who signed, which dataset and version, when, and every method parameter.
+
+    Strings from the manifest are JSON-quoted (so control characters are
+    escaped); parameters that are null are left out, as in ``verifier verify``.
+    """
+    import json
+
+    facts = [
+        ("fingerprint", release.key.fingerprint),
+        ("dataset", json.dumps(release.dataset_id)),
+        ("version", str(release.release_version)),
+        ("created", json.dumps(release.created_at)),
+    ]
+    for step in release.methods:
+        params = step.get("parameters") if isinstance(step, dict) else None
+        facts.append(("method", json.dumps(step.get("method") if isinstance(step, dict) else step)))
+        for name, value in (params or {}).items() if isinstance(params, dict) else ():
+            if value is not None:
+                facts.append((f"  {literal(name)}", json.dumps(value)))
+    facts.append(("withheld", "the random seed only (paper 003, Def. 4)"))
+    claims = release.claims if isinstance(release.claims, dict) else {}
+    pp = claims.get("permuted_privacy") or {}
+    it = claims.get("intruder") or {}
+    facts.append(("claims", f"{claims.get('n_records')} records, D = {pp.get('distance')}, "
+                            f"k = {claims.get('k')}, confidently linked "
+                            f"{figure(it.get('confidently_linked_share')) if isinstance(it.get('confidently_linked_share'), (int, float)) else '-'}"))
+    return facts
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,6 +220,48 @@ class SubjectCheck:
                        random_method=random.random.method, random_records=random.random.total,
                        random_distribution={str(d): float(v) for d, v in enumerate(random.random.pmf)})
         return out
+
+
+    def to_markdown(self, random: SubjectReport | None = None) -> str:
+        """Her report as Markdown: the verified release, the verdict, every figure (SPEC section 10.1, item 5)."""
+        import json
+
+        def cell(text: object) -> str:
+            return literal(text).replace("|", "\\|")
+
+        data = self.to_json(random)
+        lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
+                 "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
+        lines += [f"| {cell(k.strip())} | {cell(v)} |" for k, v in release_facts(self.prepared.release)]
+        lines += ["", "## Verdict", ""] + [f"- {cell(line)}" for line in data["verdict"]]
+        lines += ["", f"## Permutation distance: {self.distance}", "",
+                  f"{len(data['matches'])} released record(s) match; rank deviations per attribute:", "",
+                  "| match | " + " | ".join(cell(json.dumps(n)) for n in self.names) + " |",
+                  "| --- |" + " --- |" * len(self.names)]
+        lines += [f"| {m} | " + " | ".join(str(t) for t in dev) + " |"
+                  for m, dev in zip(data["matches"], data["deviations"])]
+        claimed = data["claimed"]
+        lines += ["", "## Spread around my record", "",
+                  f"| attribute | kind | at my d = {self.distance} | at claimed D = {claimed['distance']} | claimed v |",
+                  "| --- | --- | --- | --- | --- |"]
+        for j, n in enumerate(self.names):
+            at_d = data["variances_at_claimed_distance"][j] if data["variances_at_claimed_distance"] else None
+            v = claimed["variances"][j] if claimed["variances"] and j < len(claimed["variances"]) else None
+            lines.append(f"| {cell(json.dumps(n))} | {data['spread_kinds'][j]} | {figure(data['variances'][j])} | "
+                         f"{figure(at_d)} | {figure(v)} |")
+        if data["attribute_disclosure"]:
+            lines += ["", "## Attribute disclosure", "", "| sensitive attribute | risk | candidates | how |",
+                      "| --- | --- | --- | --- |"]
+            lines += [f"| {cell(json.dumps(n))} | {figure(r['risk'])} | {r['candidates']} | {r['mode']} |"
+                      for n, r in data["attribute_disclosure"].items()]
+        lines += ["", "## Random-match test", ""]
+        if random is None:
+            lines.append("Not run.")
+        else:
+            lines.append(f"p-value F_rand({self.distance}) = {random.p_value:.4f} at alpha {random.alpha} "
+                         f"({random.random.method.replace('_', ' ')}, {random.random.total} random records): "
+                         f"{p_value_words(random.p_value, random.alpha)}.")
+        return "\n".join(lines) + "\n"
 
 
 def check_record(prepared: Prepared, record: np.ndarray) -> SubjectCheck:

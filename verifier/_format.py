@@ -1,0 +1,32 @@
+"""Figures and untrusted text for people: one formatting for the CLI, the TUI and the reports."""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = ["figure", "literal"]
+
+# C0/C1 controls, line/paragraph separators and the bidirectional overrides
+# that can reorder what a terminal shows (Trojan Source, CVE-2021-42574)
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def figure(x: float | None, digits: int = 4) -> str:
+    """A figure for people; ``None`` (undefined in JSON) and non-finite read ``undefined``."""
+    if x is None or not math.isfinite(x := float(x)):
+        return "undefined"
+    return f"{x:.{digits}g}" if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3) else f"{x:.{digits}f}"
+
+
+def literal(text: object) -> str:
+    r"""``text`` with every control or direction-changing character written as an escape.
+
+    Column names, categories and manifest strings come from the publisher; a
+    terminal must show them as they are, never act on them.
+
+    >>> literal("\x1b[2J\rOK")
+    '\\x1b[2J\\x0dOK'
+    """
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                       str(text))
