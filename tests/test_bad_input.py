@@ -209,3 +209,14 @@ def test_record_count_mismatch_names_the_file(tmp_path, capsys):
     x = write(tmp_path / "x.csv", "a,b\n1,2\n2,3\n")
     code, err = run_reverse_map(tmp_path, "a,b\n1,2\n2,3\n", capsys=capsys)
     assert code == 3 and f"FAIL: {tmp_path / 'y.csv'}: SHAPE_MISMATCH: has 3 records" in err
+
+
+@pytest.mark.parametrize("cells", [["\rOK", "a,b"], ["", 'say "hi"'], ["x\r\ny", "plain"], ["tab\there", "\r"]])
+def test_written_csv_reads_back_cell_for_cell(tmp_path, cells):
+    """A carriage return in a cell is quoted (the csv module's minimal quoting alone would not)."""
+    from verifier.io import csv_text, read_csv_cells
+
+    path = tmp_path / "t.csv"
+    path.write_bytes(csv_text(["c1", "c2"], [cells, ["1", "2"]]).encode())
+    header, columns = read_csv_cells(path)
+    assert header == ["c1", "c2"] and [col[0] for col in columns] == cells and [col[1] for col in columns] == ["1", "2"]

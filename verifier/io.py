@@ -485,13 +485,35 @@ def write_atomic_bytes(path: str | Path, data: bytes) -> None:
     write_atomic(path, lambda handle: handle.write(data), binary=True)
 
 
+def _csv_cell(text: str) -> str:
+    # RFC 4180: quote a cell holding a comma, a quote or a line break. The
+    # csv module's minimal quoting looks only for the characters of its own
+    # line terminator ("\n" here) and would leave a bare "\r" unquoted.
+    if any(ch in text for ch in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    """The one CSV formatting of the project's outputs: RFC 4180 quoting, ``\n`` line ends."""
+    """The one CSV formatting of the project's outputs: RFC 4180 quoting, ``\n`` line ends.
+
+    The csv module's minimal quoting looks only for the characters of its own
+    line terminator, so it leaves a bare ``\r`` in a cell unquoted and the
+    file unreadable; such a table is written cell by cell instead.
+    """
+    rows = list(rows)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
     writer.writerows(rows)
-    return buffer.getvalue()
+    text = buffer.getvalue()
+    if "\r" not in text:
+        return text
+    lines = []
+    for row in (header, *rows):
+        cells = [_csv_cell(str(c)) for c in row]
+        lines.append('""' if cells == [""] else ",".join(cells))
+    return "".join(line + "\n" for line in lines)
 
 
 def write_csv_atomic(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
