@@ -543,9 +543,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
-    from verifier.record import read_record
+    from verifier.record import read_record, refuse_record_on_command_line
     from verifier.subject import check_record, prepare, random_match
 
+    refuse_record_on_command_line(args.record)
     release = _verified(args)
     prepared = prepare(release)
     record = read_record(args.record, prepared.schema)
@@ -581,6 +582,27 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"\nYour p-value F_rand({check.distance}) = {report.p_value:.4f} "
               f"({report.random.method.replace('_', ' ')}, {report.random.total} random records)")
     return ExitCode.OK
+
+
+def _cmd_tui(args: argparse.Namespace) -> int:
+    """The subject's TUI (SPEC section 10.1); Textual is imported only here."""
+    if not 0 < args.alpha < 1:
+        raise UsageError("--alpha is a number strictly between 0 and 1")
+    if args.samples < 1:
+        raise UsageError("--samples is a positive integer")
+    if args.record is not None:
+        from verifier.record import refuse_record_on_command_line
+
+        refuse_record_on_command_line(args.record)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the TUI needs a terminal; `verifier check` gives the same report without one",
+                         reason="NO_TERMINAL")
+    from verifier.tui import SubjectApp
+
+    app = SubjectApp(args.release, args.key, fingerprint=args.fingerprint, record_path=args.record,
+                     alpha=args.alpha, samples=args.samples, verbose=args.verbose)
+    app.run()
+    return int(app.return_code or 0)
 
 
 def _claim_text(v) -> str:
@@ -758,6 +780,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_check, exhaustive=False, monte_carlo=False, max_linked_share=None)
 
     p = sub.add_parser(
+        "tui", parents=[common], allow_abbrev=False, help="check your own record in a terminal interface",
+        description="Open a release with the publisher's public key, see the verification result, enter your "
+        "record in a form generated from the signed schema (or load a record file), and see your permutation "
+        "distance, matching records, spreads against the claimed (D, v) and your own thresholds, attribute "
+        "disclosure and the random-match test. Keyboard only; F1 shows help. Your record is never given on the "
+        "command line and never written unless you export your report.",
+        epilog="Exit codes: 0 done, 1 the last release opened did not verify, 2 usage error, 4 the TUI stopped on "
+        "an unexpected error (one line on stderr; with --verbose also the traceback, without local variables).",
+    )
+    p.add_argument("release", nargs="?", metavar="DIR", help="the release directory (or type it in the TUI)")
+    p.add_argument("--key", metavar="public.pem", help="the publisher's public key, obtained out of band")
+    p.add_argument("--fingerprint", metavar="SHA256", help="also require the key's fingerprint to be this")
+    p.add_argument("--record", metavar="my_record.json", help="load your record from this file once verified")
+    p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
+    p.add_argument("--samples", type=int, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
+    p.set_defaults(func=_cmd_tui)
+
+    p = sub.add_parser(
         "demo", parents=[common], allow_abbrev=False, help="run the paper's running example with the commands above",
         description="Reverse-map, compute the permutation distance of record 3 and of the whole data set, then run "
         "the maximum-knowledge intruder's test, on the running example of paper 003 shipped with the package.",
@@ -788,5 +828,18 @@ def run_parsed(args: argparse.Namespace) -> int:
         return ExitCode.IO_ERROR
 
 
+_RECORD_COMMANDS = {"check", "tui"}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_parsed(build_parser().parse_args(argv))
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if getattr(args, "command", None) in _RECORD_COMMANDS:
+            # argparse would echo the extra words, and they may be her values
+            print(f"FAIL: -: RECORD_ON_COMMAND_LINE: {len(extra)} unexpected argument(s), not shown; your record is "
+                  "read from a file (--record) or typed in the TUI, never given on the command line, where the "
+                  "shell history and the process list would keep it", file=sys.stderr)
+            return ExitCode.USAGE
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    return run_parsed(args)

@@ -26,7 +26,7 @@ from verifier.errors import InvalidInputError
 from verifier.io import read_csv_cells
 from verifier.schema import Attribute, Schema
 
-__all__ = ["read_record", "parse_record", "parse_number"]
+__all__ = ["read_record", "parse_record", "parse_number", "refuse_record_on_command_line"]
 
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _EXACT_INT_LIMIT = 2**53
@@ -111,6 +111,24 @@ def parse_record(fields: Mapping[str, Any], schema: Schema, *, source: str = "re
         if attr.is_categorical and attr.categories is None:
             raise _fail(source, "SCHEMA_INVALID", f"attribute {attr.name!r} has no category list to rank the record's value by")
     return np.array([_key(attr, fields[attr.name], source) for attr in schema.attributes], dtype=np.float64)
+
+
+def refuse_record_on_command_line(value: str) -> None:
+    """Refuse (exit 2, the value not shown) a ``--record`` argument that is a record, not a file name.
+
+    ``--record '{"age": 34}'`` or ``--record 34`` would put her values in the
+    shell history and the process list, and a "no such file" message would
+    echo them back.
+    """
+    from verifier.errors import UsageError
+
+    if Path(value).exists():
+        return
+    text = value.strip()
+    if text.startswith(("{", "[")) or "=" in text or parse_number(text)[1] is None or "\n" in text:
+        raise UsageError("--record names a file holding your record; the value given looks like the record itself "
+                         "(not shown), and a record never goes on the command line, where the shell history and "
+                         "the process list keep it", reason="RECORD_ON_COMMAND_LINE")
 
 
 def read_record(path: str | Path, schema: Schema) -> np.ndarray:
