@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -415,8 +416,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             ("An auditor entitled to the original recomputes every claim",
              ["audit", str(release), "--key", str(keys / "public.pem"), "--original", original,
               "--report", str(out / "audit.md")], "verifier"),
-            ("The subject checks her own record against the verified release: her distance and random-match test",
-             ["intruder", "--anonymized", str(release / "release.csv"), "--subject-record", str(record)], "verifier"),
+            ("The subject checks her own record against the verified release: distance, spreads, random-match test",
+             ["check", str(release), "--key", str(keys / "public.pem"), "--record", str(record)], "verifier"),
         ]
         for title, argv, tool in steps:
             print(f"\n=== {title}\n$ {tool} {' '.join(argv)}\n", flush=True)
@@ -424,6 +425,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             if code != 0:
                 return code
     print(f"\nEverything is in {out}: keys/, release/, audit.md with its plots, my_record.json.")
+    script = Path(sys.executable).parent / "verifier"
+    tui = [str(script) if script.exists() else "verifier", "tui", str(release), "--key", str(keys / "public.pem"),
+           "--record", str(record)]
+    print("\nThe subject's own view, in a terminal (F1 for help, Ctrl+Q to quit):\n$ " + shlex.join(tui))
     return 0
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import write
@@ -32,3 +34,23 @@ def test_check_fails_closed_and_never_echoes_the_record(tmp_path, capsys):
     assert code == 3 and "RECORD_VALUE_INVALID" in err and "777123" not in err
     assert main(["check", str(GOLDEN / "release"), "--record", str(record)]) == 2
     assert "NO_TRUSTED_KEY" in capsys.readouterr().err
+
+
+def test_verdict_headlines():
+    """The headline: claim broken, linked with confidence, an exact match not yet tested, or protected."""
+    from verifier.subject import check_record, open_release, prepare, random_match
+
+    prepared = prepare(open_release(str(GOLDEN / "release"), str(GOLDEN / "public.pem")))
+    mixed = check_record(prepared, np.array([100.87, 902.21, 5108.54]))
+    assert mixed.distance == 3 and mixed.verdict()[0] == "Your record is protected as the publisher claims."
+    exact = check_record(prepared, prepared.values[0])  # a released record's own values: distance 0 < D = 1
+    assert exact.distance == 0 and exact.claim_holds() is False
+    assert exact.verdict()[0] == "Your record is NOT protected as the publisher claims."
+    assert "NOT true for yours" in exact.verdict()[2]
+    linked = random_match(prepared, exact)
+    assert linked.confidently_linked and linked.p_value == pytest.approx(1 / 8000 * linked.random.counts[0])
+    # with no claim of D, an exact match is reported, then the random-match test decides
+    exact = dataclasses.replace(exact, claimed_distance=0, claimed_v=None)
+    assert exact.claim_holds() is True
+    assert exact.verdict()[0].startswith("Your record meets the publisher's claim, but a released record sits at")
+    assert exact.verdict(linked)[0] == "Your record is exposed: a match as close as yours is rarely chance."

@@ -170,6 +170,9 @@ class SubjectCheck:
             lines.append("Your record is NOT protected as the publisher claims.")
         elif random is not None and random.confidently_linked:
             lines.append("Your record is exposed: a match as close as yours is rarely chance.")
+        elif claim and self.distance == 0 and random is None:
+            lines.append("Your record meets the publisher's claim, but a released record sits at exactly your ranks: "
+                         "run the random-match test to see whether that could be chance.")
         else:
             lines.append("Your record is protected as the publisher claims." if claim else
                          "The release makes no claim to check your record against.")
