@@ -223,3 +223,28 @@ def test_report_check_equals_standalone_check(case, d, v):
     assert report.check_dv(space, d=d, v=vs) == check_dv_privacy(space, x, d=d, v=vs)
     r = int(rng.integers(0, x.shape[0]))
     assert report.check_dv(space, d=d, v=vs, record=r) == check_dv_privacy(space, x[r], d=d, v=vs)
+
+
+@SETTINGS
+@given(tables(), st.integers(0, 400), st.sampled_from(["row", "midpoint", "outside"]))
+def test_single_record_without_sorting_equals_the_rank_space(case, t, where):
+    """The subject's path (linear selection, no full sort) against RankSpace and the brute-force spreads."""
+    from verifier.permutation import SingleRecord, compute_record_distance
+
+    x, y, kinds, rng = case
+    record = x[int(rng.integers(0, x.shape[0]))].copy()
+    if where == "midpoint":  # equally close to two released values: the hull of both blocks
+        record = np.floor(record) + 0.5
+    elif where == "outside":
+        record = record + np.where(rng.random(record.size) < 0.5, -1, 1) * (np.abs(y).max() + 1.0)
+    space = RankSpace(y, kinds)
+    ref = compute_record_distance(space, record)
+    fast = SingleRecord(y, kinds, record)
+    got = fast.result
+    assert (got.distance, got.matches.tolist(), got.deviations.tolist()) == (
+        ref.distance, ref.matches.tolist(), ref.deviations.tolist())
+    assert got.query_lo.tolist() == ref.query_lo.tolist() and got.query_hi.tolist() == ref.query_hi.tolist()
+    for d in {0, ref.distance, t}:
+        slow = compute_window_spread_bruteforce(space, ref.query_lo[None], ref.query_hi[None], d)[0]
+        np.testing.assert_allclose(fast.spread_at(d), slow, rtol=1e-9,
+                                   atol=1e-12 * max(1.0, float(np.abs(y).max()) ** 2))

@@ -160,7 +160,7 @@ def record_disclosure(
     category position or a value).
     """
     from verifier.disclosure import estimate_distribution, rr_risk
-    from verifier.permutation import compute_record_distance
+    from verifier.permutation import SingleRecord
 
     attrs = list(schema.attributes)
     qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
@@ -192,8 +192,7 @@ def record_disclosure(
             members = np.flatnonzero(np.all(y[:, qi] == record[qi], axis=1))
             mode = "group"
         else:
-            space = RankSpace(y[:, qi], [attrs[j].kind for j in qi])
-            members = compute_record_distance(space, record[qi]).matches
+            members = SingleRecord(y[:, qi], [attrs[j].kind for j in qi], record[qi]).result.matches
             mode = "permutation"
         theirs = y[members, s]
         if attr.kind == "numeric":

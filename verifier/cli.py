@@ -555,7 +555,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.no_random_match:
         report = None
     else:
-        _check_exhaustive(prepared.space.n_records, prepared.space.n_attributes, args)
+        _check_exhaustive(prepared.n_records, len(prepared.kinds), args)
         report = random_match(prepared, check, alpha=options["alpha"], samples=options["samples"],
                               seed=options["random_state"], progress=ProgressBar("random-match test"))
     out = check.to_json(report)

@@ -40,6 +40,7 @@ from verifier.ranks import ColumnBlocks, for_each_column
 __all__ = [
     "RankSpace",
     "RecordDistance",
+    "SingleRecord",
     "PermutedPrivacyReport",
     "DVPrivacyResult",
     "compute_record_distance",
@@ -186,6 +187,159 @@ def compute_record_distance(space: RankSpace, original: np.ndarray) -> RecordDis
         query_lo=qlo[0],
         query_hi=qhi[0],
     )
+
+
+class SingleRecord:
+    """One original record against Y without sorting Y (SPEC section 4; the subject's report).
+
+    :func:`compute_record_distance` needs a :class:`RankSpace`, that is one
+    full sort per column. A subject asks about one record, so only the ranks
+    near hers matter:
+
+    1. her query block on each column comes from a few linear passes (the
+       values just below and at-or-above hers, and how many values lie under
+       each);
+    2. an upper bound ``U`` of her distance is the exact distance of one
+       released record, the closest in standardized values;
+    3. a record within ``U`` ranks of her on column j has a value between the
+       order statistics at positions ``qlo_j - U`` and ``qhi_j + U``, found by
+       linear selection (``np.partition``). Only the values between them are
+       sorted, and only the records inside every such window are ranked
+       exactly. The record that gave ``U`` is among them, so the minimum and
+       every record reaching it are too: the result is exact;
+    4. a window spread at distance ``t`` slices the same sorted values, or
+       selects a wider window when ``t > U``.
+
+    Results equal :func:`compute_record_distance` and
+    :func:`compute_window_spread` (property tests hold them to the brute
+    force). ``repr`` does not show the record.
+    """
+
+    def __init__(self, anonymized: np.ndarray, kinds: Sequence[str] | None, original: np.ndarray):
+        y = check_matrix(anonymized, "the anonymized table Y")
+        x = np.asarray(original, dtype=np.float64).reshape(-1)
+        check_same_shape(x[None], y, "the original record", "Y", rows=False)
+        if not np.isfinite(x).all():
+            raise InvalidInputError("the original record holds a value that is not a finite number")
+        n, m = y.shape
+        self.kinds = list(kinds) if kinds is not None else ["numeric"] * m
+        self._n = n
+        self._columns: list[np.ndarray] = [None] * m  # type: ignore[list-item]
+        qlo = np.empty(m, dtype=np.int64)
+        qhi = np.empty(m, dtype=np.int64)
+        gaps: list[np.ndarray] = [None] * m  # type: ignore[list-item]
+
+        def first_pass(j: int) -> None:
+            v = self._columns[j] = np.ascontiguousarray(y[:, j])
+            qlo[j], qhi[j] = _single_query_block(v, float(x[j]))
+            sample = v[:: max(1, n // 4096)]
+            scale = float(sample.max() - sample.min()) or 1.0
+            gaps[j] = np.abs(v - x[j]) / scale
+
+        # columns are independent; numpy's passes, selections and sorts release the GIL
+        for_each_column(first_pass, n, m)
+        closest = gaps[0]
+        for g in gaps[1:]:
+            np.maximum(closest, g, out=closest)
+        bound = self._distance_of(int(np.argmin(closest)), qlo, qhi)
+        del gaps, closest
+        # the sorted values at positions [a_j, b_j] of each column, and the records inside every window
+        self._windows: list[tuple[int, int, int, np.ndarray]] = [None] * m  # type: ignore[list-item]
+        masks: list[np.ndarray] = [None] * m  # type: ignore[list-item]
+
+        def second_pass(j: int) -> None:
+            v = self._columns[j]
+            a, b = max(1, int(qlo[j]) - bound), min(n, int(qhi[j]) + bound)
+            first, values, low, high = _sorted_window(v, a, b)
+            self._windows[j] = (a, b, first, values)
+            masks[j] = (v >= low) & (v <= high)
+
+        for_each_column(second_pass, n, m)
+        inside = masks[0]
+        for mask in masks[1:]:
+            inside &= mask
+        candidates = np.flatnonzero(inside)
+        dev = np.empty((candidates.size, m), dtype=np.int64)
+        for j, (v, (_, _, first, values)) in enumerate(zip(self._columns, self._windows)):
+            chosen = v[candidates]
+            lo = first + np.searchsorted(values, chosen, side="left") + 1
+            hi = first + np.searchsorted(values, chosen, side="right")
+            dev[:, j] = np.maximum(0, np.maximum(lo - qhi[j], qlo[j] - hi))
+        worst = dev.max(axis=1)
+        d = int(worst.min())
+        keep = worst == d
+        self.result = RecordDistance(distance=d, matches=candidates[keep], deviations=dev[keep],
+                                     query_lo=qlo, query_hi=qhi)
+
+    def __repr__(self) -> str:
+        return f"SingleRecord(n={self._n}, distance={self.result.distance})"
+
+    def _distance_of(self, r: int, qlo: np.ndarray, qhi: np.ndarray) -> int:
+        """The exact rank distance between her query blocks and released record r."""
+        worst = 0
+        for j, v in enumerate(self._columns):
+            value = v[r]
+            lo = int(np.count_nonzero(v < value)) + 1
+            hi = int(np.count_nonzero(v <= value))
+            worst = max(worst, lo - int(qhi[j]), int(qlo[j]) - hi)
+        return worst
+
+    def spread_at(self, d: int) -> np.ndarray:
+        """``var_j(x, d)`` for every attribute, as :func:`compute_window_spread` defines it."""
+        out = np.empty(len(self._columns))
+        qlo, qhi = self.result.query_lo, self.result.query_hi
+        for j, (v, (a, b, first, values)) in enumerate(zip(self._columns, self._windows)):
+            lo, hi = max(1, int(qlo[j]) - int(d)), min(self._n, int(qhi[j]) + int(d))
+            if not (a <= lo and hi <= b):
+                first, values, _, _ = _sorted_window(v, lo, hi)
+            window = values[lo - 1 - first : hi - first]
+            out[j] = _single_spread(window, self.kinds[j])
+        return out
+
+
+def _single_query_block(v: np.ndarray, x: float) -> tuple[int, int]:
+    """:meth:`ColumnBlocks.query` for one value, by linear passes over the unsorted column."""
+    n = v.size
+    under = v < x
+    n_under = int(np.count_nonzero(under))
+    blocks = []  # (distance, lo, hi) of the value just below x and of the one at or above it
+    if n_under:
+        below = float(np.max(v, where=under, initial=-np.inf))
+        blocks.append((x - below, int(np.count_nonzero(v < below)) + 1, n_under))
+    if n_under < n:
+        above = float(np.min(v, where=~under, initial=np.inf))
+        blocks.append((above - x, n_under + 1, int(np.count_nonzero(v <= above))))
+    if len(blocks) == 1:
+        return blocks[0][1], blocks[0][2]
+    (d_left, lo_left, hi_left), (d_right, lo_right, hi_right) = blocks
+    return (lo_left if d_left <= d_right else lo_right), (hi_right if d_right <= d_left else hi_left)
+
+
+def _sorted_window(v: np.ndarray, a: int, b: int) -> tuple[int, np.ndarray, float, float]:
+    """The values between the order statistics at 1-based positions a and b, sorted.
+
+    Returns ``(first, values, low, high)``: ``values`` occupy the sorted
+    positions ``first + 1 ... first + len(values)``, a superset of ``[a, b]``
+    (ties at either end are kept whole).
+    """
+    picked = np.partition(v, [a - 1, b - 1]) if a != b else np.partition(v, a - 1)
+    low, high = float(picked[a - 1]), float(picked[b - 1])
+    values = np.sort(v[(v >= low) & (v <= high)])
+    return int(np.count_nonzero(v < low)), values, low, high
+
+
+def _single_spread(window: np.ndarray, kind: str) -> float:
+    """The spread of one sorted window: population variance, or Gini-Simpson for a nominal column."""
+    if window[0] == window[-1]:
+        return 0.0
+    if kind == "nominal":
+        _, counts = np.unique(window, return_counts=True)
+        p = counts / window.size
+        return float(1.0 - np.sum(p * p))
+    # scale by a power of two (exact) so that squares cannot overflow, then two passes
+    shift = int(np.frexp(max(abs(window[0]), abs(window[-1])))[1])
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(np.var(np.ldexp(window, -shift)), 2 * shift))
 
 
 def compute_distances(space: RankSpace, originals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

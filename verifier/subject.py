@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -28,7 +29,7 @@ from verifier.assessment import record_disclosure
 from verifier._format import figure, literal
 from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.intruder import SubjectReport, subject_test
-from verifier.permutation import RankSpace, RecordDistance, compute_record_distance, compute_window_spread
+from verifier.permutation import RankSpace, RecordDistance, SingleRecord, spread_kind
 from verifier.release import ReleaseError, VerifiedRelease, load_public_key, verify_release
 from verifier.schema import Schema
 
@@ -84,12 +85,28 @@ def release_facts(release: VerifiedRelease) -> list[tuple[str, str]]:
 
 @dataclass(frozen=True, eq=False)
 class Prepared:
-    """The verified release, parsed once: its schema, rank keys and rank space."""
+    """The verified release, parsed once: its schema, rank keys and column kinds.
+
+    The full :class:`RankSpace` (one sort per column) is built only when the
+    random-match test first needs it; her own report does not.
+    """
 
     release: VerifiedRelease
     schema: Schema
     values: np.ndarray
-    space: RankSpace
+    kinds: list[str]
+
+    @cached_property
+    def space(self) -> RankSpace:
+        return RankSpace(self.values, self.kinds)
+
+    @property
+    def n_records(self) -> int:
+        return int(self.values.shape[0])
+
+    @property
+    def spread_kinds(self) -> list[str]:
+        return [spread_kind(k) for k in self.kinds]
 
     @property
     def keep_probabilities(self) -> dict[str, float] | None:
@@ -109,7 +126,7 @@ def prepare(release: VerifiedRelease) -> Prepared:
     except InvalidInputError as exc:
         raise ReleaseError(f"the signed schema or data cannot be read: {exc.message}", path=release.path,
                            reason="DATA_MALFORMED") from None
-    return Prepared(release, table.schema, table.values, RankSpace(table.values, table.kinds))
+    return Prepared(release, table.schema, table.values, list(table.kinds))
 
 
 def _claimed(release: VerifiedRelease) -> tuple[int | None, list[float] | None]:
@@ -127,6 +144,7 @@ class SubjectCheck:
 
     prepared: Prepared
     record: np.ndarray
+    view: SingleRecord
     result: RecordDistance
     spread_at_own: np.ndarray
     claimed_distance: int | None
@@ -146,7 +164,7 @@ class SubjectCheck:
         return self.prepared.schema.names
 
     def spread_at(self, d: int) -> np.ndarray:
-        return compute_window_spread(self.prepared.space, self.result.query_lo[None], self.result.query_hi[None], d)[0]
+        return self.view.spread_at(d)
 
     def claim_holds(self) -> bool | None:
         """Whether her record meets the publisher's claimed (D, v): d >= D and var_j at D >= v_j."""
@@ -208,7 +226,7 @@ class SubjectCheck:
             "matches": (self.result.matches + 1).tolist(),
             "deviations": self.result.deviations.tolist(),
             "variances": [num(v) for v in self.spread_at_own],
-            "spread_kinds": self.prepared.space.spread_kinds,
+            "spread_kinds": self.prepared.spread_kinds,
             "claimed": {"distance": self.claimed_distance, "variances": self.claimed_v},
             "variances_at_claimed_distance": None if self.spread_at_claimed is None
             else [num(v) for v in self.spread_at_claimed],
@@ -270,14 +288,14 @@ class SubjectCheck:
 def check_record(prepared: Prepared, record: np.ndarray) -> SubjectCheck:
     """Everything about her record but the random-match test (SPEC sections 4 and 6)."""
     record = np.asarray(record, dtype=np.float64)
-    result = compute_record_distance(prepared.space, record)
-    qlo, qhi = result.query_lo[None], result.query_hi[None]
-    own = compute_window_spread(prepared.space, qlo, qhi, result.distance)[0]
+    view = SingleRecord(prepared.values, prepared.kinds, record)
+    result = view.result
+    own = view.spread_at(result.distance)
     d, v = _claimed(prepared.release)
-    at_claimed = compute_window_spread(prepared.space, qlo, qhi, d)[0] if d is not None else None
+    at_claimed = view.spread_at(d) if d is not None else None
     disclosure = record_disclosure(prepared.values, prepared.schema, record,
                                    keep_probabilities=prepared.keep_probabilities)
-    return SubjectCheck(prepared, record, result, own, d, v, at_claimed, disclosure)
+    return SubjectCheck(prepared, record, view, result, own, d, v, at_claimed, disclosure)
 
 
 def random_match(prepared: Prepared, check: SubjectCheck, *, alpha: float = 0.01, samples: int = 10_000,

@@ -592,8 +592,9 @@ class SubjectApp(App[None]):
         if not raw_d.isascii() or not raw_d.isdigit():
             return None, None, "Your d must be a whole number, 0 or more." if raw_d else ""
         d = int(raw_d)
-        if d >= self._prepared.space.n_records if self._prepared else True:
-            return None, None, f"Your d must be below the number of released records ({self._prepared.space.n_records})."
+        n = self._check.prepared.n_records
+        if d >= n:
+            return None, None, f"Your d must be below the number of released records ({n})."
         if not raw_v:
             return d, [-np.inf] * m, ""
         parts = [p.strip() for p in raw_v.split(",")]
@@ -626,7 +627,7 @@ class SubjectApp(App[None]):
         table.add_columns(Text("attribute"), Text("kind"), Text(f"at your {check.distance}"),
                           Text(f"at claimed D={claimed_d if claimed_d is not None else '-'}"), Text("claimed v"),
                           Text(f"at d={d if d is not None else '-'}"), Text("your v"))
-        kinds = check.prepared.space.spread_kinds
+        kinds = check.prepared.spread_kinds
         for j, name in enumerate(check.names):
             claimed_v = check.claimed_v[j] if check.claimed_v and j < len(check.claimed_v) else None
             at_claimed = check.spread_at_claimed[j] if check.spread_at_claimed is not None else None
