@@ -17,12 +17,10 @@ Everything is deterministic; only the framework's row shuffle uses the seed.
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from publisher.methods import Method, MethodResult, _fail, _parse_float, _parse_int

@@ -29,9 +29,7 @@ from verifier.disclosure import (
     chi_square,
     estimate_distribution,
     expected_squared_error,
-    keep_matrix,
     kl_divergence,
-    kron_matvec,
     rr_risk,
     utility_cost,
 )

@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
-
 from publisher import __version__
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
 from verifier.assessment import assess, smallest_class

@@ -206,7 +206,6 @@ def test_zero_and_negative_zero_tie():
 
 
 def test_record_count_mismatch_names_the_file(tmp_path, capsys):
-    x = write(tmp_path / "x.csv", "a,b\n1,2\n2,3\n")
     code, err = run_reverse_map(tmp_path, "a,b\n1,2\n2,3\n", capsys=capsys)
     assert code == 3 and f"FAIL: {tmp_path / 'y.csv'}: SHAPE_MISMATCH: has 3 records" in err
 

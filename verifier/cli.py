@@ -37,7 +37,7 @@ from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.io import Table, read_table, write_csv_atomic
 from verifier.permutation import RankSpace, compute_permuted_privacy
 from verifier.ranks import reverse_map
-from verifier.schema import Schema, load_schema
+from verifier.schema import load_schema
 
 __all__ = ["main", "ExitCode"]
 

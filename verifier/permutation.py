@@ -242,7 +242,7 @@ class SingleRecord:
         for g in gaps[1:]:
             np.maximum(closest, g, out=closest)
         bound = self._distance_of(int(np.argmin(closest)), qlo, qhi)
-        del gaps, closest
+        gaps.clear()  # n x m floats no longer needed
         # the sorted values at positions [a_j, b_j] of each column, and the records inside every window
         self._windows: list[tuple[int, int, int, np.ndarray]] = [None] * m  # type: ignore[list-item]
         masks: list[np.ndarray] = [None] * m  # type: ignore[list-item]

@@ -121,7 +121,7 @@ class Prepared:
 def prepare(release: VerifiedRelease) -> Prepared:
     """Parse the verified bytes; a release whose signed schema or data cannot be read fails closed."""
     try:
-        schema = release.schema()
+        release.schema()  # the signed schema must parse on its own, not only as the table's
         table = release.table()
     except InvalidInputError as exc:
         raise ReleaseError(f"the signed schema or data cannot be read: {exc.message}", path=release.path,
