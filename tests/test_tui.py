@@ -190,9 +190,15 @@ async def test_failed_verification_shows_its_reason_and_no_metric(paper, tmp_pat
         app.query_one("#release-dir", Input).value = str(release)
         await press_button(pilot, "#verify")
         assert shown(app, "#verification").startswith("VERIFIED")
+        await fill(pilot, [str(RECORD[n]) for n in ("x1", "x2", "x3")])
+        await press_button(pilot, "#check")
+        assert app._check is not None and app.query_one("#deviations", DataTable).row_count == 1
+        # opening another release forgets her results: nothing of the first one stays on any tab
         app.query_one("#release-dir", Input).value = str(broken)
         await press_button(pilot, "#verify")
         assert app.query_one("#record", TabPane).disabled and not app.query("#field-0")
+        assert app._check is None and shown(app, "#verdict") == "" and shown(app, "#histogram") == ""
+        assert all(app.query_one(t, DataTable).row_count == 0 for t in ("#deviations", "#variances", "#disclosure"))
         await pilot.press("ctrl+q")
     assert app.return_code == 1
 

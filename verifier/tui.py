@@ -239,6 +239,7 @@ class SubjectApp(App[None]):
         self._check: SubjectCheck | None = None
         self._random: SubjectReport | None = None
         self._verification_failed = False
+        self._generation = 0
         self._random_worker = None
         self.progress_seen: list[tuple[int, int]] = []
         """(done, total) of every progress update shown: the tests read it."""
@@ -379,26 +380,36 @@ class SubjectApp(App[None]):
             self._show_verification_failure("give the release folder and the publisher's public key file")
             return
         self.query_one("#verification", Static).update("Verifying ...")
-        self._open_worker(directory, key, fingerprint)
+        self._open_worker(directory, key, fingerprint, self._generation)
 
     @work(thread=True, exclusive=True, group="open")
-    def _open_worker(self, directory: str, key: str, fingerprint: str | None) -> None:
+    def _open_worker(self, directory: str, key: str, fingerprint: str | None, generation: int) -> None:
         try:
             prepared = prepare(open_release(directory, key, fingerprint=fingerprint))
         except VerifierError as exc:
-            self.call_from_thread(self._show_verification_failure, exc.diagnostic())
+            self.call_from_thread(self._show_verification_failure, exc.diagnostic(), generation)
             return
-        self.call_from_thread(self._show_verified, prepared)
+        self.call_from_thread(self._show_verified, prepared, generation)
 
     def _reset(self) -> None:
-        """Forget the release and everything computed from it."""
+        """Forget the release and everything computed from it; results still on their way are dropped."""
+        self._generation += 1
         self._cancel_random()
+        self.workers.cancel_group(self, "check")
         self._prepared = self._check = self._random = None
         for pane in ("record", "results", "random"):
             self.query_one(f"#{pane}", TabPane).disabled = True
         self.query_one("#fields", Vertical).remove_children()
+        for selector in ("#verdict", "#threshold-status", "#record-status", "#random-status", "#histogram"):
+            self.query_one(selector, Static).update("")
+        for selector in ("#deviations", "#variances", "#disclosure"):
+            self.query_one(selector, DataTable).clear(columns=True)
+        for selector in ("#my-d", "#my-v", "#record-file"):
+            self.query_one(selector, Input).value = ""
 
-    def _show_verification_failure(self, line: str) -> None:
+    def _show_verification_failure(self, line: str, generation: int | None = None) -> None:
+        if generation is not None and generation != self._generation:
+            return  # an older attempt, overtaken by a newer one
         self._verification_failed = True
         text = Text()
         text.append("NOT VERIFIED\n", style="bold reverse")
@@ -406,7 +417,9 @@ class SubjectApp(App[None]):
         text.append("\n\nNothing from this release is shown. Check the folder and the key, then Verify again.")
         self.query_one("#verification", Static).update(text)
 
-    async def _show_verified(self, prepared: Prepared) -> None:
+    async def _show_verified(self, prepared: Prepared, generation: int) -> None:
+        if generation != self._generation:
+            return
         self._verification_failed = False
         self._prepared = prepared
         facts = release_facts(prepared.release)
@@ -534,15 +547,17 @@ class SubjectApp(App[None]):
         self._cancel_random()
         self._random = None
         self._record_status("Checking ...")
-        self._check_worker(keys)
+        assert self._prepared is not None
+        self._check_worker(self._prepared, keys)
 
     @work(thread=True, exclusive=True, group="check")
-    def _check_worker(self, keys: np.ndarray) -> None:
-        assert self._prepared is not None
-        check = check_record(self._prepared, keys)
+    def _check_worker(self, prepared: Prepared, keys: np.ndarray) -> None:
+        check = check_record(prepared, keys)
         self.call_from_thread(self._show_results, check)
 
     def _show_results(self, check: SubjectCheck) -> None:
+        if check.prepared is not self._prepared:
+            return  # computed for a release that has since been closed
         self._check = check
         self._record_status("Checked: see your results (F4).")
         for pane in ("results", "random"):
