@@ -121,13 +121,15 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
     write_csv_atomic(args.out, schema.names, frame_rows(frame, schema))
     first = result.steps[0]
     out = {"method": first["method"], "parameters": first["parameters"], "metrics": first["metrics"],
-           "steps": result.steps, "output": args.out, "rows_shuffled": not args.keep_order}
+           "steps": result.steps, "output": args.out, "rows_shuffled": not args.keep_order,
+           "randomness": result.randomness}
     if args.keep_order:
         print(f"note: {args.out} keeps the original row order for experiments; never publish it", file=sys.stderr)
     if args.json:
         _print_json(out)
     else:
         print(f"wrote {args.out}: {len(frame)} records, {'original row order' if args.keep_order else 'rows shuffled'}")
+        print(f"  randomness: {result.randomness}")
         for step in result.steps:
             params = ", ".join(f"{k}={json.dumps(v)}" for k, v in step["parameters"].items() if v is not None)
             print(f"  {step['method']}({params})")
@@ -372,10 +374,12 @@ def _cmd_release(args: argparse.Namespace) -> int:
     claims = verified.claims
     if args.json:
         _print_json({"release": str(target), "fingerprint": verified.key.fingerprint, "dataset_id": verified.dataset_id,
-                     "release_version": verified.release_version, "methods": verified.methods, "claims": claims})
+                     "release_version": verified.release_version, "methods": verified.methods, "claims": claims,
+                     "randomness": verified.predicate["toolkit"].get("randomness")})
     else:
         print(f"released {target}: {claims['n_records']} records, dataset {verified.dataset_id!r} version {verified.release_version}")
         print(f"  signed by fingerprint {verified.key.fingerprint}")
+        print(f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)")
         print(f"  D = {claims['permuted_privacy']['distance']}, confidently linked "
               f"{100 * claims['intruder']['confidently_linked_share']:.2f}% (alpha {claims['intruder']['alpha']:g}), k = {claims['k']}")
         print(f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>")

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from publisher._kernels import mdav_groups, rank_swap_partners
+from publisher._random import noise_generator
 from verifier._validation import as_generator
 from verifier.errors import InvalidInputError
 from verifier.hierarchy import number_label
@@ -464,6 +465,8 @@ class Anonymized:
     released: pd.DataFrame
     order: np.ndarray
     steps: list[dict[str, Any]]
+    randomness: str = ""
+    """Which generator drew the randomness (public; the key or seed never is)."""
 
     @property
     def parameters(self) -> list[dict[str, Any]]:
@@ -471,10 +474,14 @@ class Anonymized:
 
 
 def anonymize(table: pd.DataFrame, schema: Schema, methods: Sequence[Method], *, random_state) -> Anonymized:
-    """Run ``methods`` in order on ``table``, then shuffle the rows; one generator for all."""
+    """Run ``methods`` in order on ``table``, then shuffle the rows; one generator for all.
+
+    ``random_state`` ``None`` (production) draws from ChaCha20 keyed by the
+    operating system; an int seeds PCG64 to reproduce a run (``publisher._random``).
+    """
     if not methods:
         raise _fail("give at least one method", "METHOD_UNKNOWN")
-    rng = as_generator(random_state)
+    rng, randomness = noise_generator(random_state)
     current = table
     steps = []
     for method in methods:
@@ -483,4 +490,4 @@ def anonymize(table: pd.DataFrame, schema: Schema, methods: Sequence[Method], *,
         steps.append({"method": method.name, "parameters": method.parameters(), "metrics": result.metrics})
     order = rng.permutation(len(current))
     released = current.iloc[order].reset_index(drop=True)
-    return Anonymized(table=current, released=released, order=order, steps=steps)
+    return Anonymized(table=current, released=released, order=order, steps=steps, randomness=randomness)

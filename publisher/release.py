@@ -250,7 +250,7 @@ def make_release(
             "withheld": ["random_seed"],
             "claims": release_claims(assessment, smallest_class(y, schema)),
             "utility": assessment["utility"],
-            "toolkit": {"name": "permuted-privacy", "version": __version__},
+            "toolkit": {"name": "permuted-privacy", "version": __version__, "randomness": result.randomness},
         },
     }
     manifest = dumps_manifest(statement)

@@ -527,3 +527,31 @@ def test_case_27_degenerate_parameters_refused(keys, tmp_path, capsys):
 def test_private_key_repr_shows_no_key_material(keys):
     key = load_private_key(keys["private"], None)
     assert "fingerprint=" in repr(key) and "PRIVATE" not in repr(key)
+
+
+def test_production_key_of_the_noise_stream_never_leaks(keys, tmp_path, capsys, monkeypatch):
+    """spec/reliability.md P0: the OS entropy behind an unseeded release is set to a canary (the stdlib's
+    secrets.randbits, not our code) and searched for in the release and in everything printed."""
+    import secrets as stdlib_secrets
+
+    canary = int.from_bytes(b"CANARY-KEY-0123456789-abcdefghij", "big")  # 256 bits
+    asked = []
+
+    def randbits(k: int) -> int:
+        asked.append(k)
+        return canary
+
+    monkeypatch.setattr(stdlib_secrets, "randbits", randbits)
+    out = tmp_path / "rel"
+    assert publisher(["release", "--input", str(ORIGINAL), "--method", "rank_swapping", "--param", "p=20",
+                      "--key", str(keys["private"]), "--dataset-id", "d", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert asked == [256]
+    files = b"".join(p.read_bytes() for p in out.iterdir())
+    decoded = base64.b64decode(json.loads((out / ENVELOPE).read_bytes())["payload"])
+    forms = [str(canary).encode(), f"{canary:x}".encode(), canary.to_bytes(32, "big"), b"CANARY-KEY",
+             base64.b64encode(canary.to_bytes(32, "big"))[:24]]
+    for form in forms:
+        assert form not in files + decoded + (captured.out + captured.err).encode(), form[:16]
+    toolkit = json.loads(decoded)["predicate"]["toolkit"]
+    assert toolkit["randomness"].startswith("ChaCha20") and "randomness: ChaCha20" in captured.out
