@@ -354,10 +354,21 @@ def test_case_33_record_on_the_command_line_exit_2(paper, tmp_path, capsys):
                  ["check", str(release), "--key", str(key), "--record", str(record), "--x1", "8765.4321"],
                  ["check", str(release), "--key", str(key), "--record", str(record), "8765.4321"],
                  ["tui", str(release), "--key", str(key), "8765.4321", "902.21"],
-                 ["tui", str(release), "--key", str(key), "--record", "x1=8765.4321"]):
+                 ["tui", str(release), "--key", str(key), "--record", "x1=8765.4321"],
+                 ["check", str(release), "--key", str(key), "--record", '{"x1": 8765.4321, "pad": "' + "x" * 300 + '"}'],
+                 ["check", str(release), "--key", str(key), "--record", "8765.4321\x00"],
+                 ["check", str(release), "--key", str(key), "--record", "8765.4321,902.21,5108.54"],
+                 ["check", str(release), "--key", str(key), "--record", "1e3"]):
         assert verifier(argv) == 2, argv
         err = capsys.readouterr().err
         assert "RECORD_ON_COMMAND_LINE" in err and "8765" not in err, argv
+
+
+def test_a_missing_record_file_with_a_plain_name_is_named(paper, tmp_path, capsys):
+    release, key = paper
+    missing = tmp_path / "my_record.json"
+    assert verifier(["check", str(release), "--key", str(key), "--record", str(missing)]) == 3
+    assert f"FAIL: {missing}: FILE_NOT_FOUND" in capsys.readouterr().err
 
 
 def test_tui_needs_a_terminal(paper, capsys):

@@ -494,6 +494,8 @@ def _method_text(step: dict) -> str:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from verifier.subject import WITHHELD, claims_summary
+
     release = _verified(args)
     claims = release.claims
     if args.json:
@@ -510,10 +512,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
           f"created {json.dumps(release.created_at)}")
     for step in release.methods:
         print(f"  method: {_method_text(step)}")
-    print("  withheld: the random seed only (paper 003, Def. 4)")
-    pp, it = claims.get("permuted_privacy") or {}, claims.get("intruder") or {}
-    print(f"  claims: {claims.get('n_records')} records, D = {pp.get('distance')}, k = {claims.get('k')}, "
-          f"confidently linked {figure(it.get('confidently_linked_share'))} at alpha {it.get('alpha')}")
+    print(f"  withheld: {WITHHELD}")
+    print(f"  claims: {claims_summary(release)}")
     return ExitCode.OK
 
 

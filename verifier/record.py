@@ -22,7 +22,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from verifier._json import StrictJSONError, loads_strict
-from verifier.errors import InvalidInputError
+from verifier.errors import InvalidInputError, UsageError
 from verifier.io import read_csv_cells
 from verifier.schema import Attribute, Schema
 
@@ -113,22 +113,29 @@ def parse_record(fields: Mapping[str, Any], schema: Schema, *, source: str = "re
     return np.array([_key(attr, fields[attr.name], source) for attr in schema.attributes], dtype=np.float64)
 
 
+_PLAIN_PATH = re.compile(r"[\w./~+-]+", re.ASCII)
+
+
 def refuse_record_on_command_line(value: str) -> None:
-    """Refuse (exit 2, the value not shown) a ``--record`` argument that is a record, not a file name.
+    """Refuse (exit 2, the value not shown) a ``--record`` argument that may be the record, not a file name.
 
-    ``--record '{"age": 34}'`` or ``--record 34`` would put her values in the
-    shell history and the process list, and a "no such file" message would
-    echo them back.
+    ``--record '{"age": 34}'``, ``--record 34`` or ``--record 34,50000`` would
+    put her values in the shell history and the process list, and a "no such
+    file" message would echo them back. A name that exists is always taken; a
+    missing one is echoed only if it looks like a file name (ASCII letters,
+    digits and ``_ . / ~ + -``, with at least one letter).
     """
-    from verifier.errors import UsageError
-
-    if Path(value).exists():
-        return
-    text = value.strip()
-    if text.startswith(("{", "[")) or "=" in text or parse_number(text)[1] is None or "\n" in text:
-        raise UsageError("--record names a file holding your record; the value given looks like the record itself "
-                         "(not shown), and a record never goes on the command line, where the shell history and "
-                         "the process list keep it", reason="RECORD_ON_COMMAND_LINE")
+    try:
+        if Path(value).exists():
+            return
+    except (OSError, ValueError):  # a name too long for the file system, or a NUL byte: no file
+        pass
+    if _PLAIN_PATH.fullmatch(value) and re.search(r"[A-Za-z]", value) and parse_number(value)[1] is not None:
+        return  # a missing file with an ordinary name: read_record says so, naming it
+    raise UsageError("--record names a file holding your record; no file has that name, and the value is not "
+                     "shown because it does not look like a file name (it may be the record itself, which never "
+                     "goes on the command line, where the shell history and the process list keep it)",
+                     reason="RECORD_ON_COMMAND_LINE")
 
 
 def read_record(path: str | Path, schema: Schema) -> np.ndarray:

@@ -34,7 +34,7 @@ from verifier.release import ReleaseError, VerifiedRelease, load_public_key, ver
 from verifier.schema import Schema
 
 __all__ = ["open_release", "Prepared", "prepare", "SubjectCheck", "check_record", "random_match", "p_value_words",
-           "release_facts"]
+           "release_facts", "claims_summary"]
 
 
 def open_release(directory: str, key_path: str, *, fingerprint: str | None = None, dataset_id: str | None = None,
@@ -73,14 +73,23 @@ def release_facts(release: VerifiedRelease) -> list[tuple[str, str]]:
         for name, value in (params or {}).items() if isinstance(params, dict) else ():
             if value is not None:
                 facts.append((f"  {literal(name)}", json.dumps(value)))
-    facts.append(("withheld", "the random seed only (paper 003, Def. 4)"))
+    facts.append(("withheld", WITHHELD))
+    facts.append(("claims", claims_summary(release)))
+    return facts
+
+
+WITHHELD = "the random seed only (paper 003, Def. 4)"
+
+
+def claims_summary(release: VerifiedRelease) -> str:
+    """The publisher's main claims in one line: record count, D, k and the confidently linked share."""
     claims = release.claims if isinstance(release.claims, dict) else {}
     pp = claims.get("permuted_privacy") or {}
     it = claims.get("intruder") or {}
-    facts.append(("claims", f"{claims.get('n_records')} records, D = {pp.get('distance')}, "
-                            f"k = {claims.get('k')}, confidently linked "
-                            f"{figure(it.get('confidently_linked_share')) if isinstance(it.get('confidently_linked_share'), (int, float)) else '-'}"))
-    return facts
+    share = it.get("confidently_linked_share")
+    share_text = figure(share) if isinstance(share, (int, float)) and not isinstance(share, bool) else "-"
+    return (f"{claims.get('n_records')} records, D = {pp.get('distance')}, k = {claims.get('k')}, "
+            f"confidently linked {share_text} at alpha {it.get('alpha')}")
 
 
 @dataclass(frozen=True, eq=False)

@@ -251,7 +251,7 @@ class SubjectApp(App[None]):
         yield Header()
         with TabbedContent(initial="release", id="tabs"):
             with TabPane("F2 Release", id="release"):
-                with VerticalScroll():
+                with VerticalScroll(id="release-scroll"):
                     yield Static("Open a release with the publisher's public key, obtained from the publisher "
                                  "(never from inside the release).", id="verification", markup=False)
                     with Horizontal(classes="row"):
@@ -266,7 +266,7 @@ class SubjectApp(App[None]):
                     with Horizontal(classes="buttons"):
                         yield Button("Verify", id="verify", compact=True)
             with TabPane("F3 Your record", id="record", disabled=True):
-                with VerticalScroll():
+                with VerticalScroll(id="record-scroll"):
                     yield Static("Type your own values; they stay in this window.", markup=False)
                     yield Vertical(id="fields")
                     with Horizontal(classes="row"):
@@ -277,7 +277,7 @@ class SubjectApp(App[None]):
                         yield Button("Check my record", id="check", compact=True)
                     yield Static("", id="record-status", markup=False)
             with TabPane("F4 Results", id="results", disabled=True):
-                with VerticalScroll():
+                with VerticalScroll(id="results-scroll"):
                     yield Static("", id="verdict", markup=False)
                     yield Static("Released records that match you, and their rank deviations:", classes="heading",
                                  markup=False)
@@ -294,7 +294,7 @@ class SubjectApp(App[None]):
                     yield Static("Attribute disclosure:", classes="heading", markup=False)
                     yield DataTable(id="disclosure", cursor_type="row")
             with TabPane("F5 Random match", id="random", disabled=True):
-                with VerticalScroll():
+                with VerticalScroll(id="random-scroll"):
                     yield Static("Random records are built from the release's own columns. If they match as "
                                  "closely as your closest record does, an intruder cannot tell your match from "
                                  "chance.", markup=False)
@@ -330,15 +330,19 @@ class SubjectApp(App[None]):
         if not pane.disabled:
             self._goto(tab)
 
+    # where the focus goes on each tab: the record's first field and the Run button invite the next step;
+    # the release and results tabs focus their scroll area, which keeps their first lines in view
+    _FOCUS = {"release": "#release-scroll", "record": "#field-0", "results": "#results-scroll", "random": "#run"}
+
     def _goto(self, tab: str) -> None:
-        """Show ``tab`` and move the focus into it (a focused widget pulls its own tab back to the front)."""
+        """Show ``tab`` from its top and move the focus into it (a focused widget pulls its tab to the front)."""
 
         def switch() -> None:
             self.query_one(TabbedContent).active = tab
-            pane = self.query_one(f"#{tab}", TabPane)
-            target = next((w for w in pane.query("Input, Select, Button, DataTable") if w.focusable), None)
-            if target is not None:
-                target.focus()
+            self.query_one(f"#{tab}-scroll", VerticalScroll).scroll_home(animate=False)
+            target = self.query(self._FOCUS[tab])
+            if target and target.first().focusable:
+                target.first().focus(scroll_visible=False)
 
         self.call_after_refresh(switch)
 
@@ -416,6 +420,7 @@ class SubjectApp(App[None]):
         text.append(literal(line))
         text.append("\n\nNothing from this release is shown. Check the folder and the key, then Verify again.")
         self.query_one("#verification", Static).update(text)
+        self._goto("release")
 
     async def _show_verified(self, prepared: Prepared, generation: int) -> None:
         if generation != self._generation:
@@ -431,6 +436,7 @@ class SubjectApp(App[None]):
             text.append(f"{k:<{pad}}  {literal(v)}\n")
         text.append("\nNext: F3 to enter your record.")
         self.query_one("#verification", Static).update(text)
+        self._goto("release")
         await self._build_form(prepared)
         self.query_one("#record", TabPane).disabled = False
         record_path = self._start[3]
@@ -564,25 +570,19 @@ class SubjectApp(App[None]):
             self.query_one(f"#{pane}", TabPane).disabled = False
         self._show_verdict()
         names = check.names
-        table = self.query_one("#deviations", DataTable)
-        table.clear(columns=True)
-        table.add_columns(Text("match"), *[_plain(n) for n in names])
         shown = 200
-        for m, dev in zip(check.result.matches[:shown], check.result.deviations[:shown]):
-            table.add_row(Text(str(int(m) + 1)), *[Text(str(int(t))) for t in dev])
+        rows = [[str(int(m) + 1), *[str(int(t)) for t in dev]]
+                for m, dev in zip(check.result.matches[:shown], check.result.deviations[:shown])]
         if check.result.matches.size > shown:
-            table.add_row(Text(f"+{check.result.matches.size - shown}"), *[Text("") for _ in names])
+            rows.append([f"+{check.result.matches.size - shown}", *["" for _ in names]])
+        _fill(self.query_one("#deviations", DataTable), ["match", *names], rows)
         my_d = self.query_one("#my-d", Input)
         if not my_d.value:
             my_d.value = str(check.claimed_distance if check.claimed_distance is not None else check.distance)
         self._show_thresholds()
-        disclosure = self.query_one("#disclosure", DataTable)
-        disclosure.clear(columns=True)
-        disclosure.add_columns(Text("sensitive attribute"), Text("risk"), Text("candidates"), Text("how"))
-        for name, r in check.disclosure.items():
-            disclosure.add_row(_plain(name), Text(figure(r["risk"])), Text(str(r["candidates"])), Text(r["mode"]))
-        if not check.disclosure:
-            disclosure.add_row(Text("(the schema marks no sensitive attribute)"), Text(""), Text(""), Text(""))
+        rows = [[name, figure(r["risk"]), str(r["candidates"]), r["mode"]] for name, r in check.disclosure.items()]
+        _fill(self.query_one("#disclosure", DataTable), ["sensitive attribute", "risk", "candidates", "how"],
+              rows or [["(the schema marks no sensitive attribute)", "", "", ""]])
         self.query_one("#histogram", Static).update("")
         self.query_one("#random-status", Static).update("Press Ctrl+R (or Run test) to run the random-match test.")
         self._goto("results")
@@ -636,19 +636,19 @@ class SubjectApp(App[None]):
                                   ", or a spread is not above your v") + ")."))
         else:
             status.update(why)
-        table = self.query_one("#variances", DataTable)
-        table.clear(columns=True)
         claimed_d = check.claimed_distance
-        table.add_columns(Text("attribute"), Text("kind"), Text(f"at your {check.distance}"),
-                          Text(f"at claimed D={claimed_d if claimed_d is not None else '-'}"), Text("claimed v"),
-                          Text(f"at d={d if d is not None else '-'}"), Text("your v"))
+        header = ["attribute", "kind", f"at your {check.distance}",
+                  f"at claimed D={claimed_d if claimed_d is not None else '-'}", "claimed v",
+                  f"at d={d if d is not None else '-'}", "your v"]
+        rows = []
         kinds = check.prepared.spread_kinds
         for j, name in enumerate(check.names):
             claimed_v = check.claimed_v[j] if check.claimed_v and j < len(check.claimed_v) else None
             at_claimed = check.spread_at_claimed[j] if check.spread_at_claimed is not None else None
             mine = "-" if v is None or np.isneginf(v[j]) else figure(v[j])
-            table.add_row(_plain(name), Text(kinds[j]), Text(figure(check.spread_at_own[j])), Text(figure(at_claimed)),
-                          Text(figure(claimed_v)), Text("-" if spread is None else figure(spread[j])), Text(mine))
+            rows.append([name, kinds[j], figure(check.spread_at_own[j]), figure(at_claimed), figure(claimed_v),
+                         "-" if spread is None else figure(spread[j]), mine])
+        _fill(self.query_one("#variances", DataTable), header, rows)
 
     # ------------------------------------------------------------------ random-match test
 
@@ -788,6 +788,22 @@ class SubjectApp(App[None]):
             # for a bug report: where it happened, never the frames' local variables
             self._exit_renderables.append(Text("".join(traceback.format_exception(cause))))
         self._close_messages_no_wait()
+
+
+def _fill(table: DataTable, header: list[str], rows: list[list[str]]) -> None:
+    """Replace a table's columns and rows; every cell literal, every column as wide as its widest cell.
+
+    Explicit widths: a table refilled while its tab is hidden can keep the
+    widths of its header alone and cut the figures.
+    """
+    table.clear(columns=True)
+    cells = [[literal(c) for c in row] for row in rows]
+    labels = [literal(h) for h in header]
+    for k, label in enumerate(labels):
+        width = max([len(label), *(len(row[k]) for row in cells)])
+        table.add_column(Text(label), width=width)
+    for row in cells:
+        table.add_row(*[Text(c) for c in row])
 
 
 def _category(attr: Attribute, index: int) -> str:
