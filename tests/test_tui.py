@@ -358,7 +358,8 @@ def test_case_33_record_on_the_command_line_exit_2(paper, tmp_path, capsys):
                  ["check", str(release), "--key", str(key), "--record", '{"x1": 8765.4321, "pad": "' + "x" * 300 + '"}'],
                  ["check", str(release), "--key", str(key), "--record", "8765.4321\x00"],
                  ["check", str(release), "--key", str(key), "--record", "8765.4321,902.21,5108.54"],
-                 ["check", str(release), "--key", str(key), "--record", "1e3"]):
+                 ["check", str(release), "--key", str(key), "--record", "1e3"],
+                 ["intruder", "--anonymized", str(release / "release.csv"), "--subject-record", "8765.4321,1,2"]):
         assert verifier(argv) == 2, argv
         err = capsys.readouterr().err
         assert "RECORD_ON_COMMAND_LINE" in err and "8765" not in err, argv

@@ -433,8 +433,9 @@ def _print_intruder(x: Table, report, records, args, passed: bool) -> None:
 
 def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
     from verifier.intruder import subject_test
-    from verifier.record import read_record
+    from verifier.record import read_record, refuse_record_on_command_line
 
+    refuse_record_on_command_line(args.subject_record)
     schema = load_schema(args.schema) if args.schema else None
     y = read_table(args.anonymized, schema)
     record = read_record(args.subject_record, y.schema)
@@ -835,7 +836,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
-        if getattr(args, "command", None) in _RECORD_COMMANDS:
+        if getattr(args, "command", None) in _RECORD_COMMANDS or getattr(args, "subject_record", None):
             # argparse would echo the extra words, and they may be her values
             print(f"FAIL: -: RECORD_ON_COMMAND_LINE: {len(extra)} unexpected argument(s), not shown; your record is "
                   "read from a file (--record) or typed in the TUI, never given on the command line, where the "
