@@ -676,3 +676,12 @@ def test_snapshot_failed_verification(snap_compare, monkeypatch):
     monkeypatch.chdir(GOLDEN)
     assert snap_compare(SubjectApp("release", "README.md"), terminal_size=(80, 24),
                         run_before=steady(_verified))
+
+
+@pytest.mark.parametrize("doc, snapshot", [("tui-release.svg", "verified-80x24"), ("tui-results.svg", "results-80x24"),
+                                           ("tui-random-match.svg", "random-match-80x24")])
+def test_screens_in_the_docs_are_the_current_snapshots(doc, snapshot):
+    """docs/subject.md shows these screens; they must be what the app shows today."""
+    docs = Path(__file__).parent.parent / "docs" / "img" / doc
+    snap = Path(__file__).parent / "__snapshots__" / "test_tui" / f"test_snapshot[{snapshot}].svg"
+    assert docs.read_bytes() == snap.read_bytes(), f"copy {snap.name} to docs/img/{doc}"
