@@ -558,7 +558,8 @@ CRASH_SCRIPT = textwrap.dedent('''
     def boom(y, schema, record, **options):
         raise RuntimeError(f"injected mid-metric for {record!r}")
 
-    subject.record_disclosure = boom
+    if sys.argv[3] != "normal":
+        subject.record_disclosure = boom
     if sys.argv[3] == "textual-default":
         SubjectApp._handle_exception = App._handle_exception
     app = SubjectApp(sys.argv[1], sys.argv[2])
@@ -573,9 +574,16 @@ CRASH_SCRIPT = textwrap.dedent('''
             app.query_one(f"#field-{j}").value = v
         app.query_one("#check").press()  # not pilot.press: that waits for a screen the crash takes away
         for _ in range(200):  # the app ends itself; the pilot must not touch it after that
-            if not app.is_running:
+            if not app.is_running or app._check is not None:
                 break
             await asyncio.sleep(0.05)
+        if app.is_running:  # the normal session: her results, the random-match test, then quit
+            await pilot.press("ctrl+r")
+            for _ in range(3):
+                await pilot.pause()
+                await app.workers.wait_for_complete()
+            assert app._random is not None
+            await pilot.press("ctrl+q")
 
     app.run(headless=True, size=(80, 24), auto_pilot=drive)
     sys.exit(app.return_code)
@@ -606,6 +614,16 @@ def test_case_34_an_exception_mid_metric_exits_cleanly_without_her_record(paper,
     # the same crash under Textual's own handler prints her value: the test can fail
     leaked, _ = _crash(paper, tmp_path, "textual-default")
     assert "7391" in leaked.stdout + leaked.stderr
+
+
+def test_case_34_a_whole_session_leaves_no_trace_of_her_record(paper, tmp_path):
+    """Check and random-match test, then quit: exit 0, and nothing printed or written holds her value."""
+    proc, homes = _crash(paper, tmp_path, "normal")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "7391" not in proc.stdout + proc.stderr
+    for folder in homes:
+        for path in folder.rglob("*"):
+            assert not path.is_file() or b"7391" not in path.read_bytes(), path
 
 
 def test_help_of_the_tui_command(capsys):
