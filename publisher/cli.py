@@ -367,7 +367,8 @@ def _cmd_release(args: argparse.Namespace) -> int:
     key = load_private_key(args.key, passphrase, expected=expected)
     table, _ = _load_input(args.input, args.schema)
     target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
-                          seed=_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"))
+                          seed=_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
+                          data_format=args.data_format)
     from verifier.release import verify_release, TrustedKey
 
     verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
@@ -562,6 +563,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public-key", metavar="public.pem", help="refuse unless the private key matches this public key")
     p.add_argument("--dataset-id", required=True, metavar="ID", help="the dataset this release belongs to")
     p.add_argument("--release-version", type=int, default=1, metavar="N", help="grows with each release (default 1)")
+    p.add_argument("--format", choices=("csv", "parquet"), default="csv", dest="data_format",
+                   help="the data file: release.csv (default) or release.parquet")
     p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     p.set_defaults(func=_cmd_release)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 from publisher import __version__
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
 from verifier.assessment import assess, smallest_class
@@ -32,6 +34,7 @@ from verifier.errors import InputIOError, InvalidInputError
 from verifier.io import Table, csv_text, current_umask
 from verifier.release import (
     DATA_FILE,
+    DATA_FILES,
     ENVELOPE,
     MANIFEST,
     PAYLOAD_TYPE,
@@ -205,6 +208,25 @@ def release_claims(assessment: dict[str, Any], k: int) -> dict[str, Any]:
     }
 
 
+def _parquet_bytes(keys: np.ndarray, schema) -> bytes:
+    """The released rows as Parquet: float64 numeric columns, string categorical ones, no pandas metadata."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = []
+    for j, attr in enumerate(schema.attributes):
+        if attr.kind == "numeric":
+            columns.append(pa.array(keys[:, j], type=pa.float64()))
+        else:
+            categories = np.asarray(attr.categories, dtype=object)
+            columns.append(pa.array(categories[keys[:, j].astype(np.int64)].tolist(), type=pa.string()))
+    buffer = io.BytesIO()
+    pq.write_table(pa.table(columns, names=schema.names), buffer)
+    return buffer.getvalue()
+
+
 def make_release(
     table: Table,
     methods: Sequence[Method],
@@ -218,8 +240,14 @@ def make_release(
     samples: int = 10_000,
     created_at: str | None = None,
     progress=None,
+    data_format: str = "csv",
 ) -> Path:
-    """Anonymize ``table``, assess, sign, verify, and move the release into ``out`` atomically."""
+    """Anonymize ``table``, assess, sign, verify, and move the release into ``out`` atomically.
+
+    ``data_format`` is ``csv`` (``release.csv``) or ``parquet`` (``release.parquet``).
+    """
+    if data_format not in ("csv", "parquet"):
+        raise InvalidInputError(f"the data format is csv or parquet, not {data_format!r}", reason="PARAMETER_INVALID")
     target = Path(out)
     if target.exists() or target.is_symlink():
         raise InputIOError("already exists; a release is never overwritten", path=str(target), reason="OUTPUT_EXISTS")
@@ -235,11 +263,14 @@ def make_release(
     x_in_release_order = table.values[result.order]
     assessment = assess(x_in_release_order, y, schema, paired=True, alpha=alpha, samples=samples,
                         random_state=0, progress=progress).to_json()
-    data = csv_text(schema.names, frame_rows(released, schema)).encode("utf-8")
+    if data_format == "parquet":
+        data_name, data = "release.parquet", _parquet_bytes(y, schema)
+    else:
+        data_name, data = DATA_FILE, csv_text(schema.names, frame_rows(released, schema)).encode("utf-8")
     statement = {
         "_type": STATEMENT_TYPE,
-        "subject": [{"name": DATA_FILE, "digest": {"sha256": hashlib.sha256(data).hexdigest()},
-                     "mediaType": "text/csv", "annotations": {"size": len(data)}}],
+        "subject": [{"name": data_name, "digest": {"sha256": hashlib.sha256(data).hexdigest()},
+                     "mediaType": DATA_FILES[data_name], "annotations": {"size": len(data)}}],
         "predicateType": PREDICATE_TYPE,
         "predicate": {
             "datasetId": dataset_id,
@@ -270,7 +301,7 @@ def make_release(
         raise InputIOError(f"cannot write here ({exc.strerror})", path=str(target), reason="WRITE_FAILED") from None
     try:
         os.chmod(staging, 0o755 & ~current_umask())
-        for name, content in ((DATA_FILE, data), (MANIFEST, manifest), (ENVELOPE, envelope)):
+        for name, content in ((data_name, data), (MANIFEST, manifest), (ENVELOPE, envelope)):
             _write_new(staging / name, content, 0o644 & ~current_umask())
         verify_release(staging, trusted)
         os.rename(staging, target)

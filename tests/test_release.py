@@ -555,3 +555,48 @@ def test_production_key_of_the_noise_stream_never_leaks(keys, tmp_path, capsys, 
         assert form not in files + decoded + (captured.out + captured.err).encode(), form[:16]
     toolkit = json.loads(decoded)["predicate"]["toolkit"]
     assert toolkit["randomness"].startswith("ChaCha20") and "randomness: ChaCha20" in captured.out
+
+
+# ----------------------------------------------------------------------------- Parquet releases (SPEC 9: release.parquet)
+
+
+def test_parquet_release_carries_the_same_data_as_the_csv_release(keys, tmp_path, capsys):
+    """Same seed, two formats: the same values, so the same checks; only the data file differs."""
+    outs = {}
+    for fmt in ("csv", "parquet"):
+        outs[fmt] = tmp_path / fmt
+        assert publisher(["release", "--input", str(ORIGINAL), "--method", "additive_noise", "--param",
+                          "relative_sd=0.8", "--then", "reverse_mapping", "--seed", "7", "--format", fmt,
+                          "--key", str(keys["private"]), "--dataset-id", "paper-example",
+                          "--out", str(outs[fmt])]) == 0
+    assert sorted(os.listdir(outs["parquet"])) == ["manifest.dsse.json", "manifest.json", "release.parquet"]
+    statement = json.loads((outs["parquet"] / MANIFEST).read_bytes())
+    assert statement["subject"][0]["mediaType"] == "application/vnd.apache.parquet"
+    tables = {fmt: verify_release(outs[fmt], load_public_key(keys["public"])).table() for fmt in outs}
+    np.testing.assert_array_equal(tables["parquet"].values, tables["csv"].values)
+    record = write(tmp_path / "me.json", '{"x1": 100.87, "x2": 902.21, "x3": 5108.54}')
+    reports = {}
+    for fmt, out in outs.items():
+        capsys.readouterr()
+        assert verifier(["check", str(out), "--key", str(keys["public"]), "--record", str(record), "--json"]) == 0
+        reports[fmt] = {k: v for k, v in json.loads(capsys.readouterr().out).items() if k != "release"}
+    assert reports["parquet"] == reports["csv"]
+    assert verifier(["audit", str(outs["parquet"]), "--key", str(keys["public"]), "--original", str(ORIGINAL)]) == 0
+
+
+def test_parquet_release_tampering_and_wrong_media_type_are_refused(keys, tmp_path, capsys):
+    out = tmp_path / "rel"
+    assert publisher(["release", "--input", str(ORIGINAL), "--method", "rank_swapping", "--param", "p=20",
+                      "--format", "parquet", "--key", str(keys["private"]), "--dataset-id", "d", "--out", str(out)]) == 0
+    capsys.readouterr()
+    data = out / "release.parquet"
+    original = data.read_bytes()
+    data.write_bytes(original[:100] + bytes([original[100] ^ 1]) + original[101:])
+    expect_fail(out, keys["public"], capsys, "DIGEST_MISMATCH")
+    data.write_bytes(original)
+    edit_statement(out, keys["private"], lambda s: s["subject"][0].update(mediaType="text/csv"))
+    expect_fail(out, keys["public"], capsys, "SCHEMA_INVALID")
+    edit_statement(out, keys["private"], lambda s: s["subject"][0].update(
+        name="release.txt", mediaType="application/vnd.apache.parquet"))
+    data.rename(out / "release.txt")
+    expect_fail(out, keys["public"], capsys, "SCHEMA_INVALID")

@@ -309,12 +309,12 @@ def _build(path: str, schema: Schema, columns: list[list[str]], keep_text: bool)
     return Table(path=path, schema=Schema(tuple(attrs)), values=values, text=text)
 
 
-def _read_parquet(path: str, p: Path, schema: Schema | None) -> Table:
+def _read_parquet(path: str, p: Path | bytes, schema: Schema | None) -> Table:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        pfile = pq.ParquetFile(p)
+        pfile = pq.ParquetFile(pa.BufferReader(p) if isinstance(p, bytes) else p)
         arrow_schema = pfile.schema_arrow
     except (pa.ArrowException, OSError) as exc:
         raise _fail(path, "PARQUET_MALFORMED", f"not a readable Parquet file ({str(exc)[:120]})") from None
@@ -414,10 +414,13 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
 
 
 def read_table_bytes(name: str, raw: bytes, schema: Schema | None = None) -> Table:
-    """:func:`read_table` for CSV bytes already in memory (a verified release's data).
+    """:func:`read_table` for bytes already in memory (a verified release's data).
 
-    ``name`` is only used in messages.
+    ``name`` is used in messages, and its suffix says whether the bytes are
+    Parquet (``.parquet``, ``.pq``) or CSV.
     """
+    if Path(name).suffix.lower() in PARQUET_SUFFIXES:
+        return _read_parquet(name, raw, schema)
     header, body = _parse_csv(name, raw)
     schema, positions = _select(name, header, schema)
     columns = [[row[k] for row in body] for k in positions]

@@ -41,6 +41,7 @@ __all__ = [
     "MANIFEST",
     "ENVELOPE",
     "DATA_FILE",
+    "DATA_FILES",
     "ReleaseError",
     "KeyFileError",
     "TrustedKey",
@@ -60,6 +61,8 @@ PAYLOAD_TYPE = "application/vnd.in-toto+json"
 MANIFEST = "manifest.json"
 ENVELOPE = "manifest.dsse.json"
 DATA_FILE = "release.csv"
+DATA_FILES = {"release.csv": "text/csv", "release.parquet": "application/vnd.apache.parquet"}
+"""The data file a release may hold, and the media type its manifest entry must give (SPEC section 9)."""
 #: no manifest or envelope is larger than this; a bigger file is refused unread
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -322,6 +325,10 @@ def _check_statement(statement: Any, shown: str) -> tuple[str, str, int]:
         raise bad("the sha256 digest must be 64 lowercase hexadecimal characters")
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise bad("the data file's size (annotations.size) must be a non-negative integer")
+    if name not in DATA_FILES:
+        raise bad(f"the data file must be one of {', '.join(DATA_FILES)}, not {json.dumps(name)}")
+    if entry.get("mediaType") != DATA_FILES[name]:
+        raise bad(f"the media type of {name} must be {DATA_FILES[name]}")
     predicate = statement.get("predicate")
     if not isinstance(predicate, dict):
         raise bad("predicate is missing")
