@@ -31,6 +31,7 @@ GOLDEN = Path(__file__).parent / "data" / "golden"
 RECORD = {"x1": 100.87, "x2": 902.21, "x3": 5108.54}
 HOSTILE_NAMES = ["age [years]", "[/]", "[link=https://evil.example]Verified[/link]"]
 HOSTILE_CATEGORIES = ["\rOK", "[b]bold[/b]", "\x1b[31mred", "plain"]
+SENSITIVE = "grade\x1b[2J"  # shown as grade\x1b[2J, never acted on
 
 
 # ----------------------------------------------------------------------------- releases signed here
@@ -71,13 +72,13 @@ def hostile(tmp_path_factory):
         return '"' + s.replace('"', '""') + '"'
 
     rng = np.random.default_rng(4)
-    lines = [",".join(q(n) for n in [*HOSTILE_NAMES[:3], "grade"])]
+    lines = [",".join(q(n) for n in [*HOSTILE_NAMES[:3], SENSITIVE])]
     for i in range(40):
         lines.append(",".join([str(20 + i), f"{rng.uniform(0, 100):.2f}", f"{rng.uniform(0, 10):.3f}",
                                q(HOSTILE_CATEGORIES[i % 4])]))
     source = write(tmp / "x.csv", "\n".join(lines) + "\n")
     schema = {"attributes": [{"name": n, "kind": "numeric", "role": "quasi_identifier"} for n in HOSTILE_NAMES[:3]]
-              + [{"name": "grade", "kind": "ordinal", "categories": HOSTILE_CATEGORIES, "role": "sensitive"}]}
+              + [{"name": SENSITIVE, "kind": "ordinal", "categories": HOSTILE_CATEGORIES, "role": "sensitive"}]}
     schema_path = write(tmp / "schema.json", json.dumps(schema))
     return _release(tmp, source, "--schema", str(schema_path), "--method", "rank_swapping", "--param", "p=20",
                     dataset="[b]evil[/b] \x1b[2J [link=https://evil.example]x[/link]")
@@ -504,7 +505,7 @@ async def test_case_35_untrusted_strings_are_shown_literally(hostile, tmp_path, 
     expected = []  # the command line's report for each category (the app captures stdout while it runs)
     for k, category in enumerate(HOSTILE_CATEGORIES):
         record = write(tmp_path / f"me{k}.json", json.dumps({HOSTILE_NAMES[0]: 25, HOSTILE_NAMES[1]: 50,
-                                                             HOSTILE_NAMES[2]: 5, "grade": category}))
+                                                             HOSTILE_NAMES[2]: 5, SENSITIVE: category}))
         expected.append(cli_report(release, key, record, capsys, "--no-random-match"))
     async with opened(release, key, size=(120, 40)) as (app, pilot):
         verification = shown(app, "#verification")
@@ -529,10 +530,11 @@ async def test_case_35_untrusted_strings_are_shown_literally(hostile, tmp_path, 
         await press_button(pilot, "#check")
         assert app._check is not None and shown(app, "#error-3") == ""
         assert app.report_json() == expected[chosen]
-        assert [r[0] for r in cells(app, "#disclosure")] == ["grade"]
+        assert [r[0] for r in cells(app, "#disclosure")] == ["grade\\x1b[2J"]
         header = [str(c.label) for c in app.query_one("#deviations", DataTable).columns.values()]
-        assert header == ["match", *HOSTILE_NAMES[:3], "grade"]
-        assert [r[0] for r in cells(app, "#variances")] == [*HOSTILE_NAMES[:3], "grade"]
+        assert header == ["match", *HOSTILE_NAMES[:3], "grade\\x1b[2J"]
+        assert [r[0] for r in cells(app, "#variances")] == [*HOSTILE_NAMES[:3], "grade\\x1b[2J"]
+        assert "guesses your grade\\x1b[2J right" in shown(app, "#verdict")
         screen = everything_shown(app)
         assert "\x1b" not in screen and "\r" not in screen
         assert "[link=https://evil.example]Verified[/link]" in screen
@@ -541,11 +543,18 @@ async def test_case_35_untrusted_strings_are_shown_literally(hostile, tmp_path, 
 def test_case_35_cli_output_literal(hostile, tmp_path, capsys):
     release, key = hostile
     record = write(tmp_path / "me.json", json.dumps({HOSTILE_NAMES[0]: 25, HOSTILE_NAMES[1]: 50,
-                                                     HOSTILE_NAMES[2]: 5, "grade": "[b]bold[/b]"}))
+                                                     HOSTILE_NAMES[2]: 5, SENSITIVE: "[b]bold[/b]"}))
     assert verifier(["check", str(release), "--key", str(key), "--record", str(record), "--no-random-match"]) == 0
     assert verifier(["verify", str(release), "--key", str(key)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\r" not in out and "[link=https://evil.example]Verified[/link]" in out
+    assert "guesses your grade\\x1b[2J right" in out  # the verdict names the column, escaped
+    # an error about the record names the field escaped too
+    bad = write(tmp_path / "bad.json", json.dumps({HOSTILE_NAMES[0]: 25, HOSTILE_NAMES[1]: 50,
+                                                  HOSTILE_NAMES[2]: 5, SENSITIVE: "no such category"}))
+    assert verifier(["check", str(release), "--key", str(key), "--record", str(bad)]) == 3
+    err = capsys.readouterr().err
+    assert "RECORD_VALUE_INVALID" in err and "\x1b" not in err
 
 
 CRASH_SCRIPT = textwrap.dedent('''

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["figure", "literal"]
+__all__ = ["figure", "literal", "LiteralStream"]
 
 # C0/C1 controls, line/paragraph separators and the bidirectional overrides
 # that can reorder what a terminal shows (Trojan Source, CVE-2021-42574)
@@ -30,3 +30,26 @@ def literal(text: object) -> str:
     """
     return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
                        str(text))
+
+
+class LiteralStream:
+    """A text stream that writes every control or direction-changing character as an escape, but newlines and tabs.
+
+    The command lines print tables and sentences built from publisher-supplied
+    names; wrapped around stdout, this keeps any of them from moving the
+    cursor, clearing the screen or reordering a line. JSON output is
+    unchanged (``json.dumps`` already escapes such characters).
+    """
+
+    _KEEP = {"\n": "\n", "\t": "\t"}
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        safe = _UNSAFE.sub(lambda m: self._KEEP.get(m.group()) or literal(m.group()), text)
+        self._stream.write(safe)
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)

@@ -31,7 +31,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from verifier import __version__
-from verifier._format import figure
+from verifier._format import LiteralStream, figure
 from verifier._progress import ProgressBar
 from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.io import Table, read_table, write_csv_atomic
@@ -815,6 +815,9 @@ def run_parsed(args: argparse.Namespace) -> int:
     are caught; a traceback is shown for them only with ``--verbose``.
     """
     args.verbose = getattr(args, "verbose", False)
+    stdout = sys.stdout
+    if getattr(args, "command", None) != "tui":  # the TUI draws the terminal itself
+        sys.stdout = LiteralStream(stdout)
     try:
         return int(args.func(args))
     except VerifierError as exc:
@@ -827,6 +830,8 @@ def run_parsed(args: argparse.Namespace) -> int:
             raise
         print("FAIL: -: OUT_OF_MEMORY: not enough memory for this table", file=sys.stderr)
         return ExitCode.IO_ERROR
+    finally:
+        sys.stdout = stdout
 
 
 _RECORD_COMMANDS = {"check", "tui"}

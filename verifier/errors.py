@@ -35,10 +35,12 @@ class VerifierError(Exception):
 
     def diagnostic(self) -> str:
         """The one line printed on stderr: ``FAIL: <path>: <REASON>: <sentence>``."""
-        where = self.path if self.path is not None else "-"
+        from verifier._format import literal
+
+        where = literal(self.path) if self.path is not None else "-"
         # One line, whatever the message holds: untrusted text may contain
-        # newlines or control characters.
-        sentence = " ".join(self.message.split())
+        # newlines or control characters, which a terminal would act on.
+        sentence = literal(" ".join(self.message.split()))
         return f"FAIL: {where}: {self.reason}: {sentence}"
 
 
