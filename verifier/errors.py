@@ -12,6 +12,8 @@ failed, 2 a usage error, 3 invalid input data, 4 environment or I/O failure.
 
 from __future__ import annotations
 
+from verifier._format import literal
+
 __all__ = [
     "VerifierError",
     "UsageError",
@@ -35,8 +37,6 @@ class VerifierError(Exception):
 
     def diagnostic(self) -> str:
         """The one line printed on stderr: ``FAIL: <path>: <REASON>: <sentence>``."""
-        from verifier._format import literal
-
         where = literal(self.path) if self.path is not None else "-"
         # One line, whatever the message holds: untrusted text may contain
         # newlines or control characters, which a terminal would act on.

@@ -154,7 +154,6 @@ class SubjectCheck:
     prepared: Prepared
     record: np.ndarray
     view: SingleRecord
-    result: RecordDistance
     spread_at_own: np.ndarray
     claimed_distance: int | None
     claimed_v: list[float] | None
@@ -163,6 +162,11 @@ class SubjectCheck:
 
     def __repr__(self) -> str:
         return f"SubjectCheck(distance={self.result.distance}, matches={self.result.matches.size})"
+
+    @property
+    def result(self) -> RecordDistance:
+        """Her distance, matches, deviations and query blocks."""
+        return self.view.result
 
     @property
     def distance(self) -> int:
@@ -298,13 +302,12 @@ def check_record(prepared: Prepared, record: np.ndarray) -> SubjectCheck:
     """Everything about her record but the random-match test (SPEC sections 4 and 6)."""
     record = np.asarray(record, dtype=np.float64)
     view = SingleRecord(prepared.values, prepared.kinds, record)
-    result = view.result
-    own = view.spread_at(result.distance)
+    own = view.spread_at(view.result.distance)
     d, v = _claimed(prepared.release)
     at_claimed = view.spread_at(d) if d is not None else None
     disclosure = record_disclosure(prepared.values, prepared.schema, record,
                                    keep_probabilities=prepared.keep_probabilities)
-    return SubjectCheck(prepared, record, view, result, own, d, v, at_claimed, disclosure)
+    return SubjectCheck(prepared, record, view, own, d, v, at_claimed, disclosure)
 
 
 def random_match(prepared: Prepared, check: SubjectCheck, *, alpha: float = 0.01, samples: int = 10_000,

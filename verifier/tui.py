@@ -691,24 +691,19 @@ class SubjectApp(App[None]):
         try:
             report = random_match(prepared, check, alpha=alpha, samples=samples, seed=self._seed, progress=progress)
         except _Cancelled:
-            self.call_from_thread(self._random_finished, None, worker)
-            return
+            return  # _cancel_random has already said so
         self.call_from_thread(self._random_finished, report, worker)
 
     def _show_progress(self, done: int, total: int) -> None:
         self.progress_seen.append((done, total))
         self.query_one("#progress", ProgressBar).update(total=total, progress=done)
 
-    def _random_finished(self, report: SubjectReport | None, worker: Any) -> None:
+    def _random_finished(self, report: SubjectReport, worker: Any) -> None:
         if worker is not self._random_worker:
             return  # a cancelled run that finished after a newer one started
         self._random_worker = None
-        self.query_one("#cancel", Button).disabled = True
-        self.query_one("#run", Button).disabled = False
+        self._random_idle()
         status = self.query_one("#random-status", Static)
-        if report is None:
-            status.update("Cancelled. Nothing was computed; press Ctrl+R to run it again.")
-            return
         self._random = report
         assert self._check is not None
         how = ("exact, over every combination" if report.random.exact
@@ -727,12 +722,16 @@ class SubjectApp(App[None]):
         if worker is not None:
             worker.cancel()
             try:
-                self.query_one("#cancel", Button).disabled = True
-                self.query_one("#run", Button).disabled = False
+                self._random_idle()
                 self.query_one("#random-status", Static).update(
                     "Cancelled. Nothing was computed; press Ctrl+R to run it again.")
             except Exception:  # noqa: BLE001 - the app may be closing
                 pass
+
+    def _random_idle(self) -> None:
+        """No test running: Run is available, Cancel is not."""
+        self.query_one("#cancel", Button).disabled = True
+        self.query_one("#run", Button).disabled = False
 
     @on(Button.Pressed, "#run")
     def _run_pressed(self) -> None:
