@@ -64,7 +64,7 @@ def _timed(fn, repeat: int = 3):
 
 def row_subject(scale: float) -> dict:
     from verifier import RankSpace, compute_record_distance, compute_window_spread
-    from verifier.permutation import SingleRecord
+    from verifier.core.permutation import SingleRecord
 
     n, m = int(1_000_000 * scale), 8
     x, y = _tables(n, m)
@@ -100,7 +100,7 @@ def row_dataset(scale: float) -> dict:
 
 def row_pairwise(scale: float) -> dict:
     from verifier import RankSpace, compute_distances
-    from verifier.permutation import compute_distances_bruteforce
+    from verifier.core.permutation import compute_distances_bruteforce
 
     n, m = int(20_000 * scale), 5
     x, y = _tables(n, m)
@@ -142,8 +142,8 @@ def row_linkage(scale: float) -> dict:
 
 
 def row_assess(scale: float) -> dict:
-    from verifier.assessment import assess
-    from verifier.schema import Schema
+    from verifier.attacks.assessment import assess
+    from verifier.data.schema import Schema
 
     n, m = int(100_000 * scale), 5
     x, y = _tables(n, m)
@@ -159,7 +159,7 @@ def row_methods(scale: float) -> dict:
     import pandas as pd
 
     from publisher.methods import AdditiveNoise, Microaggregation, RankSwapping
-    from verifier.schema import Schema
+    from verifier.data.schema import Schema
 
     n, m = int(100_000 * scale), 5
     x, _ = _tables(n, m)
@@ -175,8 +175,8 @@ def row_methods(scale: float) -> dict:
 
 
 def row_rr(scale: float) -> dict:
-    from publisher.randomized_response import optimal_keep_probabilities
-    from verifier.disclosure import rr_risk
+    from publisher.methods.randomized_response import optimal_keep_probabilities
+    from verifier.attacks.disclosure import rr_risk
 
     dims = (8,) * 5 + (10,)
     rng = np.random.default_rng(1)

@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods import anonymize, frame_to_keys, known_methods, make_method
-from verifier.assessment import assess
+from verifier.attacks.assessment import assess
 from verifier.errors import InvalidInputError
-from verifier.schema import Schema
+from verifier.data.schema import Schema
 
 __all__ = ["Targets", "Calibration", "calibrate", "plot_frontier"]
 
@@ -137,8 +137,8 @@ def plot_frontier(calibration: Calibration, path: str, *, title: str | None = No
 
     Written atomically; the target share is drawn as a line, the chosen value ringed.
     """
-    from verifier._plot import figure, label, png
-    from verifier.io import write_atomic_bytes
+    from verifier.plots import figure, label, png
+    from verifier.data.tables import write_atomic_bytes
 
     rows = calibration.frontier
     dist = [r["distortion"] for r in rows]

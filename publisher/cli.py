@@ -17,11 +17,11 @@ from typing import Sequence
 
 from publisher import __version__
 from publisher.schema_infer import infer_schema
-from verifier._format import figure
+from verifier.text import figure
 from verifier.cli import ProgressBar, UsageError, _print_json, _same_file, _table, run_parsed
 from verifier.errors import InputIOError, InvalidInputError
-from verifier.io import read_table, write_atomic, write_csv_atomic
-from verifier.schema import Schema, load_schema
+from verifier.data.tables import read_table, write_atomic, write_csv_atomic
+from verifier.data.schema import Schema, load_schema
 
 __all__ = ["main"]
 
@@ -142,7 +142,7 @@ def _cmd_anonymize(args: argparse.Namespace) -> int:
 
 
 def _cmd_assess(args: argparse.Namespace) -> int:
-    from verifier.assessment import assess
+    from verifier.attacks.assessment import assess
 
     if not 0.0 < args.alpha < 1.0:
         raise UsageError(f"--alpha must be strictly between 0 and 1, got {args.alpha}")
@@ -175,8 +175,8 @@ def _cmd_assess(args: argparse.Namespace) -> int:
 
 def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
     """SPEC sections 6 and 8 for a generalized release: k, NCP, DM, DR, group-based disclosure."""
-    from verifier.generalized import assess_generalized
-    from verifier.io import read_csv_cells
+    from verifier.attacks.generalized import assess_generalized
+    from verifier.data.tables import read_csv_cells
 
     header, columns = read_csv_cells(args.anonymized)
     missing = [n for n in schema.names if n not in header]
@@ -190,7 +190,7 @@ def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
     frame = x.to_frame()
     hierarchies = None
     if args.hierarchies:
-        from verifier._json import StrictJSONError, loads_strict
+        from verifier.data.strict_json import StrictJSONError, loads_strict
 
         try:
             hierarchies = loads_strict(Path(args.hierarchies).read_bytes())
@@ -349,7 +349,7 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 def _cmd_release(args: argparse.Namespace) -> int:
     from publisher.methods import make_method
     from publisher.release import key_is_encrypted, load_private_key, make_release
-    from verifier.release import load_public_key
+    from verifier.releases.verification import load_public_key
 
     if Path(args.out).exists():
         raise InputIOError("already exists; a release is never overwritten", path=args.out, reason="OUTPUT_EXISTS")
@@ -369,7 +369,7 @@ def _cmd_release(args: argparse.Namespace) -> int:
     target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                           seed=_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
                           data_format=args.data_format)
-    from verifier.release import verify_release, TrustedKey
+    from verifier.releases.verification import verify_release, TrustedKey
 
     verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
     claims = verified.claims

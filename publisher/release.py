@@ -29,10 +29,10 @@ import numpy as np
 
 from publisher import __version__
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
-from verifier.assessment import assess, smallest_class
+from verifier.attacks.assessment import assess, smallest_class
 from verifier.errors import InputIOError, InvalidInputError
-from verifier.io import Table, csv_text, current_umask
-from verifier.release import (
+from verifier.data.tables import Table, csv_text, current_umask
+from verifier.releases.verification import (
     DATA_FILE,
     DATA_FILES,
     ENVELOPE,

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Iterable
 
 from verifier.errors import InvalidInputError
-from verifier.io import read_csv_cells
-from verifier.schema import Attribute, Schema, nominal_order
+from verifier.data.tables import read_csv_cells
+from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = ["infer_schema"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from verifier.io import read_table
+from verifier.data.tables import read_table
 
 PAPER = Path(str(resources.files("verifier") / "data" / "paper"))
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -13,10 +13,10 @@ import pytest
 from conftest import SHARED, write
 from publisher.calibrate import Targets, calibrate
 from publisher.cli import main as publisher
-from verifier.assessment import assess
-from verifier.intruder import run_intruder
-from verifier.permutation import RankSpace, compute_permuted_privacy
-from verifier.schema import Schema
+from verifier.attacks.assessment import assess
+from verifier.attacks.intruder import run_intruder
+from verifier.core.permutation import RankSpace, compute_permuted_privacy
+from verifier.data.schema import Schema
 
 CASC = SHARED / "real" / "sdcMicro_CASCrefmicrodata.csv"
 needs_casc = pytest.mark.skipif(not CASC.exists(), reason="the CASC file of ../shared/data/real is not here")

@@ -14,8 +14,8 @@ from conftest import write
 from verifier import RankSpace, compute_permuted_privacy
 from verifier.cli import main
 from verifier.errors import InvalidInputError
-from verifier.io import read_table
-from verifier.schema import Schema, load_schema
+from verifier.data.tables import read_table
+from verifier.data.schema import Schema, load_schema
 
 GOOD_Y = "a,b\n1,2\n2,3\n3,1\n"
 
@@ -213,7 +213,7 @@ def test_record_count_mismatch_names_the_file(tmp_path, capsys):
 @pytest.mark.parametrize("cells", [["\rOK", "a,b"], ["", 'say "hi"'], ["x\r\ny", "plain"], ["tab\there", "\r"]])
 def test_written_csv_reads_back_cell_for_cell(tmp_path, cells):
     """A carriage return in a cell is quoted (the csv module's minimal quoting alone would not)."""
-    from verifier.io import csv_text, read_csv_cells
+    from verifier.data.tables import csv_text, read_csv_cells
 
     path = tmp_path / "t.csv"
     path.write_bytes(csv_text(["c1", "c2"], [cells, ["1", "2"]]).encode())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from verifier.disclosure import (
+from verifier.attacks.disclosure import (
     chi_square,
     eta_qi,
     estimate_distribution,
@@ -186,8 +186,8 @@ def test_permutation_risk_categorical_and_numeric():
 def test_assessment_risk_of_an_unchanged_release_is_the_baseline():
     """Released unchanged, the group-based risk is c[a, u] (spec section 6); numeric QIs give the
     same through the permutation-based mode, whose match sets are then the identical records."""
-    from verifier.assessment import attribute_disclosure
-    from verifier.schema import Schema
+    from verifier.attacks.assessment import attribute_disclosure
+    from verifier.data.schema import Schema
 
     rows = [(g, d) for (g, d), n in np.ndenumerate(np.array([[8, 40, 12], [12, 20, 8]])) for _ in range(n)]
     keys = np.array(rows, dtype=float)
@@ -213,8 +213,8 @@ def test_assessment_risk_of_an_unchanged_release_is_the_baseline():
 
 
 def test_a_subjects_own_risk_from_the_release():
-    from verifier.assessment import attribute_disclosure, record_disclosure
-    from verifier.schema import Schema
+    from verifier.attacks.assessment import attribute_disclosure, record_disclosure
+    from verifier.data.schema import Schema
 
     rows = [(g, d) for (g, d), n in np.ndenumerate(np.array([[8, 40, 12], [12, 20, 8]])) for _ in range(n)]
     y = np.array(rows, dtype=float)
@@ -237,8 +237,8 @@ def test_a_subjects_own_risk_from_the_release():
 
 
 def test_a_subjects_own_risk_with_numeric_quasi_identifiers():
-    from verifier.assessment import attribute_disclosure, record_disclosure
-    from verifier.schema import Schema
+    from verifier.attacks.assessment import attribute_disclosure, record_disclosure
+    from verifier.data.schema import Schema
 
     rng = np.random.default_rng(8)
     x = np.column_stack([rng.normal(size=300), rng.integers(0, 3, size=300)]).astype(float)

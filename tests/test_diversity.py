@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from verifier.diversity import alpha_requirement, multi_diversity, negative_disclosure, qs_diversity, single_diversity
+from verifier.attacks.diversity import alpha_requirement, multi_diversity, negative_disclosure, qs_diversity, single_diversity
 from verifier.errors import InvalidInputError
 
 # Paper 002, Table 1: EC1 = rows 1-6 ([10,30], M), EC2 = rows 7-12 ([30,60], F)

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from publisher.methods import make_method
-from verifier.generalized import Cell, assess_generalized, parse_cell
-from verifier.schema import Schema
+from verifier.attacks.generalized import Cell, assess_generalized, parse_cell
+from verifier.data.schema import Schema
 
 from test_sd_anonymity import SCHEMA, SD4  # the paper 001 running example
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from conftest import write
 from verifier.cli import main
 from verifier.errors import InvalidInputError
-from verifier.intruder import (
+from verifier.attacks.intruder import (
     hellinger,
     intruder_test,
     random_match_distribution,
@@ -20,7 +20,7 @@ from verifier.intruder import (
     run_intruder,
     subject_test,
 )
-from verifier.permutation import RankSpace, compute_distances_bruteforce
+from verifier.core.permutation import RankSpace, compute_distances_bruteforce
 
 # Paper 003, Table 5: for each original record, its matches in Z (numbered from 1) and the distance.
 TABLE_5 = [

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from publisher._kernels import rank_swap_partners
+from publisher.methods.kernels import rank_swap_partners
 from publisher.methods import (
     AdditiveNoise,
     Microaggregation,
@@ -19,8 +19,8 @@ from publisher.methods import (
     make_method,
 )
 from verifier.errors import InvalidInputError
-from verifier.ranks import ColumnBlocks, reverse_map
-from verifier.schema import Schema
+from verifier.core.ranks import ColumnBlocks, reverse_map
+from verifier.data.schema import Schema
 
 
 def _frame(n: int, m: int = 3, *, seed: int = 0, ties: bool = False) -> tuple[pd.DataFrame, Schema]:
@@ -207,7 +207,7 @@ def test_methods_leave_other_columns_alone():
 
 def test_production_randomness_is_chacha20_and_a_seed_gives_pcg64():
     """No seed: a cryptographic stream (spec/reliability.md, PCG64 is not a CSPRNG); a seed: reproducible PCG64."""
-    from publisher._random import SECRET_STREAM, SEEDED_STREAM
+    from publisher.randomness import SECRET_STREAM, SEEDED_STREAM
 
     x, schema = _frame(20_000, seed=4)
     chain = [AdditiveNoise(relative_sd=0.5)]

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from publisher.methods import make_method
-from publisher.multi_sensitive import _violations, build_hierarchy, mask_class, two_step
-from verifier.diversity import multi_diversity
+from publisher.methods.multi_sensitive import _violations, build_hierarchy, mask_class, two_step
+from verifier.attacks.diversity import multi_diversity
 from verifier.errors import InvalidInputError
-from verifier.schema import Schema
+from verifier.data.schema import Schema
 
 DISEASE_TREE = {"type": "categorical", "tree": {"*": [
     {"Genetic": ["Albinism", "Haemophilia"]},

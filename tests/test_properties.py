@@ -12,12 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from verifier import RankSpace, compute_distances, compute_permuted_privacy
-from verifier.permutation import (
+from verifier.core.permutation import (
     compute_distances_bruteforce,
     compute_window_spread,
     compute_window_spread_bruteforce,
 )
-from verifier.ranks import reverse_map
+from verifier.core.ranks import reverse_map
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 KINDS = ("numeric", "ordinal", "nominal")
@@ -229,7 +229,7 @@ def test_report_check_equals_standalone_check(case, d, v):
 @given(tables(), st.integers(0, 400), st.sampled_from(["row", "midpoint", "outside"]))
 def test_single_record_without_sorting_equals_the_rank_space(case, t, where):
     """The subject's path (linear selection, no full sort) against RankSpace and the brute-force spreads."""
-    from verifier.permutation import SingleRecord, compute_record_distance
+    from verifier.core.permutation import SingleRecord, compute_record_distance
 
     x, y, kinds, rng = case
     record = x[int(rng.integers(0, x.shape[0]))].copy()

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from publisher.methods import make_method
-from publisher.random_replacement import (
+from publisher.methods.random_replacement import (
     bias_and_variance,
     c_amplification,
     distributions,
@@ -20,7 +20,7 @@ from publisher.random_replacement import (
     replace,
 )
 from verifier.errors import InvalidInputError
-from verifier.schema import Schema
+from verifier.data.schema import Schema
 
 RA3 = [("a1", "b1"), ("a1", "b2"), ("a2", "b1"), ("a2", "b1"), ("a1", "b1"), ("a3", "b2")]
 RA5 = [("a1", "b1", "c1"), ("a2", "b1", "c2"), ("a1", "b2", "c2"), ("a2", "b2", "c1")]
@@ -40,7 +40,7 @@ def test_ra_1_probabilistic_anonymity():
 
 def _fig1(age, job, country):
     """Stand-in distributions with the Fig. 1 marginals the vectors use."""
-    from publisher.random_replacement import Distribution
+    from publisher.methods.random_replacement import Distribution
 
     return [Distribution((v, "other"), np.array([f, 1 - f])) for v, f in ((age, .4), (job, .4), (country, .6))]
 
@@ -170,7 +170,7 @@ def test_adult_end_to_end(tmp_path, capsys):
 
 
 def test_ra_8_query_estimators():
-    from publisher.random_replacement import answer_anatomy, answer_generalized
+    from publisher.methods.random_replacement import answer_anatomy, answer_generalized
 
     g1 = [("a1", "b1", "x"), ("a2", "b1", "y"), ("a1", "b2", "x")]
     g2 = [("a3", "b2", "x"), ("a3", "b1", "y"), ("a2", "b2", "x")]
@@ -186,7 +186,7 @@ def test_ra_8_query_estimators():
 
 
 def test_query_workload_and_errors():
-    from publisher.random_replacement import query_relative_errors, query_workload
+    from publisher.methods.random_replacement import query_relative_errors, query_workload
 
     rng = np.random.default_rng(1)
     rows = [(f"a{rng.integers(3)}", f"b{rng.integers(2)}") for _ in range(200)]

@@ -11,10 +11,10 @@ import pytest
 from conftest import ADULT, adult_schema, write
 from publisher.cli import main as publisher
 from publisher.methods import make_method
-from publisher.randomized_response import contingency, optimal_keep_probabilities
-from verifier.disclosure import rr_risk
+from publisher.methods.randomized_response import contingency, optimal_keep_probabilities
+from verifier.attacks.disclosure import rr_risk
 from verifier.errors import InvalidInputError
-from verifier.schema import Schema
+from verifier.data.schema import Schema
 
 T1B = np.array([[8, 40, 12], [12, 20, 8]]) / 100
 T3D = np.array([[[5, 3, 2], [4, 9, 1], [1, 2, 7]], [[6, 1, 3], [2, 2, 6], [4, 1, 1]]]) / 60

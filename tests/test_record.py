@@ -6,8 +6,8 @@ import pytest
 
 from conftest import write
 from verifier.errors import InvalidInputError
-from verifier.record import parse_number, parse_record, read_record
-from verifier.schema import Schema
+from verifier.releases.record import parse_number, parse_record, read_record
+from verifier.data.schema import Schema
 
 SCHEMA = Schema.from_dict(
     {

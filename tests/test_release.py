@@ -25,7 +25,7 @@ from conftest import PAPER, write
 from publisher.cli import main as publisher
 from publisher.release import keygen, load_private_key
 from verifier.cli import main as verifier
-from verifier.release import (
+from verifier.releases.verification import (
     ENVELOPE,
     MANIFEST,
     PAYLOAD_TYPE,

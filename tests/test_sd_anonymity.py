@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from publisher.methods import make_method
-from publisher.sd_anonymity import SDModel, discernibility, ncp, sd_classes, value_distances
+from publisher.methods.sd_anonymity import SDModel, discernibility, ncp, sd_classes, value_distances
 from verifier.errors import InvalidInputError
-from verifier.schema import Schema
+from verifier.data.schema import Schema
 
 
 def _fig1(k):

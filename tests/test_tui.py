@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Input, Select, Static, TabbedContent, Tab
 from conftest import PAPER, write
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
-from verifier.release import load_public_key
+from verifier.releases.verification import load_public_key
 from verifier.tui import INTERNAL_ERROR_EXIT, SubjectApp, histogram_lines
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
@@ -560,7 +560,7 @@ def test_case_35_cli_output_literal(hostile, tmp_path, capsys):
 CRASH_SCRIPT = textwrap.dedent('''
     import asyncio
     import sys
-    import verifier.subject as subject
+    import verifier.releases.subject as subject
     from textual.app import App
     from verifier.tui import SubjectApp
 

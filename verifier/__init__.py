@@ -5,7 +5,7 @@ interface: a data subject installs nothing that anonymizes.
 """
 
 from verifier.errors import InvalidInputError, PrivacyWarning, VerifierError
-from verifier.intruder import (
+from verifier.attacks.intruder import (
     IntruderReport,
     RandomMatchDistribution,
     SubjectReport,
@@ -14,8 +14,8 @@ from verifier.intruder import (
     run_intruder,
     subject_test,
 )
-from verifier.io import Table, read_table
-from verifier.permutation import (
+from verifier.data.tables import Table, read_table
+from verifier.core.permutation import (
     DVPrivacyResult,
     PermutedPrivacyReport,
     RankSpace,
@@ -26,9 +26,9 @@ from verifier.permutation import (
     compute_record_distance,
     compute_window_spread,
 )
-from verifier.ranks import ReverseMappingResult, block_ranks, rank_deviation, reverse_map
-from verifier.record import read_record
-from verifier.schema import Attribute, Schema, load_schema
+from verifier.core.ranks import ReverseMappingResult, block_ranks, rank_deviation, reverse_map
+from verifier.releases.record import read_record
+from verifier.data.schema import Attribute, Schema, load_schema
 
 __version__ = "0.1.0"
 

@@ -31,13 +31,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from verifier import __version__
-from verifier._format import LiteralStream, figure
+from verifier.text import LiteralStream, figure
 from verifier._progress import ProgressBar
 from verifier.errors import InvalidInputError, UsageError, VerifierError
-from verifier.io import Table, read_table, write_csv_atomic
-from verifier.permutation import RankSpace, compute_permuted_privacy
-from verifier.ranks import reverse_map
-from verifier.schema import load_schema
+from verifier.data.tables import Table, read_table, write_csv_atomic
+from verifier.core.permutation import RankSpace, compute_permuted_privacy
+from verifier.core.ranks import reverse_map
+from verifier.data.schema import load_schema
 
 __all__ = ["main", "ExitCode"]
 
@@ -293,7 +293,7 @@ def _how(random, n: int, m: int, seed: int) -> str:
 
 def _p_in_words(p: float, alpha: float) -> str:
     """A p-value for people (SPEC section 10.1, item 4)."""
-    from verifier.subject import p_value_words
+    from verifier.releases.subject import p_value_words
 
     return p_value_words(p, alpha, whose="the")
 
@@ -332,7 +332,7 @@ def _cmd_intruder(args: argparse.Namespace) -> int:
         if args.unpaired:
             raise UsageError("--unpaired belongs to the protector's test (--original)")
         return _subject_intruder(args, options)
-    from verifier.intruder import run_intruder
+    from verifier.attacks.intruder import run_intruder
 
     x, y = _load_pair(args.original, args.anonymized, args.schema)
     if x.n_records != y.n_records:
@@ -432,8 +432,8 @@ def _print_intruder(x: Table, report, records, args, passed: bool) -> None:
 
 
 def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
-    from verifier.intruder import subject_test
-    from verifier.record import read_record, refuse_record_on_command_line
+    from verifier.attacks.intruder import subject_test
+    from verifier.releases.record import read_record, refuse_record_on_command_line
 
     refuse_record_on_command_line(args.subject_record)
     schema = load_schema(args.schema) if args.schema else None
@@ -478,7 +478,7 @@ def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
 
 def _verified(args: argparse.Namespace):
     """Verify the release directory against the user's key; the key never comes from the release."""
-    from verifier.subject import open_release
+    from verifier.releases.subject import open_release
 
     if not args.key:
         raise UsageError(
@@ -495,7 +495,7 @@ def _method_text(step: dict) -> str:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from verifier.subject import WITHHELD, claims_summary
+    from verifier.releases.subject import WITHHELD, claims_summary
 
     release = _verified(args)
     claims = release.claims
@@ -519,7 +519,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from verifier.audit import audit_release, write_report
+    from verifier.releases.audit import audit_release, write_report
 
     release = _verified(args)
     original = read_table(args.original, release.schema()) if args.original else None
@@ -544,8 +544,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
-    from verifier.record import read_record, refuse_record_on_command_line
-    from verifier.subject import check_record, prepare, random_match
+    from verifier.releases.record import read_record, refuse_record_on_command_line
+    from verifier.releases.subject import check_record, prepare, random_match
 
     refuse_record_on_command_line(args.record)
     release = _verified(args)
@@ -592,7 +592,7 @@ def _cmd_tui(args: argparse.Namespace) -> int:
     if args.samples < 1:
         raise UsageError("--samples is a positive integer")
     if args.record is not None:
-        from verifier.record import refuse_record_on_command_line
+        from verifier.releases.record import refuse_record_on_command_line
 
         refuse_record_on_command_line(args.record)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):

@@ -12,7 +12,7 @@ failed, 2 a usage error, 3 invalid input data, 4 environment or I/O failure.
 
 from __future__ import annotations
 
-from verifier._format import literal
+from verifier.text import literal
 
 __all__ = [
     "VerifierError",

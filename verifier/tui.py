@@ -55,14 +55,14 @@ from textual.widgets import (
 )
 from textual.worker import WorkerFailed, get_current_worker
 
-from verifier._format import figure, literal
+from verifier.text import figure, literal
 from verifier.errors import VerifierError
-from verifier.hierarchy import number_label
-from verifier.intruder import SubjectReport
-from verifier.io import write_atomic
-from verifier.record import parse_number, parse_record, read_record
-from verifier.schema import Attribute
-from verifier.subject import (
+from verifier.attacks.hierarchy import number_label
+from verifier.attacks.intruder import SubjectReport
+from verifier.data.tables import write_atomic
+from verifier.releases.record import parse_number, parse_record, read_record
+from verifier.data.schema import Attribute
+from verifier.releases.subject import (
     Prepared,
     SubjectCheck,
     check_record,

@@ -28,9 +28,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from verifier.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, IntruderReport, run_intruder
-from verifier.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
-from verifier.schema import Schema
+from verifier.attacks.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, IntruderReport, run_intruder
+from verifier.core.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
+from verifier.data.schema import Schema
 
 __all__ = ["Assessment", "assess", "attribute_disclosure", "record_disclosure", "smallest_class", "utility_figures"]
 
@@ -93,10 +93,10 @@ def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolera
     attributes). The risk is the share of candidates whose released sensitive
     value is hers, or within ``tolerance`` times its range for a numeric one.
     A randomized response release has its own closed form, reported by the
-    method (``verifier.disclosure.rr_risk``).
+    method (``verifier.attacks.disclosure.rr_risk``).
     """
-    from verifier.disclosure import permutation_risk
-    from verifier.permutation import compute_distances
+    from verifier.attacks.disclosure import permutation_risk
+    from verifier.core.permutation import compute_distances
 
     attrs = list(schema.attributes)
     qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
@@ -159,8 +159,8 @@ def record_disclosure(
     best guess (the most frequent sensitive value among the candidates, as a
     category position or a value).
     """
-    from verifier.disclosure import estimate_distribution, rr_risk
-    from verifier.permutation import SingleRecord
+    from verifier.attacks.disclosure import estimate_distribution, rr_risk
+    from verifier.core.permutation import SingleRecord
 
     attrs = list(schema.attributes)
     qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]

@@ -32,10 +32,10 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 from scipy import stats
 
-from verifier._validation import as_generator, check_matrix, check_same_shape
+from verifier.core.validation import as_generator, check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
-from verifier.permutation import RankSpace, RecordDistance, compute_distances, compute_record_distance
-from verifier.ranks import ReverseMappingResult, reverse_map
+from verifier.core.permutation import RankSpace, RecordDistance, compute_distances, compute_record_distance
+from verifier.core.ranks import ReverseMappingResult, reverse_map
 
 __all__ = [
     "EXHAUSTIVE_LIMIT",

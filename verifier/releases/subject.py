@@ -25,13 +25,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from verifier.assessment import record_disclosure
-from verifier._format import figure, literal
+from verifier.attacks.assessment import record_disclosure
+from verifier.text import figure, literal
 from verifier.errors import InvalidInputError, UsageError, VerifierError
-from verifier.intruder import SubjectReport, subject_test
-from verifier.permutation import RankSpace, RecordDistance, SingleRecord, spread_kind
-from verifier.release import ReleaseError, VerifiedRelease, load_public_key, verify_release
-from verifier.schema import Schema
+from verifier.attacks.intruder import SubjectReport, subject_test
+from verifier.core.permutation import RankSpace, RecordDistance, SingleRecord, spread_kind
+from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
+from verifier.data.schema import Schema
 
 __all__ = ["open_release", "Prepared", "prepare", "SubjectCheck", "check_record", "random_match", "p_value_words",
            "release_facts", "claims_summary"]

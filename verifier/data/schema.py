@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from verifier._json import StrictJSONError, loads_strict
+from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError
 
 __all__ = ["KINDS", "ROLES", "Attribute", "Schema", "load_schema", "nominal_order"]

@@ -19,7 +19,7 @@ Given an original record x and an anonymized table Y (n records, m attributes):
 
 A single record is an O(n m) scan (:func:`compute_record_distance`). The data-set
 level runs an exact nearest-neighbour search in rank space
-(:class:`verifier._kdtree.RankTree`); :func:`compute_distances_bruteforce` and
+(:class:`verifier.core.kdtree.RankTree`); :func:`compute_distances_bruteforce` and
 :func:`compute_window_spread_bruteforce` are the plain versions the tests hold
 it to.
 """
@@ -32,10 +32,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from verifier._validation import check_matrix, check_same_shape
+from verifier.core.validation import check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
-from verifier._window import compensated_prefix, two_pass_variance, window_sum
-from verifier.ranks import ColumnBlocks, for_each_column
+from verifier.core.window import compensated_prefix, two_pass_variance, window_sum
+from verifier.core.ranks import ColumnBlocks, for_each_column
 
 __all__ = [
     "RankSpace",
@@ -135,7 +135,7 @@ class RankSpace:
     @cached_property
     def tree(self):
         """The exact nearest-neighbour index, built on first use."""
-        from verifier._kdtree import RankTree
+        from verifier.core.kdtree import RankTree
 
         n, m = self.values.shape
         ordinal = np.empty((n, m), dtype=np.int64)

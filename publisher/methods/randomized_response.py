@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from publisher.methods import Method, MethodResult, _fail, _parse_names, _parse_per_attribute
-from verifier._validation import as_generator
-from verifier.disclosure import (
+from publisher.methods.base import Method, MethodResult, fail, parse_names, parse_per_attribute
+from verifier.core.validation import as_generator
+from verifier.attacks.disclosure import (
     chi_square,
     estimate_distribution,
     expected_squared_error,
@@ -33,7 +33,7 @@ from verifier.disclosure import (
     rr_risk,
     utility_cost,
 )
-from verifier.schema import Schema
+from verifier.data.schema import Schema
 
 __all__ = ["RandomizedResponse", "OptimalKeep", "optimal_keep_probabilities", "contingency"]
 
@@ -67,9 +67,9 @@ def optimal_keep_probabilities(pi: np.ndarray, scope: str, l: float) -> OptimalK
     grows as p falls towards 1/d), so only they are constraints.
     """
     if scope not in SCOPES:
-        raise _fail(f"randomized_response: scope must be one of {', '.join(SCOPES)}. Got {scope!r}.")
+        raise fail(f"randomized_response: scope must be one of {', '.join(SCOPES)}. Got {scope!r}.")
     if not (isinstance(l, (int, float)) and math.isfinite(l) and l >= 1):
-        raise _fail(f"randomized_response: l must be a number >= 1 (the target risk is 1/l). Got {l!r}.")
+        raise fail(f"randomized_response: l must be a number >= 1 (the target risk is 1/l). Got {l!r}.")
     tau = 1.0 / l
     dims = pi.shape
     m = len(dims) - 1
@@ -169,7 +169,7 @@ def _parse_l(name: str, text: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise _fail(f"parameter {name}: {text!r} is not a number") from None
+        raise fail(f"parameter {name}: {text!r} is not a number") from None
 
 
 class RandomizedResponse(Method):
@@ -184,27 +184,27 @@ class RandomizedResponse(Method):
 
     name = "randomized_response"
     kinds = ("ordinal", "nominal")
-    parsers = {"keep_probabilities": _parse_per_attribute, "l": _parse_l, "scope": _parse_scope,
-               "attributes": _parse_names}
+    parsers = {"keep_probabilities": parse_per_attribute, "l": _parse_l, "scope": _parse_scope,
+               "attributes": parse_names}
     seed_use = "the coin flips of every randomized value"
 
     def __init__(self, *, keep_probabilities: float | Mapping[str, float] | None = None, l: float | None = None,
                  scope: str | None = None, attributes: Sequence[str] | None = None, allow_degenerate: bool = False):
         if (keep_probabilities is None) == (l is None):
-            raise _fail("randomized_response: give keep_probabilities, or l (target risk 1/l) with scope", "PARAMETER_MISSING")
+            raise fail("randomized_response: give keep_probabilities, or l (target risk 1/l) with scope", "PARAMETER_MISSING")
         if l is not None:
             if scope is None:
                 scope = "both"
             if scope not in SCOPES:
-                raise _fail(f"randomized_response: scope must be one of {', '.join(SCOPES)}. Got {scope!r}.")
+                raise fail(f"randomized_response: scope must be one of {', '.join(SCOPES)}. Got {scope!r}.")
             if not (math.isfinite(l) and l >= 1):
-                raise _fail(f"randomized_response: l must be a number >= 1. Got {l!r}.")
+                raise fail(f"randomized_response: l must be a number >= 1. Got {l!r}.")
         values = (list(keep_probabilities.values()) if isinstance(keep_probabilities, Mapping)
                   else [keep_probabilities] if keep_probabilities is not None else [])
         if any(not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 < v <= 1 for v in values):
-            raise _fail(f"randomized_response: a keep probability lies in (0, 1]. Got {keep_probabilities!r}.")
+            raise fail(f"randomized_response: a keep probability lies in (0, 1]. Got {keep_probabilities!r}.")
         if values and all(v == 1 for v in values) and not allow_degenerate:
-            raise _fail("randomized_response: keep probability 1 randomizes nothing and gives no protection; "
+            raise fail("randomized_response: keep probability 1 randomizes nothing and gives no protection; "
                         "pass allow_degenerate to run it anyway", "PARAMETER_DEGENERATE")
         self.keep_probabilities = keep_probabilities
         self.l, self.scope = l, scope
@@ -225,7 +225,7 @@ class RandomizedResponse(Method):
         qi = [a.name for a in cats if a.role == "quasi_identifier"]
         sens = [a.name for a in cats if a.role == "sensitive"]
         if len(sens) > 1:
-            raise _fail("randomized_response handles one sensitive attribute; name the one to use with attributes=",
+            raise fail("randomized_response handles one sensitive attribute; name the one to use with attributes=",
                         "METHOD_NOT_APPLICABLE")
         return qi, (sens[0] if sens else None)
 
@@ -234,28 +234,28 @@ class RandomizedResponse(Method):
         qi, sens = self._roles(schema)
         for name in qi + ([sens] if sens else []):
             if schema[name].categories is None:
-                raise _fail(f"randomized_response: attribute {name!r} has no category list", "SCHEMA_INVALID")
+                raise fail(f"randomized_response: attribute {name!r} has no category list", "SCHEMA_INVALID")
         metrics: dict[str, Any] = {}
         if self.l is not None:
             if sens is None or not qi and self.scope != "sensitive":
-                raise _fail("randomized_response with l needs a categorical sensitive attribute "
+                raise fail("randomized_response with l needs a categorical sensitive attribute "
                             "(and categorical quasi-identifiers for scope qi or both)", "METHOD_NOT_APPLICABLE")
             pi = contingency(table, schema, qi, sens)
             found = optimal_keep_probabilities(pi, self.scope, self.l)
             if not found.feasible:
-                raise _fail(f"randomized_response: the target l = {self.l:g} cannot be met with scope {self.scope}: "
+                raise fail(f"randomized_response: the target l = {self.l:g} cannot be met with scope {self.scope}: "
                             f"{found.reason}", "TARGET_INFEASIBLE")
             used = {n: p for n, p in zip(qi, found.p_qi)}
             used[sens] = found.p_s
             if all(p == 1.0 for p in used.values()) and not self.allow_degenerate:
-                raise _fail(f"randomized_response: the table already meets l = {self.l:g} without randomization; "
+                raise fail(f"randomized_response: the table already meets l = {self.l:g} without randomization; "
                             "pass allow_degenerate to release it unrandomized", "PARAMETER_DEGENERATE")
         else:
             names = qi + ([sens] if sens else [])
             if isinstance(self.keep_probabilities, Mapping):
                 unknown = [n for n in self.keep_probabilities if n not in schema.names]
                 if unknown:
-                    raise _fail(f"randomized_response: {unknown[0]!r} is not an attribute of the table")
+                    raise fail(f"randomized_response: {unknown[0]!r} is not an attribute of the table")
                 used = {n: float(self.keep_probabilities.get(n, 1.0)) for n in names}
                 used.update({n: float(p) for n, p in self.keep_probabilities.items() if n not in used})
             else:
@@ -263,7 +263,7 @@ class RandomizedResponse(Method):
         for n, p in used.items():
             d = len(schema[n].categories or ())
             if p < 1.0 / d - 1e-12:
-                raise _fail(f"randomized_response: keep probability of {n!r} is {p:g}, below 1/{d} "
+                raise fail(f"randomized_response: keep probability of {n!r} is {p:g}, below 1/{d} "
                             "(below it the risk rises again)")
         self._used = used
         out = table.copy()

@@ -23,9 +23,9 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from publisher.methods import Method, MethodResult, _fail, _parse_float, _parse_int
-from verifier.hierarchy import Hierarchy, build_hierarchy, number_label as _num
-from verifier.schema import Schema
+from publisher.methods.base import Method, MethodResult, fail, parse_float, parse_int
+from verifier.attacks.hierarchy import Hierarchy, build_hierarchy, number_label as _num
+from verifier.data.schema import Schema
 
 __all__ = ["Hierarchy", "build_hierarchy", "MultiSensitiveGeneralization", "mask_class", "two_step", "Infeasible"]
 
@@ -211,21 +211,21 @@ class MultiSensitiveGeneralization(Method):
 
     name = "multi_sensitive_generalization"
     kinds = ("numeric", "ordinal", "nominal")
-    parsers = {"alpha_qi": _parse_float, "alpha_sa": _parse_float, "hierarchies": _parse_path, "k": _parse_int}
+    parsers = {"alpha_qi": parse_float, "alpha_sa": parse_float, "hierarchies": _parse_path, "k": parse_int}
     seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
 
     def __init__(self, *, alpha_qi: float = 0.5, alpha_sa: float = 0.5, hierarchies: str | Mapping | None = None,
                  k: int | None = None, allow_degenerate: bool = False):
         for name, a in (("alpha_qi", alpha_qi), ("alpha_sa", alpha_sa)):
             if not (isinstance(a, (int, float)) and 0 < a < 1):
-                raise _fail(f"multi_sensitive_generalization: {name} lies in (0, 1). Got {a!r}.")
+                raise fail(f"multi_sensitive_generalization: {name} lies in (0, 1). Got {a!r}.")
         if k is not None and (isinstance(k, bool) or k < 2):
-            raise _fail(f"multi_sensitive_generalization: k is an integer >= 2. Got {k!r}.")
+            raise fail(f"multi_sensitive_generalization: k is an integer >= 2. Got {k!r}.")
         if isinstance(hierarchies, (str, Path)):
             try:
                 hierarchies = json.loads(Path(hierarchies).read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
-                raise _fail(f"multi_sensitive_generalization: cannot read the hierarchy file {hierarchies}: {exc}",
+                raise fail(f"multi_sensitive_generalization: cannot read the hierarchy file {hierarchies}: {exc}",
                             "HIERARCHY_INVALID") from None
         self.alpha_qi, self.alpha_sa, self.k = float(alpha_qi), float(alpha_sa), k
         self.hierarchies = dict(hierarchies or {})
@@ -237,10 +237,10 @@ class MultiSensitiveGeneralization(Method):
         qi = [a for a in schema.attributes if a.role == "quasi_identifier"]
         sa = [a for a in schema.attributes if a.role == "sensitive"]
         if not qi or not sa:
-            raise _fail("multi_sensitive_generalization needs quasi-identifiers and sensitive attributes",
+            raise fail("multi_sensitive_generalization needs quasi-identifiers and sensitive attributes",
                         "METHOD_NOT_APPLICABLE")
         if any(a.kind == "numeric" for a in sa):
-            raise _fail("multi_sensitive_generalization masks categorical sensitive attributes only",
+            raise fail("multi_sensitive_generalization masks categorical sensitive attributes only",
                         "METHOD_NOT_APPLICABLE")
         qh = [build_hierarchy(self.hierarchies.get(a.name), table[a.name].tolist(), a.kind == "numeric") for a in qi]
         sh = [build_hierarchy(self.hierarchies.get(a.name), table[a.name].tolist(), False) for a in sa]
@@ -250,7 +250,7 @@ class MultiSensitiveGeneralization(Method):
         try:
             result = two_step(raw_qi, raw_sa, qh, sh, self.alpha_qi, self.alpha_sa, self.k)
         except Infeasible as exc:
-            raise _fail(f"multi_sensitive_generalization: {exc}", "TARGET_INFEASIBLE") from None
+            raise fail(f"multi_sensitive_generalization: {exc}", "TARGET_INFEASIBLE") from None
         out = table.copy()
         for j, a in enumerate(qi):
             out[a.name] = [r[j] for r in result.qi]

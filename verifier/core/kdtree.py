@@ -5,7 +5,7 @@ The data-set level of SPEC section 4 asks, for every original record x, for
     d(x) = min_i max_j gap(Q_j(x), B_j(Y_i))
 
 where ``Q_j(x)`` is x's query block on attribute j and ``B_j(Y_i)`` the block of
-anonymized record i (``verifier.ranks``). Without ties this is an L-infinity
+anonymized record i (``verifier.core.ranks``). Without ties this is an L-infinity
 nearest-neighbour search over integer ranks. With ties it is not a metric on
 points (a tied block in the middle stretches the gap across it, so the triangle
 inequality fails) and no point embedding is exact, which rules out scipy's
@@ -21,7 +21,7 @@ trees. So this module is a small KD-tree of its own:
   is exact, ties or not, and collects the whole match set as it goes.
 
 Searches run in parallel over queries with numba. Each public function has a
-plain numpy counterpart in :mod:`verifier.permutation` that the tests compare
+plain numpy counterpart in :mod:`verifier.core.permutation` that the tests compare
 against on random tables with and without ties.
 """
 

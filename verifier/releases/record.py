@@ -21,10 +21,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from verifier._json import StrictJSONError, loads_strict
+from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError, UsageError
-from verifier.io import read_csv_cells
-from verifier.schema import Attribute, Schema
+from verifier.data.tables import read_csv_cells
+from verifier.data.schema import Attribute, Schema
 
 __all__ = ["read_record", "parse_record", "parse_number", "refuse_record_on_command_line"]
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from verifier.assessment import assess, smallest_class
+from verifier.attacks.assessment import assess, smallest_class
 from verifier.errors import InvalidInputError
-from verifier.io import Table, write_atomic, write_atomic_bytes
-from verifier.release import ReleaseError, VerifiedRelease
+from verifier.data.tables import Table, write_atomic, write_atomic_bytes
+from verifier.releases.verification import ReleaseError, VerifiedRelease
 
 __all__ = ["ClaimCheck", "AuditResult", "audit_release", "write_report"]
 
@@ -163,7 +163,7 @@ def audit_release(release: VerifiedRelease, original: Table | None = None) -> Au
 
 def _plots(result: AuditResult, stem: str) -> list[tuple[str, bytes]]:
     """PNG plots: the random-match histograms (with the original) and the per-attribute variances."""
-    from verifier._plot import figure, label, png
+    from verifier.plots import figure, label, png
 
     out = []
     f = result.figures

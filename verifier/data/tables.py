@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from verifier.errors import InputIOError, InvalidInputError
-from verifier.schema import Attribute, Schema, nominal_order
+from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
     "Table", "read_table", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
@@ -395,7 +395,7 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
         as numeric and a quasi-identifier (the paper-level tools). Columns of
         the file that the schema does not name are ignored. A nominal column
         without categories gets the default order of
-        :func:`verifier.schema.nominal_order`, written into the returned
+        :func:`verifier.data.schema.nominal_order`, written into the returned
         table's schema.
 
     Raises

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifier._json import StrictJSONError, loads_strict
+from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import VerifierError
 
 __all__ = [
@@ -254,13 +254,13 @@ class VerifiedRelease:
         return self.predicate["claims"]
 
     def schema(self):
-        from verifier.schema import Schema
+        from verifier.data.schema import Schema
 
         return Schema.from_dict(self.predicate["schema"])
 
     def table(self):
         """The data, parsed from the verified bytes (never read from disk again)."""
-        from verifier.io import read_table_bytes
+        from verifier.data.tables import read_table_bytes
 
         return read_table_bytes(f"{self.path}/{self.data_name}", self.data, self.schema())
 

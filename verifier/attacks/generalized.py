@@ -5,7 +5,7 @@ A generalized cell stands for a set of original values:
 - ``[25,45]`` (closed) or ``[20,40)`` (half-open) for a numeric attribute;
 - ``{Japan,Korea}`` for a set of categories;
 - a hierarchy node label (``Government``, ``*``), its leaves, when the column
-  has a hierarchy (``verifier.hierarchy``);
+  has a hierarchy (``verifier.attacks.hierarchy``);
 - a plain value for itself.
 
 Ranks are not defined for such cells, so permutation distance and the
@@ -30,8 +30,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from verifier.errors import InvalidInputError
-from verifier.hierarchy import Hierarchy, build_hierarchy, number_label
-from verifier.schema import Schema
+from verifier.attacks.hierarchy import Hierarchy, build_hierarchy, number_label
+from verifier.data.schema import Schema
 
 __all__ = ["Cell", "parse_cell", "assess_generalized"]
 

@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from verifier._validation import as_generator, check_matrix, check_same_shape
+from verifier.core.validation import as_generator, check_matrix, check_same_shape
 
 __all__ = [
     "ColumnBlocks",

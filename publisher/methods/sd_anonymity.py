@@ -31,9 +31,9 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from publisher.methods import Method, MethodResult, _fail, _parse_int, _parse_names
-from verifier.hierarchy import number_label
-from verifier.schema import Schema
+from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
+from verifier.attacks.hierarchy import number_label
+from verifier.data.schema import Schema
 
 __all__ = ["SDKAnonymity", "value_distances", "SDModel", "sd_classes", "ncp", "discernibility"]
 
@@ -196,14 +196,14 @@ class SDKAnonymity(Method):
 
     name = "sd_k_anonymity"
     kinds = ("numeric", "ordinal", "nominal")
-    parsers = {"k": _parse_int, "attributes": _parse_names}
+    parsers = {"k": parse_int, "attributes": parse_names}
     seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
 
     def __init__(self, *, k: int, attributes: Sequence[str] | None = None, allow_degenerate: bool = False):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise _fail(f"sd_k_anonymity: k must be an integer >= 2. Got {k!r}.")
+            raise fail(f"sd_k_anonymity: k must be an integer >= 2. Got {k!r}.")
         if k == 1 and not allow_degenerate:
-            raise _fail("sd_k_anonymity: k = 1 groups nothing and gives no protection; pass allow_degenerate "
+            raise fail("sd_k_anonymity: k = 1 groups nothing and gives no protection; pass allow_degenerate "
                         "to run it anyway", "PARAMETER_DEGENERATE")
         self.k = int(k)
         self.attributes = tuple(attributes) if attributes is not None else None
@@ -215,10 +215,10 @@ class SDKAnonymity(Method):
         names = list(self.attributes) if self.attributes is not None else [
             a.name for a in schema.attributes if a.role == "quasi_identifier"]
         if not names:
-            raise _fail("sd_k_anonymity needs quasi-identifiers", "METHOD_NOT_APPLICABLE")
+            raise fail("sd_k_anonymity needs quasi-identifiers", "METHOD_NOT_APPLICABLE")
         n = len(table)
         if self.k > n:
-            raise _fail(f"sd_k_anonymity: k = {self.k} is larger than the number of records ({n})")
+            raise fail(f"sd_k_anonymity: k = {self.k} is larger than the number of records ({n})")
         numeric = [schema[nm].kind == "numeric" for nm in names]
         columns = [table[nm].to_numpy(dtype=float) if num else table[nm].astype(str).to_numpy()
                    for nm, num in zip(names, numeric)]
@@ -236,7 +236,7 @@ class SDKAnonymity(Method):
         labels = np.empty(n, dtype=np.int64)
         for g, members in enumerate(classes):
             labels[members] = g
-        from verifier.disclosure import group_risk
+        from verifier.attacks.disclosure import group_risk
 
         risk = {a.name: {"max": float(r.max()), "mean": float(r.mean())}
                 for a in schema.attributes if a.role == "sensitive"

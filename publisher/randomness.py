@@ -38,6 +38,6 @@ def noise_generator(random_state: int | np.random.Generator | None) -> tuple[np.
         return np.random.Generator(ChaCha(key=secrets.randbits(256), counter=0, rounds=20)), SECRET_STREAM
     if isinstance(random_state, np.random.Generator):
         return random_state, f"{type(random_state.bit_generator).__name__}, given by the caller"
-    from verifier._validation import as_generator
+    from verifier.core.validation import as_generator
 
     return as_generator(random_state), SEEDED_STREAM

@@ -33,9 +33,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from publisher.methods import Method, MethodResult, _fail, _parse_int, _parse_names
-from verifier._validation import as_generator
-from verifier.schema import Schema
+from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
+from verifier.core.validation import as_generator
+from verifier.data.schema import Schema
 
 __all__ = [
     "RandomAttributeReplacement",
@@ -181,7 +181,7 @@ def bias_and_variance(rows: Sequence[Sequence[Any]], dists: Sequence[Distributio
     """
     count = sum(all(r[i] == v for i, v in query.items()) for r in rows)
     if count == 0:
-        raise _fail("the query matches no original record: its relative error is undefined")
+        raise fail("the query matches no original record: its relative error is undefined")
     plans = _plans(len(dists), p, k)
     pis = []
     for r in rows:
@@ -202,7 +202,7 @@ def _parse_p(name: str, text: str) -> str | list[float]:
     try:
         return [float(t) for t in text.split(",")]
     except ValueError:
-        raise _fail(f"parameter {name}: optimal, uniform, or comma-separated probabilities; got {text!r}") from None
+        raise fail(f"parameter {name}: optimal, uniform, or comma-separated probabilities; got {text!r}") from None
 
 
 class RandomAttributeReplacement(Method):
@@ -217,24 +217,24 @@ class RandomAttributeReplacement(Method):
 
     name = "random_attribute_replacement"
     kinds = ("numeric", "ordinal", "nominal")
-    parsers = {"k": _parse_int, "p": _parse_p, "attributes": _parse_names, "n_queries": _parse_int,
-               "eval_seed": _parse_int}
+    parsers = {"k": parse_int, "p": _parse_p, "attributes": parse_names, "n_queries": parse_int,
+               "eval_seed": parse_int}
     seed_use = "which attributes each record re-draws, and the values drawn"
 
     def __init__(self, *, k: int = 1, p: str | Sequence[float] = "optimal", attributes: Sequence[str] | None = None,
                  n_queries: int = 200, eval_seed: int = 0, allow_degenerate: bool = False):
         if n_queries < 1 or eval_seed < 0:
-            raise _fail("random_attribute_replacement: n_queries >= 1 and a non-negative eval_seed")
+            raise fail("random_attribute_replacement: n_queries >= 1 and a non-negative eval_seed")
         self.n_queries, self.eval_seed = int(n_queries), int(eval_seed)
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise _fail(f"random_attribute_replacement: k must be a positive integer. Got {k!r}.")
+            raise fail(f"random_attribute_replacement: k must be a positive integer. Got {k!r}.")
         if isinstance(p, str):
             if p not in ("optimal", "uniform"):
-                raise _fail(f"random_attribute_replacement: p is optimal, uniform or a list. Got {p!r}.")
+                raise fail(f"random_attribute_replacement: p is optimal, uniform or a list. Got {p!r}.")
         else:
             p = [float(v) for v in p]
             if any(not math.isfinite(v) or v <= 0 for v in p) or abs(sum(p) - 1) > 1e-9:
-                raise _fail(f"random_attribute_replacement: p must be positive and sum to 1. Got {p!r}.")
+                raise fail(f"random_attribute_replacement: p must be positive and sum to 1. Got {p!r}.")
         self.k, self.p = int(k), p
         self.attributes = tuple(attributes) if attributes is not None else None
         self._p_used: list[float] | None = None
@@ -249,12 +249,12 @@ class RandomAttributeReplacement(Method):
             a.name for a in schema.attributes if a.role == "quasi_identifier"]
         for n in names:
             if n not in schema.names:
-                raise _fail(f"random_attribute_replacement: {n!r} is not an attribute of the table")
+                raise fail(f"random_attribute_replacement: {n!r} is not an attribute of the table")
         m = len(names)
         if m == 0:
-            raise _fail("random_attribute_replacement needs quasi-identifiers", "METHOD_NOT_APPLICABLE")
+            raise fail("random_attribute_replacement needs quasi-identifiers", "METHOD_NOT_APPLICABLE")
         if self.k > m:
-            raise _fail(f"random_attribute_replacement: k = {self.k} is more than the {m} quasi-identifiers")
+            raise fail(f"random_attribute_replacement: k = {self.k} is more than the {m} quasi-identifiers")
         rows = [tuple(r) for r in table[names].itertuples(index=False, name=None)]
         dists = distributions(rows)
         h = entropies(dists)
@@ -266,7 +266,7 @@ class RandomAttributeReplacement(Method):
             p = np.full(m, 1.0 / m)
         else:
             if len(self.p) != m:
-                raise _fail(f"random_attribute_replacement: p has {len(self.p)} entries for {m} quasi-identifiers")
+                raise fail(f"random_attribute_replacement: p has {len(self.p)} entries for {m} quasi-identifiers")
             p = np.array(self.p)
         self._p_used = [float(v) for v in p]
         n = len(rows)

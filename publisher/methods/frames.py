@@ -1,0 +1,51 @@
+"""Tables as rank keys and as release cells: the conversions every method and the release share."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from publisher.methods.base import fail
+from verifier.attacks.hierarchy import number_label
+from verifier.data.schema import Schema
+
+__all__ = ["frame_rows", "frame_to_keys", "keys_to_frame"]
+
+
+def frame_to_keys(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
+    """``(n, m)`` rank keys: numeric values, or category positions."""
+    out = np.empty((len(frame), len(schema)), dtype=np.float64)
+    for j, attr in enumerate(schema.attributes):
+        col = frame[attr.name]
+        if attr.kind == "numeric":
+            out[:, j] = col.to_numpy(dtype=np.float64)
+        else:
+            index = {c: k for k, c in enumerate(attr.categories or ())}
+            try:
+                out[:, j] = [index[c] for c in col]
+            except KeyError as exc:
+                raise fail(f"column {attr.name!r}: {exc.args[0]!r} is not one of its categories", "CATEGORY_UNKNOWN") from None
+    return out
+
+
+def frame_rows(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
+    """The rows of a table as CSV cells, exactly as a release file holds them."""
+    cols = []
+    for attr in schema.attributes:
+        col = frame[attr.name]
+        # a generalized numeric cell ("[25,45]") is already text
+        cols.append([v if isinstance(v, str) else number_label(float(v)) for v in col] if attr.kind == "numeric"
+                    else [str(v) for v in col])
+    return [list(r) for r in zip(*cols)]
+
+
+def keys_to_frame(keys: np.ndarray, schema: Schema) -> pd.DataFrame:
+    """The inverse of :func:`frame_to_keys`."""
+    data = {}
+    for j, attr in enumerate(schema.attributes):
+        if attr.kind == "numeric":
+            data[attr.name] = keys[:, j].astype(np.float64)
+        else:
+            cats = np.array(attr.categories, dtype=object)
+            data[attr.name] = cats[keys[:, j].astype(np.int64)]
+    return pd.DataFrame(data)
