@@ -1,0 +1,30 @@
+"""The ``publisher`` command line: what a data protector runs; one module per subcommand.
+
+Exit codes as the verifier's (SPEC section 10): 0 done, 1 a check failed,
+2 usage error, 3 invalid input data, 4 environment or I/O failure. A failure
+prints one line ``FAIL: <path>: <REASON_CODE>: <sentence>`` on stderr.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from publisher import __version__
+from publisher.cli import anonymize, assess, calibrate, demo, keygen, release, schema
+from verifier.frontend import new_parser, run_parsed
+
+__all__ = ["build_parser", "main"]
+
+COMMANDS = (schema, anonymize, assess, calibrate, keygen, release, demo)
+
+
+def build_parser():
+    parser, sub, common = new_parser(
+        "publisher", "Prepare an anonymized release of microdata that its subjects can check.", __version__)
+    for command in COMMANDS:
+        command.register(sub, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_parsed(build_parser().parse_args(argv))

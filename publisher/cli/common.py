@@ -1,0 +1,91 @@
+"""What several publisher commands share: the input table, the output file, the method chain and its parameters."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Sequence
+
+from publisher.methods import METHODS
+from verifier.data.schema import load_schema
+from verifier.data.tables import read_table
+from verifier.errors import InputIOError, InvalidInputError
+from verifier.frontend import UsageError, check_non_negative, same_file
+
+__all__ = ["add_intruder_args", "add_method_args", "check_out", "load_input", "route_params", "secret_seed",
+           "split_param"]
+
+
+def add_method_args(p: argparse.ArgumentParser) -> None:
+    """``--method``, ``--then``, ``--param``, ``--seed``, ``--allow-degenerate``; the help lists every method."""
+    p.add_argument("--method", required=True, metavar="NAME",
+                   help=f"one of {', '.join(METHODS)} (see docs/methods.md)")
+    p.add_argument("--then", action="append", default=[], metavar="NAME",
+                   help="a method chained after it, typically reverse_mapping (repeatable)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a parameter (repeatable); method.NAME=VALUE when several methods have it")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="the secret seed, to reproduce a run; default: fresh OS entropy. Never printed or written")
+    p.add_argument("--allow-degenerate", action="store_true",
+                   help="run parameters that give no protection (sd 0, k 1, p 0)")
+
+
+def add_intruder_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a link is confident (default 0.01)")
+    p.add_argument("--samples", type=int, default=10_000, metavar="N",
+                   help="random records of the intruder's test when n^m is too many to enumerate (default 10000)")
+
+
+def load_input(path: str, schema_path: str | None):
+    schema = load_schema(schema_path) if schema_path else None
+    table = read_table(path, schema)
+    return table, table.schema
+
+
+def check_out(out: str, inputs: Sequence[str], force: bool) -> None:
+    for given in inputs:
+        if given and same_file(out, given):
+            raise UsageError(f"--out would overwrite the input {given}", path=out)
+    if Path(out).exists() and not force:
+        raise InputIOError("already exists; pass --force to replace it", path=out, reason="OUTPUT_EXISTS")
+
+
+def split_param(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise UsageError(f"--param takes name=value, got {text!r}")
+    return name.strip(), value.strip()
+
+
+def route_params(methods: Sequence[str], texts: Sequence[str]) -> list[dict[str, str]]:
+    """Give each ``name=value`` to the method of the chain that has that parameter.
+
+    ``method.name=value`` names the method outright; a bare name that several
+    methods of the chain accept is refused as ambiguous.
+    """
+    for m in methods:
+        if m not in METHODS:
+            raise InvalidInputError(f"unknown method {m!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
+    routed: list[dict[str, str]] = [{} for _ in methods]
+    for text in texts:
+        name, value = split_param(text)
+        owner, dot, bare = name.rpartition(".")
+        if dot:
+            if owner not in methods:
+                raise UsageError(f"--param {name}: {owner!r} is not a method of this run")
+            routed[methods.index(owner)][bare] = value
+            continue
+        takers = [k for k, m in enumerate(methods) if name in METHODS[m].parsers]
+        if len(takers) > 1:
+            raise UsageError(f"--param {name} fits several methods; write method.{name}=value")
+        if not takers:
+            raise InvalidInputError(
+                f"{' then '.join(methods)} has no parameter {name!r}", reason="PARAMETER_UNKNOWN"
+            )
+        routed[takers[0]][name] = value
+    return routed
+
+
+def secret_seed(args: argparse.Namespace) -> int | None:
+    """The secret seed: ``--seed``, else ``None`` (fresh OS entropy). Never printed."""
+    return check_non_negative("--seed", args.seed)

@@ -1,0 +1,29 @@
+"""The private key's passphrase: from a file or asked on the terminal, never from the command line."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from pathlib import Path
+
+from verifier.errors import InputIOError, InvalidInputError
+from verifier.frontend import UsageError
+
+__all__ = ["prompt", "read_passphrase_file"]
+
+
+def read_passphrase_file(path: str) -> bytes:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise InputIOError(f"cannot read the passphrase file ({exc.strerror})", path=path, reason="FILE_UNREADABLE") from None
+    passphrase = data.rstrip(b"\r\n")
+    if not passphrase:
+        raise InvalidInputError("the passphrase file is empty", path=path, reason="KEY_PASSPHRASE")
+    return passphrase
+
+
+def prompt(text: str) -> bytes:
+    if not sys.stdin.isatty():
+        raise UsageError("no terminal to ask for the passphrase: give --passphrase-file FILE")
+    return getpass.getpass(text).encode("utf-8")

@@ -1,0 +1,74 @@
+"""``publisher release``: anonymize, assess, sign and publish a release (SPEC section 9)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from publisher.cli.common import add_intruder_args, add_method_args, load_input, route_params, secret_seed
+from publisher.cli.passphrase import prompt, read_passphrase_file
+from publisher.methods import make_method
+from publisher.release import key_is_encrypted, load_private_key, make_release
+from verifier.errors import InputIOError
+from verifier.frontend import ProgressBar, UsageError, add_command, print_json
+from verifier.releases.verification import TrustedKey, load_public_key, verify_release
+
+__all__ = ["register"]
+
+
+def register(sub, common) -> None:
+    p = add_command(
+        sub, common, "release", run=run, help="anonymize, assess, sign and publish a release",
+        description="Anonymize X, assess the result, write a manifest with every parameter except the seed and "
+        "the computed claims, sign it (DSSE, Ed25519), verify the signature, and move the release directory into "
+        "place atomically (SPEC section 9). The private key never enters the release.",
+    )
+    p.add_argument("--input", required=True, metavar="X.csv")
+    p.add_argument("--schema", metavar="schema.json", help="column kinds, roles and category orders")
+    add_method_args(p)
+    add_intruder_args(p)
+    p.add_argument("--key", required=True, metavar="private.pem", help="the signing key")
+    p.add_argument("--passphrase-file", metavar="FILE", help="the key's passphrase (default: asked on the terminal)")
+    p.add_argument("--public-key", metavar="public.pem", help="refuse unless the private key matches this public key")
+    p.add_argument("--dataset-id", required=True, metavar="ID", help="the dataset this release belongs to")
+    p.add_argument("--release-version", type=int, default=1, metavar="N", help="grows with each release (default 1)")
+    p.add_argument("--format", choices=("csv", "parquet"), default="csv", dest="data_format",
+                   help="the data file: release.csv (default) or release.parquet")
+    p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    if Path(args.out).exists():
+        raise InputIOError("already exists; a release is never overwritten", path=args.out, reason="OUTPUT_EXISTS")
+    if args.release_version < 1:
+        raise UsageError("--release-version is an integer from 1 up")
+    methods = [args.method, *args.then]
+    routed = route_params(methods, args.param)
+    chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
+    expected = load_public_key(args.public_key) if args.public_key else None
+    passphrase = None
+    if key_is_encrypted(args.key):
+        passphrase = read_passphrase_file(args.passphrase_file) if args.passphrase_file else prompt("passphrase: ")
+    elif args.passphrase_file:
+        passphrase = read_passphrase_file(args.passphrase_file)
+    key = load_private_key(args.key, passphrase, expected=expected)
+    table, _ = load_input(args.input, args.schema)
+    target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
+                          seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
+                          data_format=args.data_format)
+    verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
+    claims = verified.claims
+    if args.json:
+        print_json({"release": str(target), "fingerprint": verified.key.fingerprint, "dataset_id": verified.dataset_id,
+                     "release_version": verified.release_version, "methods": verified.methods, "claims": claims,
+                     "randomness": verified.predicate["toolkit"].get("randomness")})
+    else:
+        print(f"released {target}: {claims['n_records']} records, dataset {verified.dataset_id!r} version {verified.release_version}")
+        print(f"  signed by fingerprint {verified.key.fingerprint}")
+        print(f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)")
+        print(f"  D = {claims['permuted_privacy']['distance']}, confidently linked "
+              f"{100 * claims['intruder']['confidently_linked_share']:.2f}% (alpha {claims['intruder']['alpha']:g}), k = {claims['k']}")
+        print(f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>")
+    return 0
+

@@ -1,0 +1,45 @@
+"""``publisher schema``: draft the schema of an original table (SPEC section 1)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from publisher.schema_infer import infer_schema
+from verifier.data.tables import write_atomic
+from verifier.errors import InputIOError
+from verifier.frontend import add_command
+
+__all__ = ["register"]
+
+
+def register(sub, common) -> None:
+    p = add_command(
+        sub, common, "schema", run=run, help="draft the schema of an original table",
+        description="Draft a schema (SPEC section 1) from a CSV file: all-number columns are numeric, others "
+        "nominal with categories by decreasing frequency. Every column is a quasi-identifier unless named "
+        "with --sensitive or --other.",
+    )
+    p.add_argument("--input", required=True, metavar="X.csv")
+    p.add_argument("--sensitive", action="append", default=[], metavar="COLUMN", help="a sensitive column (repeatable)")
+    p.add_argument("--other", action="append", default=[], metavar="COLUMN", help="a column that is neither (repeatable)")
+    p.add_argument("--out", metavar="schema.json", help="write here (default: stdout)")
+    p.add_argument("--force", action="store_true", help="replace an existing --out file")
+
+
+def run(args: argparse.Namespace) -> int:
+    schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other)
+    text = json.dumps(schema.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    if args.out:
+        if Path(args.out).exists() and not args.force:
+            raise InputIOError("already exists; pass --force to replace it", path=args.out, reason="OUTPUT_EXISTS")
+        write_atomic(args.out, lambda handle: handle.write(text))
+        kinds = ", ".join(f"{a.name}: {a.kind}" for a in schema.attributes)
+        print(f"wrote {args.out} ({kinds}); review the kinds, roles and category orders before you publish it",
+              file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+

@@ -1,0 +1,74 @@
+"""``verifier check``: a subject's report on her own record against a verified release."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from verifier.cli.inputs import add_release_args, check_exhaustive, intruder_options, verified
+from verifier.frontend import ExitCode, ProgressBar, add_command, print_json, text_table
+from verifier.releases.record import read_record, refuse_record_on_command_line
+from verifier.releases.subject import check_record, prepare, random_match
+from verifier.text import figure
+
+__all__ = ["register"]
+
+
+def register(sub, common) -> None:
+    p = add_command(
+        sub, common, "check", run=run, help="check your own record against a verified release",
+        description="Verify the release, then compute your permutation distance, the released records that match "
+        "you and their deviations, the variances around your record against the publisher's claimed (D, v), "
+        "your attribute disclosure risk, and your random-match test, with a verdict in plain words. Your record "
+        "is read from a file (JSON object or one-row CSV), never from the command line, and never written.",
+        epilog="Exit codes: 0 checked, 1 the release does not verify, 2 usage error, 3 invalid record, 4 key file "
+        "unusable.",
+    )
+    add_release_args(p)
+    p.add_argument("--record", required=True, metavar="my_record.json", help="your own record (a file)")
+    p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
+    p.add_argument("--samples", type=int, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
+    p.add_argument("--exhaustive-limit", type=int, default=10**6, metavar="N", help=argparse.SUPPRESS)
+    p.add_argument("--seed", type=int, default=0, help="the random-match test's own randomness (default 0)")
+    p.add_argument("--no-random-match", action="store_true", help="skip the random-match test")
+    p.set_defaults(exhaustive=False, monte_carlo=False, max_linked_share=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
+    refuse_record_on_command_line(args.record)
+    release = verified(args)
+    prepared = prepare(release)
+    record = read_record(args.record, prepared.schema)
+    check = check_record(prepared, record)
+    options = intruder_options(args)
+    if args.no_random_match:
+        report = None
+    else:
+        check_exhaustive(prepared.n_records, len(prepared.kinds), args)
+        report = random_match(prepared, check, alpha=options["alpha"], samples=options["samples"],
+                              seed=options["random_state"], progress=ProgressBar("random-match test"))
+    out = check.to_json(report)
+    if args.json:
+        print_json(out)
+        return ExitCode.OK
+    names = check.names
+    print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}): dataset "
+          f"{json.dumps(release.dataset_id)}, version {release.release_version}")
+    print("\n" + "\n".join(out["verdict"]) + "\n")
+    rows = [[str(m), *[str(t) for t in dev]] for m, dev in zip(out["matches"][:20], out["deviations"][:20])]
+    print(text_table(rows, ["match", *[f"dev {json.dumps(n)}" for n in names]]))
+    if len(out["matches"]) > 20:
+        print(f"... and {len(out['matches']) - 20} more (use --json)")
+    claimed = out["claimed"]
+    spread_rows = []
+    for j, n in enumerate(names):
+        at_d = out["variances_at_claimed_distance"][j] if out["variances_at_claimed_distance"] else None
+        v = claimed["variances"][j] if claimed["variances"] and j < len(claimed["variances"]) else None
+        spread_rows.append([json.dumps(n), figure(out["variances"][j]), figure(at_d), figure(v)])
+    print("\n" + text_table(spread_rows, ["attribute", f"spread at your d = {check.distance}",
+                                       f"at claimed D = {claimed['distance']}", "claimed v"]))
+    if report is not None:
+        print(f"\nYour p-value F_rand({check.distance}) = {report.p_value:.4f} "
+              f"({report.random.method.replace('_', ' ')}, {report.random.total} random records)")
+    return ExitCode.OK

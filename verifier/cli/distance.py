@@ -1,0 +1,118 @@
+"""``verifier distance``: permutation distance and (d, v)-permuted privacy (paper 003, Def. 1-2)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from verifier.cli.inputs import add_pair_args, load_pair
+from verifier.core.permutation import RankSpace, compute_permuted_privacy
+from verifier.data.tables import Table
+from verifier.frontend import ExitCode, ProgressBar, UsageError, add_command, finite, parse_v, print_json, text_table
+from verifier.text import figure
+
+__all__ = ["register"]
+
+
+def register(sub, common) -> None:
+    p = add_command(
+        sub, common, "distance", run=run,
+        help="permutation distance and (d,v)-permuted privacy (paper 003, Def. 1-2)",
+        description="For every original record (or one), its permutation distance to Y, the matching released "
+        "records and their rank deviations, and the spread of the windows around it; then the data-set level "
+        "(D, v) (SPEC section 4). With --d and --v, check (d, v)-permuted privacy and exit 1 if it does not hold.",
+    )
+    add_pair_args(p)
+    p.add_argument("--record", type=int, metavar="N", help="only record N of X (numbered from 1)")
+    p.add_argument("--d", type=int, metavar="D", help="check: permutation distance at least D")
+    p.add_argument("--v", metavar="V1,V2,...", help="check: spread above v_j for every attribute (one value for all)")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    x, y = load_pair(args.original, args.anonymized, args.schema)
+    m = x.n_attributes
+    v = parse_v(args.v, m)
+    if (args.d is None) != (v is None):
+        raise UsageError("--d and --v go together: the (d, v) to check")
+    if args.record is not None and not 1 <= args.record <= x.n_records:
+        raise UsageError(f"--record must be between 1 and {x.n_records}, got {args.record}", path=args.original)
+    space = RankSpace(y.values, y.kinds)
+    report = compute_permuted_privacy(space, x.values, progress=ProgressBar("permutation distances"))
+    wanted = [args.record - 1] if args.record is not None else range(x.n_records)
+    records = []
+    for r in wanted:
+        matches = report.record_matches(r)
+        records.append(
+            {
+                "record": r + 1,
+                "distance": int(report.distances[r]),
+                "matches": (matches + 1).tolist(),
+                "query_blocks": [[int(a), int(b)] for a, b in zip(report.query_lo[r], report.query_hi[r])],
+                "deviations": space.deviations(report.query_lo[r], report.query_hi[r], matches).tolist(),
+                "variances_at_dataset_distance": [finite(t) for t in report.spread_at_dataset_distance[r]],
+                "variances_at_record_distance": [finite(t) for t in report.spread_at_record_distance[r]],
+            }
+        )
+    out: dict[str, Any] = {
+        "attributes": x.names,
+        "spread_kinds": report.spread_kinds,
+        "records": records,
+        "dataset": {"distance": report.dataset_distance, "variances": [finite(t) for t in report.dataset_spread]},
+    }
+    check = None
+    if args.d is not None:
+        check = report.check_dv(space, d=args.d, v=v, record=None if args.record is None else args.record - 1)
+        out["check"] = {
+            "scope": f"record {args.record}" if args.record is not None else "dataset",
+            "d": check.d,
+            "v": list(check.v),
+            "distance": check.distance,
+            "variances_at_d": [finite(t) for t in check.spread],
+            "satisfied": check.satisfied,
+        }
+    if args.json:
+        print_json(out)
+    else:
+        _print_distance(x, report, records, check, args)
+    return ExitCode.OK if check is None or check.satisfied else ExitCode.CHECK_FAILED
+
+
+def _print_distance(x: Table, report, records, check, args) -> None:
+    names = x.names
+    kinds = report.spread_kinds
+    if any(k != "variance" for k in kinds):
+        print("Spread: " + ", ".join(f"{n}: {k.replace('_', '-')}" for n, k in zip(names, kinds)) + "\n")
+    if args.record is not None:
+        rec = records[0]
+        print(f"Record {rec['record']} of {args.original}")
+        print(f"  query ranks (blocks): {', '.join(f'{n}={a}' if a == b else f'{n}={a}-{b}' for n, (a, b) in zip(names, rec['query_blocks']))}")
+        print(f"  permutation distance d = {rec['distance']}; {len(rec['matches'])} matching released record(s)")
+        rows = [[str(mi), *[str(t) for t in dev]] for mi, dev in zip(rec["matches"][:50], rec["deviations"][:50])]
+        print(text_table(rows, ["match", *[f"dev {n}" for n in names]]))
+        if len(rec["matches"]) > 50:
+            print(f"  ... and {len(rec['matches']) - 50} more (use --json for all)")
+        print(f"  spread at d = {rec['distance']}: " + ", ".join(f"{n}={figure(t)}" for n, t in zip(names, rec["variances_at_record_distance"])))
+        print(f"  spread at D = {report.dataset_distance}: " + ", ".join(f"{n}={figure(t)}" for n, t in zip(names, rec["variances_at_dataset_distance"])))
+    else:
+        shown = records[:50]
+        rows = [
+            [str(r["record"]), str(r["distance"]), " ".join(map(str, r["matches"][:6])) + (" ..." if len(r["matches"]) > 6 else ""),
+             *[figure(t) for t in r["variances_at_dataset_distance"]]]
+            for r in shown
+        ]
+        print(text_table(rows, ["record", "d", "matches", *[f"spread@D {n}" for n in names]]))
+        if len(records) > 50:
+            print(f"... {len(records) - 50} more records (use --json for all)")
+    print(
+        f"\nData set: D = {report.dataset_distance}, v = ("
+        + ", ".join(figure(t) for t in report.dataset_spread)
+        + "): every record is at least D ranks from its closest match, and no window at D is less spread"
+        " than v (paper 003, Def. 2; Table 4)."
+    )
+    if check is not None:
+        verdict = "HOLDS" if check.satisfied else "DOES NOT HOLD"
+        print(f"\nCheck ({check.d}, ({', '.join(figure(t) for t in check.v)}))-permuted privacy: {verdict}")
+        print(f"  distance {check.distance} >= {check.d}: {'yes' if check.distance_ok else 'no'}")
+        for n, s, t, ok in zip(names, check.spread, check.v, check.spread_ok):
+            print(f"  spread of {n} at d = {check.d}: {figure(s)} > {figure(t)}: {'yes' if ok else 'no'}")

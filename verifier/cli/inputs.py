@@ -1,0 +1,72 @@
+"""What several verifier commands read: an original and an anonymized table, a verified release, the
+intruder's options."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from verifier.data.schema import load_schema
+from verifier.data.tables import Table, read_table
+from verifier.frontend import UsageError, check_fraction, check_non_negative, check_positive, check_probability
+from verifier.releases.subject import open_release
+from verifier.releases.verification import VerifiedRelease
+
+__all__ = ["add_pair_args", "add_release_args", "check_exhaustive", "intruder_options", "load_pair", "verified"]
+
+
+def add_pair_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--original", required=True, metavar="X.csv", help="the original table X (CSV or Parquet)")
+    p.add_argument("--anonymized", required=True, metavar="Y.csv", help="the anonymized table Y, same columns")
+    p.add_argument("--schema", metavar="schema.json", help="column kinds and category orders (default: all numeric)")
+
+
+def load_pair(original: str, anonymized: str, schema_path: str | None) -> tuple[Table, Table]:
+    """X with its schema (nominal orders from X), then Y read with X's schema."""
+    schema = load_schema(schema_path) if schema_path else None
+    x = read_table(original, schema)
+    y = read_table(anonymized, x.schema)
+    return x, y
+
+
+def add_release_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("release", metavar="DIR", help="the release directory")
+    p.add_argument("--key", metavar="public.pem",
+                   help="the publisher's public key, obtained out of band (never from the release)")
+    p.add_argument("--fingerprint", metavar="SHA256", help="also require the key's fingerprint to be this")
+    p.add_argument("--dataset-id", metavar="ID", help="refuse a release of another dataset")
+    p.add_argument("--min-version", type=int, metavar="N", help="refuse a release older than version N (rollback)")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def verified(args: argparse.Namespace) -> VerifiedRelease:
+    """Verify the release directory against the user's key; the key never comes from the release."""
+    if not args.key:
+        raise UsageError(
+            "give the trusted public key with --key public.pem (a key inside a release proves nothing)",
+            path=args.release, reason="NO_TRUSTED_KEY",
+        )
+    return open_release(args.release, args.key, fingerprint=args.fingerprint, dataset_id=args.dataset_id,
+                        min_version=args.min_version)
+
+
+def intruder_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The random-match test's options from ``--alpha``, ``--samples``, ``--exhaustive-limit``, ``--seed``."""
+    check_positive("--samples", args.samples)
+    if not 0 <= args.exhaustive_limit <= 2**53:
+        raise UsageError(f"--exhaustive-limit must be between 0 and 2**53, got {args.exhaustive_limit}")
+    check_probability("--alpha", args.alpha)
+    check_non_negative("--seed", args.seed)
+    check_fraction("--max-linked-share", args.max_linked_share)
+    mode = "exhaustive" if args.exhaustive else "monte_carlo" if args.monte_carlo else "auto"
+    return {"alpha": args.alpha, "mode": mode, "samples": args.samples,
+            "exhaustive_limit": args.exhaustive_limit, "random_state": args.seed}
+
+
+def check_exhaustive(n: int, m: int, args: argparse.Namespace) -> None:
+    """Refuse ``--exhaustive`` before any work when ``n^m`` is over the limit."""
+    if args.exhaustive and n**m > args.exhaustive_limit:
+        raise UsageError(
+            f"--exhaustive needs n^m = {n}^{m} random records, more than "
+            f"--exhaustive-limit {args.exhaustive_limit}; raise the limit or let it sample"
+        )

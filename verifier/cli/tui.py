@@ -1,0 +1,47 @@
+"""``verifier tui``: the subject's terminal interface (SPEC section 10.1); Textual is imported only when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from verifier.frontend import UsageError, add_command, check_positive, check_probability
+from verifier.releases.record import refuse_record_on_command_line
+
+__all__ = ["register"]
+
+
+def register(sub, common) -> None:
+    p = add_command(
+        sub, common, "tui", run=run, literal_stdout=False, help="check your own record in a terminal interface",
+        description="Open a release with the publisher's public key, see the verification result, enter your "
+        "record in a form generated from the signed schema (or load a record file), and see your permutation "
+        "distance, matching records, spreads against the claimed (D, v) and your own thresholds, attribute "
+        "disclosure and the random-match test. Keyboard only; F1 shows help. Your record is never given on the "
+        "command line and never written unless you export your report.",
+        epilog="Exit codes: 0 done, 1 the last release opened did not verify, 2 usage error, 4 the TUI stopped on "
+        "an unexpected error (one line on stderr; with --verbose also the traceback, without local variables).",
+    )
+    p.add_argument("release", nargs="?", metavar="DIR", help="the release directory (or type it in the TUI)")
+    p.add_argument("--key", metavar="public.pem", help="the publisher's public key, obtained out of band")
+    p.add_argument("--fingerprint", metavar="SHA256", help="also require the key's fingerprint to be this")
+    p.add_argument("--record", metavar="my_record.json", help="load your record from this file once verified")
+    p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
+    p.add_argument("--samples", type=int, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The subject's TUI (SPEC section 10.1)."""
+    check_probability("--alpha", args.alpha)
+    check_positive("--samples", args.samples)
+    if args.record is not None:
+        refuse_record_on_command_line(args.record)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the TUI needs a terminal; `verifier check` gives the same report without one",
+                         reason="NO_TERMINAL")
+    from verifier.tui import SubjectApp  # Textual loads only for the TUI
+
+    app = SubjectApp(args.release, args.key, fingerprint=args.fingerprint, record_path=args.record,
+                     alpha=args.alpha, samples=args.samples, verbose=args.verbose)
+    app.run()
+    return int(app.return_code or 0)

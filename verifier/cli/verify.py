@@ -1,0 +1,50 @@
+"""``verifier verify``: a signed release checked with the key you trust (SPEC section 9)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from verifier.cli.inputs import add_release_args, verified
+from verifier.frontend import ExitCode, add_command, print_json
+from verifier.releases.subject import WITHHELD, claims_summary
+
+__all__ = ["register"]
+
+
+def register(sub, common) -> None:
+    p = add_command(
+        sub, common, "verify", run=run, help="verify a signed release (SPEC section 9)",
+        description="Check the release's signature with the key you trust, its manifest, and every file's size and "
+        "digest, in the order of SPEC section 9; print who signed what, and every parameter.",
+        epilog="Exit codes: 0 verified, 1 not trustworthy (FAIL line with the reason), 2 usage error (no --key), "
+        "4 the key file is unusable.",
+    )
+    add_release_args(p)
+
+
+def _method_text(step: dict) -> str:
+    params = ", ".join(f"{k}={json.dumps(v)}" for k, v in (step.get("parameters") or {}).items() if v is not None)
+    return f"{step.get('method')}({params})"
+
+
+def run(args: argparse.Namespace) -> int:
+    release = verified(args)
+    claims = release.claims
+    if args.json:
+        print_json({
+            "verified": True, "release": release.path, "fingerprint": release.key.fingerprint,
+            "key_id": release.key.key_id, "dataset_id": release.dataset_id, "release_version": release.release_version,
+            "created_at": release.created_at, "methods": release.methods,
+            "data_file": {"name": release.data_name, "size": len(release.data)}, "claims": claims,
+        })
+        return ExitCode.OK
+    print(f"OK: {release.path}")
+    print(f"  signed by the key you trust, fingerprint {release.key.fingerprint}")
+    print(f"  dataset {json.dumps(release.dataset_id)}, release version {release.release_version}, "
+          f"created {json.dumps(release.created_at)}")
+    for step in release.methods:
+        print(f"  method: {_method_text(step)}")
+    print(f"  withheld: {WITHHELD}")
+    print(f"  claims: {claims_summary(release)}")
+    return ExitCode.OK

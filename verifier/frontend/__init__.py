@@ -1,0 +1,24 @@
+"""The kit every front end shares: exit codes, the FAIL line, JSON and text output, progress, argument checks.
+
+Both command lines (``verifier`` and ``publisher``) and the DataFrame API's
+callers build on these public names; neither front end imports the other.
+"""
+
+from verifier.errors import UsageError
+from verifier.frontend.arguments import (
+    check_fraction,
+    check_non_negative,
+    check_positive,
+    check_probability,
+    parse_v,
+    same_file,
+)
+from verifier.frontend.commands import ExitCode, add_command, new_parser, run_parsed
+from verifier.frontend.output import finite, print_json, text_table
+from verifier.frontend.progress import ProgressBar
+from verifier.frontend.steps import run_steps
+
+__all__ = [
+    "ExitCode", "ProgressBar", "UsageError", "add_command", "check_fraction", "check_non_negative", "check_positive",
+    "check_probability", "finite", "new_parser", "parse_v", "print_json", "run_parsed", "run_steps", "same_file", "text_table",
+]

@@ -1,0 +1,61 @@
+"""Checks of command-line values that argparse cannot express: each failure is a usage error (exit 2)."""
+
+from __future__ import annotations
+
+import math
+import os
+
+from verifier.errors import UsageError
+
+__all__ = ["check_fraction", "check_non_negative", "check_positive", "check_probability", "parse_v", "same_file"]
+
+
+def check_probability(flag: str, value: float) -> float:
+    """A level such as ``--alpha``: strictly between 0 and 1."""
+    if not 0.0 < value < 1.0:
+        raise UsageError(f"{flag} must be strictly between 0 and 1, got {value}")
+    return value
+
+
+def check_fraction(flag: str, value: float | None) -> float | None:
+    """A share such as ``--max-linked-share``: between 0 and 1 inclusive (``None`` passes)."""
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise UsageError(f"{flag} must be between 0 and 1, got {value}")
+    return value
+
+
+def check_positive(flag: str, value: int) -> int:
+    """A count such as ``--samples``: at least 1."""
+    if value < 1:
+        raise UsageError(f"{flag} must be at least 1, got {value}")
+    return value
+
+
+def check_non_negative(flag: str, value: int | None) -> int | None:
+    """A seed: a non-negative integer (``None`` passes)."""
+    if value is not None and value < 0:
+        raise UsageError(f"{flag} must be a non-negative integer, got {value}")
+    return value
+
+
+def parse_v(text: str | None, m: int) -> list[float] | None:
+    """``--v``: one non-negative spread for every attribute, or ``m`` comma-separated ones."""
+    if text is None:
+        return None
+    try:
+        v = [float(t) for t in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--v takes {m} comma-separated numbers, got {text!r}") from None
+    if len(v) == 1:
+        v = v * m
+    if len(v) != m or not all(math.isfinite(t) and t >= 0 for t in v):
+        raise UsageError(f"--v takes one non-negative number or {m} comma-separated ones, got {text!r}")
+    return v
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one existing file (an output must never overwrite an input)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False

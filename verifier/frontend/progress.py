@@ -1,0 +1,59 @@
+"""Progress of long work on stderr, drawn by ``rich.progress`` and only on a terminal."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+__all__ = ["ProgressBar"]
+
+
+class ProgressBar:
+    """Call with ``(done, total)``: a rich progress bar labelled ``label`` on stderr.
+
+    Silent when the stream is not a terminal (pipes, CI logs), so that
+    machine-read output stays clean; ``force=True`` draws anyway (tests).
+    rich is imported on the first drawn update only, so a command that shows
+    no bar does not load it. Redraws are throttled to ten a second and the bar
+    is closed when ``done`` reaches ``total``.
+    """
+
+    def __init__(self, label: str, stream: TextIO | None = None, *, force: bool = False):
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = force or bool(getattr(self.stream, "isatty", lambda: False)())
+        self._force = force
+        self._progress = None
+        self._task = None
+        self._last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        now = time.monotonic()
+        if self._progress is not None and done < total and now - self._last < 0.1:
+            return
+        self._last = now
+        if self._progress is None:
+            self._start(total)
+        self._progress.update(self._task, completed=done, total=total)
+        self._progress.refresh()
+        if done >= total:
+            self.close()
+
+    def _start(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+        console = Console(file=self.stream, force_terminal=True if self._force else None, width=80 if self._force else None)
+        self._progress = Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                                  TimeRemainingColumn(), console=console, auto_refresh=False, transient=False)
+        self._task = self._progress.add_task(self.label, total=total)
+        self._progress.start()
+
+    def close(self) -> None:
+        """Stop drawing (also when the work ended early); idempotent."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
