@@ -1,4 +1,16 @@
-"""The dependency direction of SPEC section 0: a subject installs nothing that anonymizes."""
+"""The layout's rules: the dependency direction of SPEC section 0, the rooms of the verifier, no import cycle.
+
+- a subject installs nothing that anonymizes: the verifier never imports the
+  publisher, and importing it loads no user interface;
+- the verifier's groups import downward only: base (errors, text, plots,
+  version) < data < core < attacks < releases < front ends; front ends share
+  code only through the front-end kit (``verifier.frontend``), except that the
+  ``tui`` command of the CLI starts the TUI;
+- the publisher imports public names only, and nothing of the verifier's
+  command line or TUI;
+- no import cycle among the modules, imports inside functions included;
+- no class over 300 lines, no function over 90.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +20,59 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import publisher
 import verifier
 
 ROOT = Path(verifier.__file__).resolve().parent
+PUBLISHER = Path(publisher.__file__).resolve().parent
+
+RANK = {"base": 0, "data": 1, "core": 2, "attacks": 3, "releases": 4, "frontend": 5, "api": 6, "tui": 6, "cli": 7}
+BASE = {"errors", "text", "plots", "version"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for root in (ROOT, PUBLISHER):
+        for path in root.rglob("*.py"):
+            rel = path.relative_to(root.parent).with_suffix("")
+            parts = list(rel.parts[:-1]) if rel.name == "__init__" else list(rel.parts)
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str) -> list[tuple[str, list[str], int]]:
+    """Every import of a module, at module level or inside a function: (target module, names, line)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(a.name, [], node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            names = [a.name for a in node.names]
+            # `from pkg import module` imports the module itself
+            submodules = [f"{base}.{n}" for n in names if f"{base}.{n}" in MODULES]
+            found += [(s, [], node.lineno) for s in submodules]
+            if len(submodules) < len(names):
+                found.append((base, [n for n in names if f"{base}.{n}" not in MODULES], node.lineno))
+    return found
+
+
+def _group(name: str) -> str:
+    parts = name.split(".")
+    if len(parts) == 1:
+        return "api"  # the package itself re-exports the API
+    if parts[1] == "__main__":
+        return "cli"  # python -m verifier runs the command line
+    return "base" if parts[1] in BASE else parts[1]
 
 
 def test_importing_verifier_loads_neither_publisher_nor_textual():
@@ -22,13 +84,104 @@ def test_importing_verifier_loads_neither_publisher_nor_textual():
 
 
 def test_no_verifier_module_imports_publisher():
-    offenders = []
-    for path in ROOT.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] == "publisher"]
+    offenders = [f"{m}: {t}" for m in MODULES if m.startswith("verifier")
+                 for t, _, _ in _imports(m) if t.split(".")[0] == "publisher"]
     assert offenders == []
+
+
+def test_every_verifier_module_is_in_a_known_group():
+    assert {_group(m) for m in MODULES if m.startswith("verifier")} <= set(RANK)
+
+
+def test_verifier_groups_import_downward_only():
+    offenders = []
+    for name in (m for m in MODULES if m.startswith("verifier.")):
+        mine = _group(name)
+        for target, _, line in _imports(name):
+            if not target.startswith("verifier") or target == "verifier.version":
+                continue
+            theirs = _group(target)
+            front_end = RANK[theirs] >= RANK["frontend"] and theirs != mine
+            allowed = (theirs == "frontend" and mine in ("cli", "tui", "api")) or (mine, theirs) == ("cli", "tui")
+            if RANK[theirs] > RANK[mine] or (front_end and not allowed):
+                offenders.append(f"{name}:{line} ({mine}) imports {target} ({theirs})")
+    assert offenders == []
+
+
+def test_publisher_uses_public_names_of_the_verifier_and_none_of_its_front_ends():
+    offenders = []
+    for name in (m for m in MODULES if m.startswith("publisher")):
+        for target, names, line in _imports(name):
+            if not target.startswith("verifier"):
+                continue
+            private = [p for p in target.split(".") + names if p.startswith("_")]
+            if private or target.split(".")[:2] in (["verifier", "cli"], ["verifier", "tui"]):
+                offenders.append(f"{name}:{line} imports {target} {names}")
+    assert offenders == []
+
+
+def _cycles() -> list[list[str]]:
+    graph = {m: sorted({t for t, _, _ in _imports(m) if t in MODULES and t != m}) for m in MODULES}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return components
+
+
+def test_no_import_cycle_late_imports_included():
+    assert _cycles() == []
+
+
+def test_the_cycle_finder_finds_a_cycle(monkeypatch):
+    """The check above can fail: a late import from a method module back into the registry is a cycle."""
+    real = _imports
+
+    def with_cycle(name):
+        extra = [("publisher.methods.registry", [], 1)] if name == "publisher.methods.base" else []
+        return real(name) + extra
+
+    monkeypatch.setitem(globals(), "_imports", with_cycle)
+    assert any({"publisher.methods.base", "publisher.methods.registry"} <= set(c) for c in _cycles())
+
+
+@pytest.mark.parametrize("root", [ROOT, PUBLISHER], ids=["verifier", "publisher"])
+def test_no_class_over_300_lines_and_no_function_over_90(root):
+    offenders = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > (300 if isinstance(node, ast.ClassDef) else 90):
+                    offenders.append(f"{path.relative_to(root.parent)}:{node.lineno} {node.name} ({lines} lines)")
+    assert offenders == []
+
+
+def test_the_old_flat_names_still_import_from_the_package():
+    from verifier import RankSpace, compute_permuted_privacy, read_table, reverse_map, run_intruder  # noqa: F401

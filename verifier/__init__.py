@@ -1,9 +1,26 @@
 """permuted-privacy verifier: every check a subject, an auditor or a protector can run.
 
+The notebook API (``verifier.permuted_privacy``, ``verifier.intruder``,
+``verifier.open_release``, ``verifier.check_record``) takes pandas
+DataFrames; see docs/api.md. The rooms: ``core`` (the permutation core),
+``attacks`` (intruder, disclosure, diversity), ``releases`` (verification,
+audit, the subject's check), ``data`` (tables and schemas), and the front
+ends ``frontend`` (the shared kit), ``cli``, ``tui`` and ``api``.
+
 The verifier never imports the publisher, and nothing here imports a user
 interface: a data subject installs nothing that anonymizes.
 """
 
+from verifier.api import (
+    Intruder,
+    PermutedPrivacy,
+    RecordCheck,
+    Release,
+    check_record,
+    intruder,
+    open_release,
+    permuted_privacy,
+)
 from verifier.errors import InvalidInputError, PrivacyWarning, VerifierError
 from verifier.attacks.intruder import (
     IntruderReport,
@@ -30,9 +47,18 @@ from verifier.core.ranks import ReverseMappingResult, block_ranks, rank_deviatio
 from verifier.releases.record import read_record
 from verifier.data.schema import Attribute, Schema, load_schema
 
-__version__ = "0.1.0"
+from verifier.version import __version__
 
 __all__ = [
+    "Intruder",
+    "PermutedPrivacy",
+    "RecordCheck",
+    "Release",
+    "check_record",
+    "intruder",
+    "open_release",
+    "permuted_privacy",
+    "__version__",
     "Attribute",
     "DVPrivacyResult",
     "IntruderReport",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from publisher import __version__
+from publisher.version import __version__
 from publisher.cli import anonymize, assess, calibrate, demo, keygen, release, schema
 from verifier.frontend import new_parser, run_parsed
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, route_params, secret_seed
 from publisher.cli.passphrase import prompt, read_passphrase_file
 from publisher.methods import make_method
-from publisher.release import key_is_encrypted, load_private_key, make_release
+from publisher.signed_release import key_is_encrypted, load_private_key, make_release
 from verifier.errors import InputIOError
 from verifier.frontend import ProgressBar, UsageError, add_command, print_json
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release

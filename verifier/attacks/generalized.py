@@ -99,16 +99,7 @@ def assess_generalized(
     released text. Records are matched by content, so the rows need not be paired.
     """
     attrs = list(schema.attributes)
-    # Each column is read through its hierarchy, or through the fallback the publisher used where it
-    # had none (a root "*" over every value; an equal-frequency split of numbers): both follow from
-    # the original values alone. A "*" then covers every value, as it should.
-    hier = {}
-    for a in attrs:
-        if a.role not in ("quasi_identifier", "sensitive"):
-            continue
-        spec = (hierarchies or {}).get(a.name)
-        values = [float(v) for v in original[a.name]] if a.kind == "numeric" else list(original[a.name])
-        hier[a.name] = build_hierarchy(spec, values, a.kind == "numeric")
+    hier = _column_hierarchies(attrs, original, hierarchies)
     n = len(next(iter(original.values()))) if original else 0
     qi = [a for a in attrs if a.role == "quasi_identifier"]
     sens = [a for a in attrs if a.role == "sensitive"]
@@ -119,15 +110,7 @@ def assess_generalized(
     labels: dict[tuple, int] = {}
     klass = np.array([labels.setdefault(k, len(labels)) for k in keys], dtype=np.int64)
     sizes = np.bincount(klass) if klass.size else np.array([0])
-    # NCP (Xu): numeric width / range; categorical distinct covered / domain, 0 for a single value
-    ncp_total = 0.0
-    for a in qi:
-        col = np.array([float(v) for v in original[a.name]]) if a.kind == "numeric" else np.array(list(original[a.name]))
-        domain = len(set(map(str, col))) if a.kind != "numeric" else 0
-        for c in cells[a.name]:
-            frac, count = _size(c, col, a.kind == "numeric")
-            ncp_total += frac if a.kind == "numeric" else (0.0 if count <= 1 else count / domain)
-    ncp = ncp_total / (len(keys) * len(qi)) if qi and keys else 0.0
+    ncp = _ncp(qi, original, cells) / (len(keys) * len(qi)) if qi and keys else 0.0
     out: dict[str, Any] = {
         "n_records": n,
         "k": int(sizes.min()) if keys else 0,
@@ -140,55 +123,93 @@ def assess_generalized(
         "note": "generalized values have no ranks: permutation distance and the intruder's test do not apply",
     }
     if hierarchies:  # distortion ratios only against the trees the publisher declared
-        def il(a, c: Cell) -> float:
-            h = hier.get(a.name)
-            if h is None or c.values is None:
-                return 0.0
-            return (len(c.values) - 1) / h.leaf_count(h.root)
-        if qi:
-            out["qi_distortion_ratio"] = sum(il(a, c) for a in qi for c in cells[a.name]) / (len(keys) * len(qi))
-        if sens:
-            out["sa_distortion_ratio"] = sum(il(a, c) for a in sens for c in cells[a.name]) / (len(keys) * len(sens))
-    # group-based attribute disclosure of every original record. Candidates depend only on which
-    # classes cover the record's QI values: coverage is computed once per (attribute, value) and class.
-    risks: dict[str, Any] = {}
-    if sens:
-        first = {}
-        for t, c in enumerate(klass):
-            first.setdefault(int(c), t)
-        reps = [first[c] for c in range(len(labels))]
-        cover: dict[tuple[str, Any], np.ndarray] = {}
-
-        def covering(a, value) -> np.ndarray:
-            key = (a.name, value)
-            if key not in cover:
-                cover[key] = np.array([cells[a.name][t].contains(value) for t in reps], dtype=bool)
-            return cover[key]
-
-        members = [np.flatnonzero(klass == c) for c in range(len(labels))]
-        for s in sens:
-            # per class: the summed leaf-level share of each sensitive value
-            shares = []
-            for rows in members:
-                acc: dict[str, float] = {}
-                for t in rows:
-                    vals = cells[s.name][t].values
-                    for v in vals:
-                        acc[v] = acc.get(v, 0.0) + 1.0 / len(vals)
-                shares.append(acc)
-            per_record, counts = [], []
-            for r in range(n):
-                mask = np.ones(len(labels), dtype=bool)
-                for a in qi:
-                    mask &= covering(a, original[a.name][r])
-                idx = np.flatnonzero(mask)
-                total = int(sizes[idx].sum())
-                mine = str(original[s.name][r])
-                score = sum(shares[c].get(mine, 0.0) for c in idx)
-                per_record.append(score / total if total else 0.0)
-                counts.append(total)
-            risks[s.name] = {"mode": "group", "max": float(max(per_record, default=0.0)),
-                             "mean": float(np.mean(per_record)) if per_record else 0.0,
-                             "mean_candidates": float(np.mean(counts)) if counts else 0.0}
-    out["attribute_disclosure"] = risks
+        for key, group in (("qi_distortion_ratio", qi), ("sa_distortion_ratio", sens)):
+            if group:
+                out[key] = sum(_information_loss(hier.get(a.name), c) for a in group for c in cells[a.name]) / (
+                    len(keys) * len(group))
+    out["attribute_disclosure"] = (
+        _group_disclosure(qi, sens, original, cells, klass, sizes, len(labels), n) if sens else {})
     return out
+
+
+def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
+    """Each QI or sensitive column's hierarchy, or the fallback the publisher used where it had none.
+
+    The fallback (a root "*" over every value; an equal-frequency split of
+    numbers) follows from the original values alone. A "*" then covers every
+    value, as it should.
+    """
+    hier = {}
+    for a in attrs:
+        if a.role not in ("quasi_identifier", "sensitive"):
+            continue
+        spec = (hierarchies or {}).get(a.name)
+        values = [float(v) for v in original[a.name]] if a.kind == "numeric" else list(original[a.name])
+        hier[a.name] = build_hierarchy(spec, values, a.kind == "numeric")
+    return hier
+
+
+def _ncp(qi, original, cells) -> float:
+    """Total NCP (Xu): numeric width / range; categorical distinct covered / domain, 0 for a single value."""
+    total = 0.0
+    for a in qi:
+        col = np.array([float(v) for v in original[a.name]]) if a.kind == "numeric" else np.array(list(original[a.name]))
+        domain = len(set(map(str, col))) if a.kind != "numeric" else 0
+        for c in cells[a.name]:
+            frac, count = _size(c, col, a.kind == "numeric")
+            total += frac if a.kind == "numeric" else (0.0 if count <= 1 else count / domain)
+    return total
+
+
+def _information_loss(h: Hierarchy | None, c: Cell) -> float:
+    """A cell's share of its hierarchy's leaves beyond the one it stands for (paper 002's distortion)."""
+    if h is None or c.values is None:
+        return 0.0
+    return (len(c.values) - 1) / h.leaf_count(h.root)
+
+
+def _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n: int) -> dict[str, Any]:
+    """Group-based attribute disclosure of every original record, per sensitive attribute.
+
+    Candidates depend only on which classes cover the record's QI values:
+    coverage is computed once per (attribute, value) and class.
+    """
+    first: dict[int, int] = {}
+    for t, c in enumerate(klass):
+        first.setdefault(int(c), t)
+    reps = [first[c] for c in range(n_classes)]
+    cover: dict[tuple[str, Any], np.ndarray] = {}
+
+    def covering(a, value) -> np.ndarray:
+        key = (a.name, value)
+        if key not in cover:
+            cover[key] = np.array([cells[a.name][t].contains(value) for t in reps], dtype=bool)
+        return cover[key]
+
+    members = [np.flatnonzero(klass == c) for c in range(n_classes)]
+    risks: dict[str, Any] = {}
+    for s in sens:
+        # per class: the summed leaf-level share of each sensitive value
+        shares = []
+        for rows in members:
+            acc: dict[str, float] = {}
+            for t in rows:
+                vals = cells[s.name][t].values
+                for v in vals:
+                    acc[v] = acc.get(v, 0.0) + 1.0 / len(vals)
+            shares.append(acc)
+        per_record, counts = [], []
+        for r in range(n):
+            mask = np.ones(n_classes, dtype=bool)
+            for a in qi:
+                mask &= covering(a, original[a.name][r])
+            idx = np.flatnonzero(mask)
+            total = int(sizes[idx].sum())
+            mine = str(original[s.name][r])
+            score = sum(shares[c].get(mine, 0.0) for c in idx)
+            per_record.append(score / total if total else 0.0)
+            counts.append(total)
+        risks[s.name] = {"mode": "group", "max": float(max(per_record, default=0.0)),
+                         "mean": float(np.mean(per_record)) if per_record else 0.0,
+                         "mean_candidates": float(np.mean(counts)) if counts else 0.0}
+    return risks

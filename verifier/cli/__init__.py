@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Sequence
 
-from verifier import __version__
+from verifier.version import __version__
 from verifier.cli import audit, check, demo, distance, intruder, reverse_map, tui, verify
 from verifier.frontend import ExitCode, new_parser, run_parsed
 

@@ -41,7 +41,7 @@ from verifier.errors import InputIOError, InvalidInputError
 from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
-    "Table", "read_table", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
+    "Table", "read_table", "table_from_frame", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
     "csv_text", "current_umask", "format_rows",
 ]
 
@@ -319,16 +319,46 @@ def _read_parquet(path: str, p: Path | bytes, schema: Schema | None) -> Table:
     except (pa.ArrowException, OSError) as exc:
         raise _fail(path, "PARQUET_MALFORMED", f"not a readable Parquet file ({str(exc)[:120]})") from None
     names = list(arrow_schema.names)
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise _fail(path, "COLUMN_DUPLICATE", f"column {name!r} appears twice")
-        seen.add(name)
+    _refuse_duplicates(path, names)
     schema, positions = _select(path, names, schema)
     try:
         table = pfile.read(columns=[names[k] for k in positions])
     except (pa.ArrowException, OSError) as exc:
         raise _fail(path, "PARQUET_MALFORMED", f"cannot read the data ({str(exc)[:120]})") from None
+    return _from_arrow(path, table, schema)
+
+
+def _refuse_duplicates(path: str, names: Sequence[str]) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise _fail(path, "COLUMN_DUPLICATE", f"column {name!r} appears twice")
+        seen.add(name)
+
+
+def table_from_frame(frame: pd.DataFrame, schema: Schema | None = None, *, name: str = "the DataFrame") -> Table:
+    """A validated :class:`Table` from a pandas DataFrame, by the rules of a Parquet file.
+
+    Numeric columns must be integer or float (no NaN, no infinity); ordinal
+    and nominal ones strings or pandas categoricals. ``schema`` ``None``
+    takes every column as numeric. ``name`` stands for the frame in messages.
+    """
+    import pyarrow as pa
+
+    names = [str(c) for c in frame.columns]
+    _refuse_duplicates(name, names)
+    schema, positions = _select(name, names, schema)
+    try:
+        table = pa.Table.from_pandas(frame.iloc[:, positions], preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError) as exc:
+        raise _fail(name, "COLUMN_TYPE", f"a column cannot be read as one type ({str(exc)[:120]})") from None
+    return _from_arrow(name, table, schema)
+
+
+def _from_arrow(path: str, table, schema: Schema) -> Table:
+    """The strict checks of a Parquet table, columns already in schema order."""
+    import pyarrow as pa
+
     if table.num_rows == 0:
         raise _fail(path, "TABLE_EMPTY", "the table has no rows")
     columns: list[list[str]] = []

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from publisher import __version__
+from publisher.version import __version__
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.errors import InputIOError, InvalidInputError

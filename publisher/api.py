@@ -1,0 +1,75 @@
+"""The publisher for notebooks: anonymize a DataFrame, or publish a signed release of it.
+
+The same methods and the same release as ``publisher anonymize`` and
+``publisher release``, over the same core. Parameters are keyword arguments
+named as on the command line (``relative_sd=0.8``, ``k=5``); a chained method
+takes its own as ``then={"reverse_mapping": {}}``.
+
+>>> import pandas as pd, publisher
+>>> x = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+>>> sorted(publisher.anonymize(x, "microaggregation", k=3, seed=1).released["a"])
+[2.0, 2.0, 2.0, 5.0, 5.0, 5.0]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+import pandas as pd
+
+from publisher.methods import Anonymized, anonymize as _anonymize, make_method
+from publisher.signed_release import load_private_key, make_release
+from verifier.data.schema import Schema, load_schema
+from verifier.data.tables import table_from_frame
+
+__all__ = ["anonymize", "release"]
+
+
+def _chain(method: str, params: Mapping[str, Any], then: Mapping[str, Mapping[str, Any]] | None,
+           allow_degenerate: bool) -> list:
+    chain = [make_method(method, params, allow_degenerate=allow_degenerate)]
+    for name, own in (then or {}).items():
+        chain.append(make_method(name, own, allow_degenerate=allow_degenerate))
+    return chain
+
+
+def _table(frame: pd.DataFrame, schema: Schema | str | Path | None):
+    if isinstance(schema, (str, Path)):
+        schema = load_schema(schema)
+    return table_from_frame(frame, schema, name="the input")
+
+
+def anonymize(frame: pd.DataFrame, method: str, *, schema: Schema | str | Path | None = None,
+              then: Mapping[str, Mapping[str, Any]] | None = None, seed: int | None = None,
+              allow_degenerate: bool = False, **params: Any) -> Anonymized:
+    """Run ``method`` (and the methods of ``then``, in order) on ``frame``; rows shuffled with the seed.
+
+    For experiments, like ``publisher anonymize``: the result's ``released``
+    is the shuffled table, ``table`` the same rows in the input's order (for
+    :func:`verifier.intruder` with ``paired=True``), ``steps`` each method's
+    parameters and metrics. ``seed`` ``None`` draws from the operating
+    system's entropy.
+    """
+    table = _table(frame, schema)
+    chain = _chain(method, params, then, allow_degenerate)
+    return _anonymize(table.to_frame(), table.schema, chain, random_state=seed)
+
+
+def release(frame: pd.DataFrame, method: str, *, key: str | Path, out: str | Path, dataset_id: str,
+            schema: Schema | str | Path | None = None, then: Mapping[str, Mapping[str, Any]] | None = None,
+            passphrase: bytes | None = None, release_version: int = 1, data_format: str = "csv",
+            alpha: float = 0.01, samples: int = 10_000, seed: int | None = None,
+            allow_degenerate: bool = False, **params: Any) -> Path:
+    """Anonymize, assess, sign and publish ``frame`` as ``publisher release`` does; returns the release directory.
+
+    ``key`` is the private key file (``publisher keygen``), ``passphrase`` its
+    passphrase if it is encrypted. The directory ``out`` must not exist; it
+    appears whole or not at all. Verify the result with
+    :func:`verifier.open_release` and the public key.
+    """
+    chain = _chain(method, params, then, allow_degenerate)
+    signing_key = load_private_key(key, passphrase)
+    table = _table(frame, schema)
+    return make_release(table, chain, signing_key, out, dataset_id=dataset_id, release_version=release_version,
+                        seed=seed, alpha=alpha, samples=samples, data_format=data_format)

@@ -1,0 +1,3 @@
+"""The package's version, importable without loading the rest of the package."""
+
+__version__ = "0.1.0"

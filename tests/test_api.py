@@ -1,0 +1,184 @@
+"""The notebook API: the same figures as the command line, on pandas DataFrames (issue 12, item 5)."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import publisher
+import publisher.api
+import verifier
+import verifier.api
+from publisher.cli import main as publisher_main
+from verifier.cli import main as verifier_main
+from verifier.errors import InvalidInputError, VerifierError
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+HER = {"x1": 100.87, "x2": 902.21, "x3": 5108.54}
+
+
+def _cli_json(capsys, main, argv) -> dict:
+    capsys.readouterr()
+    assert main([*argv, "--json"]) in (0, 1)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_permuted_privacy_equals_the_distance_command(paper_paths, capsys):
+    x, y = pd.read_csv(paper_paths["original"]), pd.read_csv(paper_paths["masked"])
+    result = verifier.permuted_privacy(x, y)
+    cli = _cli_json(capsys, verifier_main, ["distance", "--original", str(paper_paths["original"]),
+                                            "--anonymized", str(paper_paths["masked"])])
+    assert result.dataset_distance == cli["dataset"]["distance"] == 1  # paper 003, Table 4
+    assert list(result.dataset_spread.values()) == pytest.approx(cli["dataset"]["variances"])
+    frame = result.to_frame()
+    assert frame["record"].tolist() == [r["record"] for r in cli["records"]]
+    assert frame["distance"].tolist() == [r["distance"] for r in cli["records"]]
+    assert frame["matches"].tolist() == [r["matches"] for r in cli["records"]]
+    assert frame["n_matches"].tolist() == [len(r["matches"]) for r in cli["records"]]
+    assert frame[[f"spread at D {a}" for a in x.columns]].to_numpy() == pytest.approx(
+        np.array([r["variances_at_dataset_distance"] for r in cli["records"]]))
+    # record 3 of Table 1 is at distance 4 (Table 3), and its matches carry the CLI's deviations
+    assert frame.loc[2, "distance"] == 4
+    assert result.matches(3).iloc[:, 1:].to_numpy().tolist() == cli["records"][2]["deviations"]
+    check = result.check(1, {"x1": 0.001, "x2": 10, "x3": 30})
+    assert check.satisfied and check.distance == 1
+    assert not result.check(2, 0.0).satisfied
+
+
+def test_intruder_equals_the_intruder_command(paper_paths, capsys):
+    x, y = pd.read_csv(paper_paths["original"]), pd.read_csv(paper_paths["masked"])
+    cli = _cli_json(capsys, verifier_main, ["intruder", "--original", str(paper_paths["original"]),
+                                            "--anonymized", str(paper_paths["masked"])])
+    result = verifier.intruder(x, y, paired=True)
+    assert result.confidently_linked_share == cli["confidently_linked_share"]
+    assert result.hellinger == pytest.approx(cli["hellinger"])
+    assert result.correct_link_share == cli["correct_link_share"]
+    frame = result.to_frame()
+    assert frame["p_value"].tolist() == pytest.approx([r["p_value"] for r in cli["records"]])
+    assert frame["matches"].tolist() == [r["matches"] for r in cli["records"]]
+    assert frame["outcome"].tolist() == [r["outcome"] for r in cli["records"]]
+    assert result.random_distribution.sum() == pytest.approx(1.0)
+    unpaired = verifier.intruder(x, y)
+    assert unpaired.correct_link_share is None and "outcome" not in unpaired.to_frame()
+    assert "correct_link_share" not in repr(unpaired) and "correct_link_share=" in repr(result)
+
+
+def test_categorical_columns_take_a_schema(tmp_path, capsys):
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "job", "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b", "c"]},
+    ]}))
+    x = pd.DataFrame({"age": [30, 40, 50, 60, 35], "job": ["a", "b", "c", "a", "b"]})
+    y = pd.DataFrame({"age": [40, 30, 60, 50, 35], "job": pd.Categorical(["a", "b", "c", "a", "c"])})
+    result = verifier.permuted_privacy(x, y, str(schema))
+    x.to_csv(tmp_path / "x.csv", index=False)
+    y.to_csv(tmp_path / "y.csv", index=False)
+    cli = _cli_json(capsys, verifier_main, ["distance", "--original", str(tmp_path / "x.csv"), "--anonymized",
+                                            str(tmp_path / "y.csv"), "--schema", str(schema)])
+    assert result.spread_kinds == cli["spread_kinds"] == ["variance", "gini_simpson"]
+    assert result.to_frame()["distance"].tolist() == [r["distance"] for r in cli["records"]]
+    assert max(result.distances) >= 1  # the release is no copy of the original
+    assert list(result.dataset_spread.values()) == pytest.approx(cli["dataset"]["variances"])
+
+
+def test_bad_frames_name_the_column_and_row(paper_paths):
+    x = pd.read_csv(paper_paths["original"])
+    y = x.copy()
+    y.loc[4, "x2"] = np.nan
+    with pytest.raises(InvalidInputError) as info:
+        verifier.permuted_privacy(x, y)
+    assert info.value.reason == "VALUE_MISSING" and "'x2', row 5" in info.value.message
+    with pytest.raises(InvalidInputError) as info:
+        verifier.permuted_privacy(x, y.drop(columns="x3"))
+    assert info.value.reason == "COLUMN_MISSING"
+    y = x.astype({"x1": str})
+    with pytest.raises(InvalidInputError) as info:
+        verifier.permuted_privacy(x, y)
+    assert info.value.reason == "COLUMN_TYPE"
+
+
+def test_a_subject_checks_her_record_as_the_check_command_does(tmp_path, capsys):
+    record = tmp_path / "me.json"
+    record.write_text(json.dumps(HER))
+    cli = _cli_json(capsys, verifier_main, ["check", str(GOLDEN / "release"), "--key", str(GOLDEN / "public.pem"),
+                                            "--record", str(record)])
+    release = verifier.open_release(GOLDEN / "release", GOLDEN / "public.pem")
+    mine = verifier.check_record(release, record=HER)
+    assert mine.to_dict() == cli
+    assert mine.distance == cli["distance"] == 3 and mine.verdict == cli["verdict"]
+    assert mine.to_frame()["released_record"].tolist() == cli["matches"]
+    # her values appear in no summary of her results
+    for text in (repr(mine), mine._repr_html_()):
+        assert "100.87" not in text and "902.21" not in text and "5108.54" not in text
+    assert verifier.check_record(GOLDEN / "release", GOLDEN / "public.pem", HER, random_match_test=False).p_value is None
+
+
+def test_open_release_fails_closed(tmp_path):
+    with pytest.raises(VerifierError) as info:  # a file that is no public key verifies nothing
+        verifier.open_release(GOLDEN / "release", GOLDEN / "release" / "manifest.json")
+    assert info.value.reason == "KEY_INVALID"
+    tampered = tmp_path / "release"
+    shutil.copytree(GOLDEN / "release", tampered)
+    data = tampered / "release.csv"
+    data.write_bytes(data.read_bytes().replace(b"1", b"2", 1))
+    with pytest.raises(VerifierError) as info:
+        verifier.open_release(tampered, GOLDEN / "public.pem")
+    assert info.value.reason == "DIGEST_MISMATCH"
+    with pytest.raises(InvalidInputError) as info:
+        verifier.check_record(GOLDEN / "release", GOLDEN / "public.pem", {**HER, "x4": 1})
+    assert info.value.reason == "RECORD_FIELD_UNKNOWN"
+
+
+def test_publisher_api_releases_what_the_cli_would(tmp_path, paper_paths):
+    assert publisher_main(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    x = pd.read_csv(paper_paths["original"])
+    out = publisher.release(x, "additive_noise", relative_sd=0.8, then={"reverse_mapping": {}},
+                            key=tmp_path / "keys" / "private.pem", out=tmp_path / "release", dataset_id="api", seed=7)
+    release = verifier.open_release(out, tmp_path / "keys" / "public.pem")
+    assert [m["method"] for m in release.methods] == ["additive_noise", "reverse_mapping"]
+    assert release.methods[0]["parameters"]["relative_sd"] == 0.8
+    data = release.data
+    # reverse mapping: every released column is a permutation of the original one
+    for column in x.columns:
+        assert sorted(data[column]) == sorted(x[column])
+    # the same seed through the command line gives the same released values
+    source = tmp_path / "x.csv"
+    x.to_csv(source, index=False)
+    assert publisher_main(["release", "--input", str(source), "--method", "additive_noise", "--param", "relative_sd=0.8",
+                           "--then", "reverse_mapping", "--key", str(tmp_path / "keys" / "private.pem"),
+                           "--dataset-id", "api", "--seed", "7", "--out", str(tmp_path / "cli")]) == 0
+    cli = verifier.open_release(tmp_path / "cli", tmp_path / "keys" / "public.pem")
+    pd.testing.assert_frame_equal(cli.data, data)
+    assert release.claims["permuted_privacy"] == cli.claims["permuted_privacy"]
+    assert "api" in repr(release) and "<table>" in release._repr_html_()
+
+
+def test_publisher_anonymize_keeps_the_protector_order():
+    x = pd.DataFrame({"a": np.arange(12, dtype=float), "b": np.arange(12, dtype=float)[::-1]})
+    result = publisher.anonymize(x, "microaggregation", k=3, seed=1)
+    assert sorted(result.released["a"]) == sorted(result.table["a"])
+    assert result.table["a"].tolist() == [1.0] * 3 + [4.0] * 3 + [7.0] * 3 + [10.0] * 3
+    assert result.steps[0]["parameters"]["k"] == 3
+    paired = verifier.intruder(x, result.table, paired=True)
+    assert paired.correct_link_share is not None
+    with pytest.raises(InvalidInputError) as info:
+        publisher.anonymize(x, "microaggregation", q=3)
+    assert info.value.reason == "PARAMETER_UNKNOWN"
+
+
+def test_html_summaries_escape_untrusted_names():
+    x = pd.DataFrame({"<script>alert(1)</script>": [1.0, 2.0, 3.0]})
+    html = verifier.permuted_privacy(x, x.iloc[::-1].reset_index(drop=True))._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+@pytest.mark.parametrize("module", [verifier.api, publisher.api], ids=["verifier", "publisher"])
+def test_the_examples_in_the_docstrings_run(module):
+    assert doctest.testmod(module).failed == 0

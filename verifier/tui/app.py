@@ -1,0 +1,334 @@
+"""The subject's app: composes the four tabs and the two screens, owns the workers and what she has computed."""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.worker import WorkerFailed, get_current_worker
+
+from verifier.attacks.intruder import SubjectReport
+from verifier.errors import VerifierError
+from verifier.releases.subject import Prepared, SubjectCheck, check_record, open_release, prepare, random_match, release_facts
+from verifier.tui.export import ExportScreen, write_report
+from verifier.tui.help import HelpScreen
+from verifier.tui.random_tab import RandomMatchTab
+from verifier.tui.record_tab import RecordTab
+from verifier.tui.release_tab import ReleaseTab
+from verifier.tui.results_tab import ResultsTab
+
+__all__ = ["INTERNAL_ERROR_EXIT", "SubjectApp"]
+
+INTERNAL_ERROR_EXIT = 4
+"""The exit code when the app stops on an unexpected error (documented in ``verifier tui --help``)."""
+
+
+class _Cancelled(Exception):
+    """Raised inside the random-match worker when she cancels."""
+
+
+class SubjectApp(App[None]):
+    """Verify a release, enter a record, see its protection (SPEC section 10.1)."""
+
+    TITLE = "permuted-privacy: check your record"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("f2", "show('release')", "Release", show=False),
+        Binding("f3", "show('record')", "Record", show=False),
+        Binding("f4", "show('results')", "Results", show=False),
+        Binding("f5", "show('random')", "Random", show=False),
+        Binding("ctrl+r", "run_random", "Run random-match test"),
+        Binding("escape", "cancel_random", "Cancel", show=False),
+        # priority: a focused Input would take Ctrl+E as "end of line"
+        Binding("ctrl+e", "export", "Export report", priority=True),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
+    CSS = """
+    #fields, .row { height: auto; }
+    .row > .name { width: 22; padding-right: 1; }
+    .row > Input, .row > Select { width: 1fr; }
+    .error { color: $error; padding-left: 23; height: auto; }
+    .error.-empty { display: none; }
+    #verification, #verdict, #random-status, #record-status, #threshold-status { height: auto; margin-bottom: 1; }
+    .heading { text-style: bold; margin-top: 1; }
+    .buttons { height: auto; margin-top: 1; }
+    .buttons Button { margin-right: 1; }
+    DataTable { height: auto; max-height: 12; }
+    #progress { margin: 1 0; }
+    #histogram { height: auto; }
+    """
+    # where the focus goes on each tab: the record's first field and the Run button invite the next step;
+    # the release and results tabs focus their scroll area, which keeps their first lines in view
+    _FOCUS = {"release": "#release-scroll", "record": "#field-0", "results": "#results-scroll", "random": "#run"}
+
+    def __init__(self, release_dir: str | None = None, key_path: str | None = None, *,
+                 fingerprint: str | None = None, record_path: str | None = None,
+                 alpha: float = 0.01, samples: int = 10_000, seed: int = 0, verbose: bool = False) -> None:
+        super().__init__()
+        self._verbose = verbose
+        self._start = (release_dir or "", key_path or "", fingerprint or "")
+        self._record_path = record_path
+        self._alpha, self._samples, self._seed = alpha, samples, seed
+        self._prepared: Prepared | None = None
+        self._check: SubjectCheck | None = None
+        self._random: SubjectReport | None = None
+        self._verification_failed = False
+        self._generation = 0
+        self._random_worker = None
+        self.progress_seen: list[tuple[int, int]] = []
+        """(done, total) of every progress update shown: the tests read it."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(initial="release", id="tabs"):
+            with TabPane("F2 Release", id="release"):
+                yield ReleaseTab(*self._start, id="release-scroll")
+            with TabPane("F3 Your record", id="record", disabled=True):
+                yield RecordTab(id="record-scroll")
+            with TabPane("F4 Results", id="results", disabled=True):
+                yield ResultsTab(id="results-scroll")
+            with TabPane("F5 Random match", id="random", disabled=True):
+                yield RandomMatchTab(self._alpha, self._samples, id="random-scroll")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        directory, key, _ = self._start
+        if directory and key:
+            self._open()
+        else:
+            self.query_one(ReleaseTab).focus_first_empty()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_show(self, tab: str) -> None:
+        if not self.query_one(f"#{tab}", TabPane).disabled:
+            self._goto(tab)
+
+    def _goto(self, tab: str) -> None:
+        """Show ``tab`` from its top and move the focus into it (a focused widget pulls its tab to the front)."""
+
+        def switch() -> None:
+            self.query_one(TabbedContent).active = tab
+            self.query_one(f"#{tab}-scroll", VerticalScroll).scroll_home(animate=False)
+            target = self.query(self._FOCUS[tab])
+            if target and target.first().focusable:
+                target.first().focus(scroll_visible=False)
+
+        self.call_after_refresh(switch)
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        self._cancel_random()
+        self.exit(return_code=1 if self._verification_failed else 0)
+
+    def action_export(self) -> None:
+        if len(self.screen_stack) > 1:  # help or export already open
+            return
+        if self._check is None:
+            self.notify("Check your record first (F3).", severity="warning", markup=False)
+            return
+        self.push_screen(ExportScreen(), self._export)
+
+    def action_run_random(self) -> None:
+        if self._check is None:
+            self.notify("Check your record first (F3).", severity="warning", markup=False)
+            return
+        self._goto("random")
+        self._start_random()
+
+    def action_cancel_random(self) -> None:
+        self._cancel_random()
+
+    # ------------------------------------------------------------------ release
+
+    @on(ReleaseTab.Open)
+    def _open(self) -> None:
+        tab = self.query_one(ReleaseTab)
+        directory, key, fingerprint = tab.values()
+        self._reset()
+        if not directory or not key:
+            self._show_verification_failure("give the release folder and the publisher's public key file")
+            return
+        tab.show_verifying()
+        self._open_worker(directory, key, fingerprint, self._generation)
+
+    @work(thread=True, exclusive=True, group="open")
+    def _open_worker(self, directory: str, key: str, fingerprint: str | None, generation: int) -> None:
+        try:
+            prepared = prepare(open_release(directory, key, fingerprint=fingerprint))
+        except VerifierError as exc:
+            self.call_from_thread(self._show_verification_failure, exc.diagnostic(), generation)
+            return
+        self.call_from_thread(self._show_verified, prepared, generation)
+
+    def _reset(self) -> None:
+        """Forget the release and everything computed from it; results still on their way are dropped."""
+        self._generation += 1
+        self._cancel_random()
+        self.workers.cancel_group(self, "check")
+        self._prepared = self._check = self._random = None
+        for pane in ("record", "results", "random"):
+            self.query_one(f"#{pane}", TabPane).disabled = True
+        self.query_one(RecordTab).clear()
+        self.query_one(ResultsTab).clear()
+        self.query_one(RandomMatchTab).clear()
+
+    def _show_verification_failure(self, line: str, generation: int | None = None) -> None:
+        if generation is not None and generation != self._generation:
+            return  # an older attempt, overtaken by a newer one
+        self._verification_failed = True
+        self.query_one(ReleaseTab).show_failure(line)
+        self._goto("release")
+
+    async def _show_verified(self, prepared: Prepared, generation: int) -> None:
+        if generation != self._generation:
+            return
+        self._verification_failed = False
+        self._prepared = prepared
+        self.query_one(ReleaseTab).show_verified(release_facts(prepared.release))
+        self._goto("release")
+        record = self.query_one(RecordTab)
+        await record.build_form(prepared.schema)
+        self.query_one("#record", TabPane).disabled = False
+        if self._record_path:
+            path, self._record_path = self._record_path, None
+            record.load_file(path)
+
+    # ------------------------------------------------------------------ her record and results
+
+    @on(RecordTab.Checked)
+    def _run_check(self, message: RecordTab.Checked) -> None:
+        self._cancel_random()
+        self._random = None
+        self.query_one(RecordTab).status("Checking ...")
+        assert self._prepared is not None
+        self._check_worker(self._prepared, message.keys)
+
+    @work(thread=True, exclusive=True, group="check")
+    def _check_worker(self, prepared: Prepared, keys: np.ndarray) -> None:
+        check = check_record(prepared, keys)
+        self.call_from_thread(self._show_results, check)
+
+    def _show_results(self, check: SubjectCheck) -> None:
+        if check.prepared is not self._prepared:
+            return  # computed for a release that has since been closed
+        self._check = check
+        self.query_one(RecordTab).status("Checked: see your results (F4).")
+        for pane in ("results", "random"):
+            self.query_one(f"#{pane}", TabPane).disabled = False
+        self.query_one(ResultsTab).show(check)
+        self.query_one(RandomMatchTab).ready()
+        self._goto("results")
+
+    # ------------------------------------------------------------------ random-match test
+
+    @on(RandomMatchTab.Run)
+    def _run_pressed(self) -> None:
+        self.action_run_random()
+
+    @on(RandomMatchTab.Cancel)
+    def _cancel_pressed(self) -> None:
+        self._cancel_random()
+
+    def _start_random(self) -> None:
+        assert self._check is not None
+        tab = self.query_one(RandomMatchTab)
+        options = tab.options()
+        if options is None:
+            return
+        self._cancel_random()
+        self._random = None
+        self.progress_seen = []
+        tab.running()
+        self._random_worker = self._random_thread(*options)
+
+    @work(thread=True, exclusive=True, group="random")
+    def _random_thread(self, alpha: float, samples: int) -> None:
+        worker = get_current_worker()
+        prepared, check = self._prepared, self._check
+        assert prepared is not None and check is not None
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:
+                raise _Cancelled
+            now = time.monotonic()
+            if done >= total or now - last[0] >= 0.05:
+                last[0] = now
+                self.call_from_thread(self._show_progress, done, total)
+
+        try:
+            report = random_match(prepared, check, alpha=alpha, samples=samples, seed=self._seed, progress=progress)
+        except _Cancelled:
+            return  # _cancel_random has already said so
+        self.call_from_thread(self._random_finished, report, worker)
+
+    def _show_progress(self, done: int, total: int) -> None:
+        self.progress_seen.append((done, total))
+        self.query_one(RandomMatchTab).show_progress(done, total)
+
+    def _random_finished(self, report: SubjectReport, worker: Any) -> None:
+        if worker is not self._random_worker:
+            return  # a cancelled run that finished after a newer one started
+        self._random_worker = None
+        self._random = report
+        assert self._check is not None
+        self.query_one(RandomMatchTab).show_result(report, self._check.distance)
+        self.query_one(ResultsTab).show_verdict(report)
+
+    def _cancel_random(self) -> None:
+        worker, self._random_worker = self._random_worker, None
+        if worker is not None:
+            worker.cancel()
+            try:
+                self.query_one(RandomMatchTab).cancelled()
+            except Exception:  # noqa: BLE001 - the app may be closing
+                pass
+
+    # ------------------------------------------------------------------ export
+
+    def report_json(self) -> dict[str, Any]:
+        """Her report as ``verifier check --json`` gives it."""
+        assert self._check is not None
+        return self._check.to_json(self._random)
+
+    def _export(self, choice: tuple[str, str] | None) -> None:
+        if choice is None or self._check is None:
+            return
+        fmt, path = choice
+        text = (json.dumps(self.report_json(), indent=2, allow_nan=False) + "\n" if fmt == "json"
+                else self._check.to_markdown(self._random))
+        written, sentence = write_report(path, text)
+        self.notify(sentence, severity="information" if written else "error", markup=False)
+
+    # ------------------------------------------------------------------ failures
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An unexpected error: forget her record and exit with one line, never a traceback with locals.
+
+        Textual's own handler renders ``rich.traceback.Traceback(show_locals=True)``,
+        which would print her values from the computation's frames.
+        """
+        self._return_code = INTERNAL_ERROR_EXIT
+        self._prepared = self._check = self._random = None
+        cause = error.error if isinstance(error, WorkerFailed) else error
+        self._exit_renderables.append(Text(
+            f"FAIL: -: INTERNAL_ERROR: the TUI stopped on an unexpected {type(cause).__name__}; nothing of your "
+            "record was shown or written. `verifier check` gives the same report on the command line."))
+        if self._verbose:
+            # for a bug report: where it happened, never the frames' local variables
+            self._exit_renderables.append(Text("".join(traceback.format_exception(cause))))
+        self._close_messages_no_wait()

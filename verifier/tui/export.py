@@ -1,0 +1,72 @@
+"""Ctrl+E: her report written where she says, only when she asks (JSON or Markdown, mode 0600, never overwriting)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from verifier.data.tables import write_atomic
+from verifier.errors import VerifierError
+from verifier.text import literal
+
+__all__ = ["ExportScreen", "write_report"]
+
+
+class ExportScreen(ModalScreen["tuple[str, str] | None"]):
+    """Ctrl+E: where and in which format to write her report."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    ExportScreen { align: center middle; }
+    ExportScreen > Vertical { width: 70; height: auto; border: round $accent; background: $surface; padding: 0 1; }
+    ExportScreen Horizontal { height: auto; }
+    ExportScreen Button { margin-right: 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("Export your report. It holds figures about your record, not the record; the file is "
+                         "readable by you only. An existing file is never overwritten.", markup=False)
+            yield Input("my_report.json", id="export-path", compact=True)
+            with Horizontal():
+                yield Button("JSON", id="export-json", compact=True)
+                yield Button("Markdown", id="export-md", compact=True)
+                yield Button("Cancel", id="export-cancel", compact=True)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "export-cancel":
+            self.dismiss(None)
+            return
+        fmt = "json" if event.button.id == "export-json" else "md"
+        path = self.query_one("#export-path", Input).value.strip()
+        if fmt == "md" and path.endswith(".json"):
+            path = path[: -len(".json")] + ".md"
+        self.dismiss((fmt, path))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def write_report(path: str, text: str) -> tuple[bool, str]:
+    """Write her report ``text`` to ``path``: whether it was written, and the sentence to show her.
+
+    An existing file is never overwritten; the file is readable by her only
+    and appears whole or not at all.
+    """
+    if not path:
+        return False, "Give a file name."
+    target = Path(path).expanduser()
+    if target.exists():
+        return False, f"{literal(path)} exists; it was not overwritten. Choose another name."
+    try:
+        write_atomic(target, lambda handle: handle.write(text), mode=0o600)
+    except VerifierError as exc:
+        return False, literal(exc.diagnostic())
+    return True, f"Your report is in {literal(path)}."

@@ -1,0 +1,157 @@
+"""F4, the results tab: her distance, the matching records and their deviations, the spreads against the
+claimed (D, v) and her own thresholds, attribute disclosure, and the verdict in words."""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, Input, Static
+
+from verifier.attacks.intruder import SubjectReport
+from verifier.releases.record import parse_number
+from verifier.releases.subject import SubjectCheck
+from verifier.text import figure, literal
+
+__all__ = ["ResultsTab", "fill_table"]
+
+#: matching records listed before the rest are summed up in one row
+SHOWN_MATCHES = 200
+
+
+class ResultsTab(VerticalScroll):
+    """Shows one :class:`SubjectCheck`; her thresholds are read and checked live as she types."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._check: SubjectCheck | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="verdict", markup=False)
+        yield Static("Released records that match you, and their rank deviations:", classes="heading", markup=False)
+        yield DataTable(id="deviations", cursor_type="row", zebra_stripes=True)
+        yield Static("Spread around your record:", classes="heading", markup=False)
+        yield DataTable(id="variances", cursor_type="row")
+        with Horizontal(classes="row"):
+            yield Static("Your threshold d", classes="name", markup=False)
+            yield Input(id="my-d", compact=True, placeholder="an integer, 0 or more")
+        with Horizontal(classes="row"):
+            yield Static("Your threshold v", classes="name", markup=False)
+            yield Input(id="my-v", compact=True, placeholder="one number, or one per attribute, comma-separated")
+        yield Static("", id="threshold-status", markup=False)
+        yield Static("Attribute disclosure:", classes="heading", markup=False)
+        yield DataTable(id="disclosure", cursor_type="row")
+
+    def clear(self) -> None:
+        """Forget her results and thresholds."""
+        self._check = None
+        for selector in ("#verdict", "#threshold-status"):
+            self.query_one(selector, Static).update("")
+        for selector in ("#deviations", "#variances", "#disclosure"):
+            self.query_one(selector, DataTable).clear(columns=True)
+        for selector in ("#my-d", "#my-v"):
+            self.query_one(selector, Input).value = ""
+
+    def show(self, check: SubjectCheck) -> None:
+        self._check = check
+        self.show_verdict(None)
+        names = check.names
+        rows = [[str(int(m) + 1), *[str(int(t)) for t in dev]]
+                for m, dev in zip(check.result.matches[:SHOWN_MATCHES], check.result.deviations[:SHOWN_MATCHES])]
+        if check.result.matches.size > SHOWN_MATCHES:
+            rows.append([f"+{check.result.matches.size - SHOWN_MATCHES}", *["" for _ in names]])
+        fill_table(self.query_one("#deviations", DataTable), ["match", *names], rows)
+        my_d = self.query_one("#my-d", Input)
+        if not my_d.value:
+            my_d.value = str(check.claimed_distance if check.claimed_distance is not None else check.distance)
+        # setting a d it already holds fires no change, so the spreads are shown here too
+        self.show_thresholds()
+        rows = [[name, figure(r["risk"]), str(r["candidates"]), r["mode"]] for name, r in check.disclosure.items()]
+        fill_table(self.query_one("#disclosure", DataTable), ["sensitive attribute", "risk", "candidates", "how"],
+                   rows or [["(the schema marks no sensitive attribute)", "", "", ""]])
+
+    def show_verdict(self, random: SubjectReport | None) -> None:
+        """The verdict in words, with the random-match test's result once she has run it."""
+        assert self._check is not None
+        lines = self._check.verdict(random)
+        text = Text()
+        text.append(literal(lines[0]), style="bold")
+        for line in lines[1:]:
+            text.append("\n" + literal(line))
+        text.append(f"\n\nPermutation distance {self._check.distance}; {self._check.result.matches.size} "
+                    "released record(s) match.")
+        self.query_one("#verdict", Static).update(text)
+
+    @on(Input.Changed, "#my-d, #my-v")
+    def _thresholds_typed(self) -> None:
+        self.show_thresholds()
+
+    def _thresholds(self) -> tuple[int | None, list[float] | None, str]:
+        """Her (d, v) from the two inputs, or the reason they cannot be read."""
+        assert self._check is not None
+        m = len(self._check.names)
+        raw_d = self.query_one("#my-d", Input).value.strip()
+        raw_v = self.query_one("#my-v", Input).value.strip()
+        if not raw_d.isascii() or not raw_d.isdigit():
+            return None, None, "Your d must be a whole number, 0 or more." if raw_d else ""
+        d = int(raw_d)
+        n = self._check.prepared.n_records
+        if d >= n:
+            return None, None, f"Your d must be below the number of released records ({n})."
+        if not raw_v:
+            return d, [-np.inf] * m, ""
+        parts = [p.strip() for p in raw_v.split(",")]
+        values = [parse_number(p) for p in parts]
+        bad = next((why for _, why in values if why), None)
+        if bad or len(parts) not in (1, m):
+            return None, None, (f"Your v: a value {bad}." if bad else
+                                f"Your v: give one number, or {m} (one per attribute).")
+        v = [float(x) for x, _ in values]  # type: ignore[arg-type]
+        return d, v * m if len(v) == 1 else v, ""
+
+    def show_thresholds(self) -> None:
+        if self._check is None:
+            return
+        check = self._check
+        d, v, why = self._thresholds()
+        status = self.query_one("#threshold-status", Static)
+        spread = None
+        if d is not None and v is not None:
+            holds, spread = check.thresholds_hold(d, v)
+            status.update(Text(f"Your ({d}, v): {'holds' if holds else 'does NOT hold'} for your record "
+                               f"(distance {check.distance} {'>=' if check.distance >= d else '<'} {d}"
+                               + ("" if all(np.isneginf(v)) else ", every spread above your v" if holds else
+                                  ", or a spread is not above your v") + ")."))
+        else:
+            status.update(why)
+        claimed_d = check.claimed_distance
+        header = ["attribute", "kind", f"at your {check.distance}",
+                  f"at claimed D={claimed_d if claimed_d is not None else '-'}", "claimed v",
+                  f"at d={d if d is not None else '-'}", "your v"]
+        rows = []
+        kinds = check.prepared.spread_kinds
+        for j, name in enumerate(check.names):
+            claimed_v = check.claimed_v[j] if check.claimed_v and j < len(check.claimed_v) else None
+            at_claimed = check.spread_at_claimed[j] if check.spread_at_claimed is not None else None
+            mine = "-" if v is None or np.isneginf(v[j]) else figure(v[j])
+            rows.append([name, kinds[j], figure(check.spread_at_own[j]), figure(at_claimed), figure(claimed_v),
+                         "-" if spread is None else figure(spread[j]), mine])
+        fill_table(self.query_one("#variances", DataTable), header, rows)
+
+
+def fill_table(table: DataTable, header: list[str], rows: list[list[str]]) -> None:
+    """Replace a table's columns and rows; every cell literal, every column as wide as its widest cell.
+
+    Explicit widths: a table refilled while its tab is hidden can keep the
+    widths of its header alone and cut the figures.
+    """
+    table.clear(columns=True)
+    cells = [[literal(c) for c in row] for row in rows]
+    labels = [literal(h) for h in header]
+    for k, label in enumerate(labels):
+        width = max([len(label), *(len(row[k]) for row in cells)])
+        table.add_column(Text(label), width=width)
+    for row in cells:
+        table.add_row(*[Text(c) for c in row])
