@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -154,3 +156,82 @@ def test_publisher_demo_releases_verifies_audits_and_checks_a_record(tmp_path, c
                                                  f"--record {tmp_path / 'my_record.json'}")
     # refuses a folder that is not empty
     assert publisher_main(["demo", "--out", str(tmp_path)]) == 4
+
+
+# ----------------------------------------------------------------------------- paper cuts (issue 12, item 7)
+
+GOLDEN_DIR = Path(__file__).parent / "data" / "golden"
+
+
+@pytest.mark.parametrize("command", ["anonymize", "release", "calibrate"])
+def test_method_help_lists_every_method(command, capsys):
+    from publisher.methods import METHODS
+
+    with pytest.raises(SystemExit):
+        publisher_main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help text
+    missing = [name for name in METHODS if name not in text]
+    assert len(METHODS) == 8 and missing == []
+
+
+def _check_record(record: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "verifier", "check", str(GOLDEN_DIR / "release"), "--key",
+                           str(GOLDEN_DIR / "public.pem"), "--record", record, "--no-random-match"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_a_device_as_record_file_is_refused_not_read_forever():
+    proc = _check_record("/dev/zero")
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.strip() == ("FAIL: /dev/zero: RECORD_FILE_NOT_REGULAR: is a device, a pipe or a socket, "
+                                   "not a record file; give a JSON or one-row CSV file")
+
+
+def test_a_pipe_as_record_file_is_refused_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "record.json"
+    os.mkfifo(fifo)
+    proc = _check_record(str(fifo))
+    assert proc.returncode == 3 and "RECORD_FILE_NOT_REGULAR" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_an_oversized_record_file_is_refused_with_its_size(tmp_path):
+    from verifier.releases.record import MAX_RECORD_BYTES
+
+    big = tmp_path / "me.json"
+    big.write_bytes(b'{"x1": 1, "x2": 2, "x3": 3}' + b" " * MAX_RECORD_BYTES)
+    proc = _check_record(str(big))
+    assert proc.returncode == 3
+    assert f"RECORD_TOO_LARGE: holds {MAX_RECORD_BYTES + 27} bytes; a record file holds at most {MAX_RECORD_BYTES}" \
+        in proc.stderr
+    exact = tmp_path / "ok.json"  # at the limit it is read (and checked as a record)
+    exact.write_bytes(b'{"x1": 100.87, "x2": 902.21, "x3": 5108.54}'.ljust(MAX_RECORD_BYTES))
+    assert _check_record(str(exact)).returncode == 0
+
+
+def test_verify_follows_a_link_to_a_release_directory(tmp_path, capsys):
+    link = tmp_path / "latest"
+    link.symlink_to((GOLDEN_DIR / "release").resolve(), target_is_directory=True)
+    assert main(["verify", str(link), "--key", str(GOLDEN_DIR / "public.pem")]) == 0
+    assert capsys.readouterr().out.startswith(f"OK: {link}\n")
+
+
+@pytest.mark.parametrize("case, reason, sentence", [
+    ("dangling", "FILE_MISSING", "is a link to {target}, which does not exist"),
+    ("link to a file", "NOT_A_DIRECTORY", "is a link to {target}, which is a file, not a release directory"),
+    ("file", "NOT_A_DIRECTORY", "is a file, not a release directory"),
+    ("missing", "FILE_MISSING", "no such directory"),
+])
+def test_verify_says_why_a_path_is_no_release_directory(case, reason, sentence, tmp_path, capsys):
+    target = tmp_path / "target"
+    given = tmp_path / "given"
+    if case == "dangling":
+        given.symlink_to(target)
+    elif case == "link to a file":
+        target.write_text("x")
+        given.symlink_to(target)
+    elif case == "file":
+        given.write_text("x")
+    assert main(["verify", str(given), "--key", str(GOLDEN_DIR / "public.pem")]) == 1
+    err = capsys.readouterr().err
+    assert err == f"FAIL: {given}: {reason}: {sentence.format(target=target)}\n"

@@ -139,7 +139,7 @@ class PermutedPrivacy:
         return out
 
     def __repr__(self) -> str:
-        v = {a: round(s, 6) for a, s in self.dataset_spread.items()}
+        v = {a: float(f"{s:.6g}") for a, s in self.dataset_spread.items()}
         return f"PermutedPrivacy(n_records={self.n_records}, D={self.dataset_distance}, v={v})"
 
     def _repr_html_(self) -> str:

@@ -457,12 +457,14 @@ def read_table_bytes(name: str, raw: bytes, schema: Schema | None = None) -> Tab
     return _build(name, schema, columns, keep_text=True)
 
 
-def read_csv_cells(path: str | Path) -> tuple[list[str], list[list[str]]]:
+def read_csv_cells(path: str | Path, raw: bytes | None = None) -> tuple[list[str], list[list[str]]]:
     """The header and the columns of a CSV file as text, after the structural checks.
 
     For tools that decide the columns' kinds themselves (drafting a schema).
+    ``raw``: the file's bytes, already read by the caller (``path`` then only
+    names it in messages).
     """
-    header, body = _parse_csv(str(path), _read_bytes(Path(path)))
+    header, body = _parse_csv(str(path), _read_bytes(Path(path)) if raw is None else raw)
     return header, [[row[k] for row in body] for k in range(len(header))]
 
 

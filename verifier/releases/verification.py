@@ -348,6 +348,22 @@ def _check_statement(statement: Any, shown: str) -> tuple[str, str, int]:
     return name, digest["sha256"], size
 
 
+def _release_root(given: Path, shown: str) -> Path:
+    """The folder to read. A link to a folder (``latest -> release-v3``) is followed here, once.
+
+    Its real path is used from then on, so the link cannot be swapped midway;
+    every file inside is still read without following links.
+    """
+    root = given.resolve() if given.is_symlink() else given
+    if not root.exists():
+        where = f"is a link to {root}, which does not exist" if root != given else "no such directory"
+        raise _fail(shown, "FILE_MISSING", where)
+    if not root.is_dir():
+        where = f"is a link to {root}, which is" if root != given else "is"
+        raise _fail(shown, "NOT_A_DIRECTORY", f"{where} a file, not a release directory")
+    return root
+
+
 def verify_release(
     directory: str | Path,
     key: TrustedKey,
@@ -360,10 +376,8 @@ def verify_release(
     Raises :class:`ReleaseError` (reason code, exit 1) at the first failed
     check; returns only on success.
     """
-    root = Path(directory)
     shown = str(directory)
-    if not root.is_dir() or root.is_symlink():
-        raise _fail(shown, "FILE_MISSING", "is not a release directory")
+    root = _release_root(Path(directory), shown)
     # 1. the envelope, exactly one signature
     env_bytes = _read_capped(root / ENVELOPE, MAX_MANIFEST_BYTES * 2, f"{shown}/{ENVELOPE}")
     env_shown = f"{shown}/{ENVELOPE}"
