@@ -19,7 +19,8 @@ from typing import Any, Mapping
 import pandas as pd
 
 from publisher.methods import Anonymized, anonymize as _anonymize, make_method
-from publisher.signed_release import load_private_key, make_release
+from publisher.keys import load_private_key
+from publisher.signed_release import make_release
 from verifier.data.schema import Schema, load_schema
 from verifier.data.tables import table_from_frame
 

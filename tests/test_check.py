@@ -38,7 +38,8 @@ def test_check_fails_closed_and_never_echoes_the_record(tmp_path, capsys):
 
 def test_verdict_headlines():
     """The headline: claim broken, linked with confidence, an exact match not yet tested, or protected."""
-    from verifier.releases.subject import check_record, open_release, prepare, random_match
+    from verifier.releases.facts import open_release
+    from verifier.releases.subject import check_record, prepare, random_match
 
     prepared = prepare(open_release(str(GOLDEN / "release"), str(GOLDEN / "public.pem")))
     mixed = check_record(prepared, np.array([100.87, 902.21, 5108.54]))

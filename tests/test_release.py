@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from conftest import PAPER, write
 from publisher.cli import main as publisher
-from publisher.signed_release import keygen, load_private_key
+from publisher.keys import keygen, load_private_key
 from verifier.cli import main as verifier
 from verifier.releases.verification import (
     ENVELOPE,

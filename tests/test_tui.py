@@ -560,7 +560,7 @@ def test_case_35_cli_output_literal(hostile, tmp_path, capsys):
 CRASH_SCRIPT = textwrap.dedent('''
     import asyncio
     import sys
-    import verifier.releases.subject as subject
+    import verifier.releases.exposure as exposure
     from textual.app import App
     from verifier.tui import SubjectApp
 
@@ -568,7 +568,7 @@ CRASH_SCRIPT = textwrap.dedent('''
         raise RuntimeError(f"injected mid-metric for {record!r}")
 
     if sys.argv[3] != "normal":
-        subject.record_disclosure = boom
+        exposure.record_disclosure = boom
     if sys.argv[3] == "textual-default":
         SubjectApp._handle_exception = App._handle_exception
     app = SubjectApp(sys.argv[1], sys.argv[2])
@@ -705,10 +705,52 @@ def test_snapshot_failed_verification(snap_compare, monkeypatch):
                         run_before=steady(_verified))
 
 
-@pytest.mark.parametrize("doc, snapshot", [("tui-release.svg", "verified-80x24"), ("tui-results.svg", "results-80x24"),
-                                           ("tui-random-match.svg", "random-match-80x24")])
+@pytest.mark.parametrize("doc, snapshot", [("tui-release.svg", "test_snapshot[verified-80x24]"),
+                                           ("tui-results.svg", "test_snapshot[results-80x24]"),
+                                           ("tui-random-match.svg", "test_snapshot[random-match-80x24]"),
+                                           ("tui-k-anonymous.svg", "test_snapshot_k_anonymous_release")])
 def test_screens_in_the_docs_are_the_current_snapshots(doc, snapshot):
     """docs/subject.md shows these screens; they must be what the app shows today."""
     docs = Path(__file__).parent.parent / "docs" / "img" / doc
-    snap = Path(__file__).parent / "__snapshots__" / "test_tui" / f"test_snapshot[{snapshot}].svg"
+    snap = Path(__file__).parent / "__snapshots__" / "test_tui" / f"{snapshot}.svg"
     assert docs.read_bytes() == snap.read_bytes(), f"copy {snap.name} to docs/img/{doc}"
+
+
+# ----------------------------------------------------------------------------- a subject in a k-anonymous release
+
+GOLDEN_KANON = Path(__file__).parent / "data" / "golden-kanon"
+
+
+def _k_anonymous(monkeypatch) -> SubjectApp:
+    monkeypatch.chdir(GOLDEN_KANON)
+    return SubjectApp("release", "public.pem", record_path="me.json")
+
+
+def test_snapshot_k_anonymous_release(snap_compare, monkeypatch):
+    """Her group in a k-anonymous release at 80x24: its size, her risk, and why distance does not apply."""
+    assert snap_compare(_k_anonymous(monkeypatch), terminal_size=(80, 24), run_before=steady(_verified))
+
+
+def test_k_anonymous_release_results_equal_the_cli(monkeypatch, capsys):
+    app = _k_anonymous(monkeypatch)
+    report = asyncio.run(_k_anonymous_session(app))
+    cli = cli_report(GOLDEN_KANON / "release", GOLDEN_KANON / "public.pem", GOLDEN_KANON / "me.json", capsys)
+    cli["release"] = report["release"] = None  # relative in the app, absolute on the command line
+    assert report == cli and cli["class_size"] == 3
+    assert cli["attribute_disclosure"]["disease"] == {"mode": "group", "risk": pytest.approx(1 / 3), "candidates": 3,
+                                                      "best_guess": "flu"}
+
+
+async def _k_anonymous_session(app: SubjectApp) -> dict:
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.query_one("#results", TabPane).disabled is False
+        assert app.query_one("#random", TabPane).disabled is True  # no ranks, no random-match test
+        assert [r[0] for r in cells(app, "#deviations")] == ["9", "10", "11"]
+        assert "3 released record(s) are consistent" in shown(app, "#verdict")
+        assert not app.query_one("#variances", DataTable).display
+        report = app.report_json()
+        await pilot.press("ctrl+r")  # refused with a notice, nothing runs
+        await settle(pilot)
+        assert app._random is None
+    return report

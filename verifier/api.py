@@ -35,8 +35,8 @@ from verifier.data.schema import Schema, load_schema
 from verifier.data.tables import Table, read_table_bytes, table_from_frame
 from verifier.errors import InvalidInputError
 from verifier.releases.record import parse_record
-from verifier.releases.subject import SubjectCheck, check_record as _check, open_release as _open, prepare, random_match
-from verifier.releases.subject import release_facts
+from verifier.releases.facts import open_release as _open, release_facts
+from verifier.releases.subject import SubjectCheck, check_record as _check, prepare, random_match
 from verifier.releases.verification import VerifiedRelease
 from verifier.text import figure
 

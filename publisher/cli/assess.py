@@ -85,8 +85,6 @@ def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
     frame = x.to_frame()
     hierarchies = None
     if args.hierarchies:
-        from verifier.data.strict_json import StrictJSONError, loads_strict
-
         try:
             hierarchies = loads_strict(Path(args.hierarchies).read_bytes())
         except (OSError, StrictJSONError) as exc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from publisher.cli.passphrase import prompt, read_passphrase_file
-from publisher.signed_release import keygen
+from publisher.keys import keygen
 from verifier.frontend import UsageError, add_command, print_json
 
 __all__ = ["register"]

@@ -8,9 +8,11 @@ from pathlib import Path
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, route_params, secret_seed
 from publisher.cli.passphrase import prompt, read_passphrase_file
 from publisher.methods import make_method
-from publisher.signed_release import key_is_encrypted, load_private_key, make_release
+from publisher.keys import key_is_encrypted, load_private_key
+from publisher.signed_release import make_release
 from verifier.errors import InputIOError
 from verifier.frontend import ProgressBar, UsageError, add_command, print_json
+from verifier.releases.facts import claims_summary
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
 
 __all__ = ["register"]
@@ -67,8 +69,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"released {target}: {claims['n_records']} records, dataset {verified.dataset_id!r} version {verified.release_version}")
         print(f"  signed by fingerprint {verified.key.fingerprint}")
         print(f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)")
-        print(f"  D = {claims['permuted_privacy']['distance']}, confidently linked "
-              f"{100 * claims['intruder']['confidently_linked_share']:.2f}% (alpha {claims['intruder']['alpha']:g}), k = {claims['k']}")
+        print(f"  claims ({claims.get('model')} model): {claims_summary(verified)}")
         print(f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>")
     return 0
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods.base import fail
-from verifier.attacks.hierarchy import number_label
+from verifier.data.tables import number_label
 from verifier.data.schema import Schema
 
 __all__ = ["frame_rows", "frame_to_keys", "keys_to_frame"]

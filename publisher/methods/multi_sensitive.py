@@ -24,7 +24,8 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from publisher.methods.base import Method, MethodResult, fail, parse_float, parse_int
-from verifier.attacks.hierarchy import Hierarchy, build_hierarchy, number_label as _num
+from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
+from verifier.data.tables import number_label as _num
 from verifier.data.schema import Schema
 
 __all__ = ["Hierarchy", "build_hierarchy", "MultiSensitiveGeneralization", "mask_class", "two_step", "Infeasible"]

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
-from verifier.attacks.hierarchy import number_label
+from verifier.data.tables import number_label
 from verifier.data.schema import Schema
 
 __all__ = ["SDKAnonymity", "value_distances", "SDModel", "sd_classes", "ncp", "discernibility"]

@@ -30,7 +30,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from verifier.errors import InvalidInputError
-from verifier.attacks.hierarchy import Hierarchy, build_hierarchy, number_label
+from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
+from verifier.data.tables import number_label
 from verifier.data.schema import Schema
 
 __all__ = ["Cell", "parse_cell", "assess_generalized"]
@@ -46,8 +47,12 @@ class Cell:
     hi: float | None = None
     open_hi: bool = False
     values: frozenset[str] | None = None
+    everything: bool = False
+    """``*`` over a column whose values are not listed: it covers any value."""
 
     def contains(self, value: Any) -> bool:
+        if self.everything:
+            return True
         if self.values is not None:
             return str(value) in self.values or (isinstance(value, (int, float)) and number_label(value) in self.values)
         v = float(value)

@@ -15,12 +15,12 @@ builds releases along these trees, and the verifier reads generalized values
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from verifier.data.tables import number_label
 from verifier.errors import InvalidInputError
 
 __all__ = ["Hierarchy", "build_hierarchy", "number_label"]
@@ -28,15 +28,6 @@ __all__ = ["Hierarchy", "build_hierarchy", "number_label"]
 
 def _invalid(message: str, reason: str = "HIERARCHY_INVALID") -> InvalidInputError:
     return InvalidInputError(message, reason=reason)
-
-
-def number_label(v: float) -> str:
-    """How a number is written, in a CSV file or as a hierarchy label: integers a float holds exactly
-    without ``.0``, other values in the shortest form that reads back to the same float."""
-    v = float(v)
-    if math.isfinite(v) and v == int(v) and abs(v) < 2**53:
-        return str(int(v))
-    return repr(v)
 
 
 @dataclass

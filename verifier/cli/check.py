@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     record = read_record(args.record, prepared.schema)
     check = check_record(prepared, record)
     options = intruder_options(args)
-    if args.no_random_match:
+    if args.no_random_match or not check.ranks_apply:
         report = None
     else:
         check_exhaustive(prepared.n_records, len(prepared.kinds), args)
@@ -52,10 +52,19 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out)
         return ExitCode.OK
-    names = check.names
     print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}): dataset "
           f"{json.dumps(release.dataset_id)}, version {release.release_version}")
     print("\n" + "\n".join(out["verdict"]) + "\n")
+    if check.ranks_apply:
+        _print_ranks(check, out, report)
+    else:
+        _print_group(check, out)
+    return ExitCode.OK
+
+
+def _print_ranks(check, out: dict, report) -> None:
+    """Her matches with their deviations, and the spreads around her record against the claimed (D, v)."""
+    names = check.names
     rows = [[str(m), *[str(t) for t in dev]] for m, dev in zip(out["matches"][:20], out["deviations"][:20])]
     print(text_table(rows, ["match", *[f"dev {json.dumps(n)}" for n in names]]))
     if len(out["matches"]) > 20:
@@ -67,8 +76,17 @@ def run(args: argparse.Namespace) -> int:
         v = claimed["variances"][j] if claimed["variances"] and j < len(claimed["variances"]) else None
         spread_rows.append([json.dumps(n), figure(out["variances"][j]), figure(at_d), figure(v)])
     print("\n" + text_table(spread_rows, ["attribute", f"spread at your d = {check.distance}",
-                                       f"at claimed D = {claimed['distance']}", "claimed v"]))
+                                         f"at claimed D = {claimed['distance']}", "claimed v"]))
     if report is not None:
         print(f"\nYour p-value F_rand({check.distance}) = {report.p_value:.4f} "
               f"({report.random.method.replace('_', ' ')}, {report.random.total} random records)")
-    return ExitCode.OK
+
+
+def _print_group(check, out: dict) -> None:
+    """Her group in a generalized release: its size, and per sensitive attribute her risk and the best guess."""
+    shown = " ".join(map(str, out["class_rows"][:20])) + (" ..." if len(out["class_rows"]) > 20 else "")
+    print(f"Released rows consistent with your values ({out['class_size']}): {shown or '-'}")
+    rows = [[json.dumps(n), figure(r["risk"]), str(r["candidates"]), json.dumps(r["best_guess"])]
+            for n, r in out["attribute_disclosure"].items()]
+    if rows:
+        print("\n" + text_table(rows, ["sensitive attribute", "your risk", "candidates", "attacker's best guess"]))

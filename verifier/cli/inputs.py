@@ -9,7 +9,7 @@ from typing import Any
 from verifier.data.schema import load_schema
 from verifier.data.tables import Table, read_table
 from verifier.frontend import UsageError, check_fraction, check_non_negative, check_positive, check_probability
-from verifier.releases.subject import open_release
+from verifier.releases.facts import open_release
 from verifier.releases.verification import VerifiedRelease
 
 __all__ = ["add_pair_args", "add_release_args", "check_exhaustive", "intruder_options", "load_pair", "verified"]

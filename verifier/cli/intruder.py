@@ -15,7 +15,7 @@ from verifier.data.tables import Table, read_table
 from verifier.errors import InvalidInputError
 from verifier.frontend import ExitCode, ProgressBar, UsageError, add_command, finite, print_json, text_table
 from verifier.releases.record import read_record, refuse_record_on_command_line
-from verifier.releases.subject import p_value_words
+from verifier.releases.facts import p_value_words
 from verifier.text import figure
 
 __all__ = ["register", "random_json", "as_dict"]

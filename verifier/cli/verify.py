@@ -7,7 +7,7 @@ import json
 
 from verifier.cli.inputs import add_release_args, verified
 from verifier.frontend import ExitCode, add_command, print_json
-from verifier.releases.subject import WITHHELD, claims_summary
+from verifier.releases.facts import WITHHELD, claims_summary
 
 __all__ = ["register"]
 

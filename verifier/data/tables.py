@@ -26,6 +26,7 @@ float16, boolean and timestamp columns, and nulls, are refused.
 from __future__ import annotations
 
 import csv
+import math
 import io
 import os
 import re
@@ -42,7 +43,7 @@ from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
     "Table", "read_table", "table_from_frame", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
-    "csv_text", "current_umask", "format_rows",
+    "csv_text", "current_umask", "format_rows", "number_label", "read_text_cells",
 ]
 
 MISSING_SENTINELS = frozenset(
@@ -121,6 +122,15 @@ class Table:
                     text = self.cell_text()
                 data[attr.name] = text[:, j].astype(str)
         return pd.DataFrame(data)
+
+
+def number_label(v: float) -> str:
+    """How a number is written, in a CSV file or as a hierarchy label: integers a float holds exactly
+    without ``.0``, other values in the shortest form that reads back to the same float."""
+    v = float(v)
+    if math.isfinite(v) and v == int(v) and abs(v) < 2**53:
+        return str(int(v))
+    return repr(v)
 
 
 def format_rows(rows: Sequence[int] | np.ndarray) -> str:
@@ -466,6 +476,46 @@ def read_csv_cells(path: str | Path, raw: bytes | None = None) -> tuple[list[str
     """
     header, body = _parse_csv(str(path), _read_bytes(Path(path)) if raw is None else raw)
     return header, [[row[k] for row in body] for k in range(len(header))]
+
+
+def read_text_cells(name: str, raw: bytes) -> tuple[list[str], list[list[str]], dict[str, list[dict]]]:
+    """Every column of a CSV or Parquet file as text, for releases whose cells are generalized.
+
+    Returns the header, the columns as text (numbers written by
+    :func:`number_label`), and for each Parquet struct column (the typed form
+    of generalized cells, docs/release-format.md) its rows as dicts; the
+    struct's ``text`` field is the cell's text.
+    """
+    if Path(name).suffix.lower() not in PARQUET_SUFFIXES:
+        header, columns = read_csv_cells(name, raw)
+        return header, columns, {}
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(pa.BufferReader(raw))
+    except (pa.ArrowException, OSError) as exc:
+        raise _fail(name, "PARQUET_MALFORMED", f"not a readable Parquet file ({str(exc)[:120]})") from None
+    header = [str(n) for n in table.column_names]
+    _refuse_duplicates(name, header)
+    columns: list[list[str]] = []
+    typed: dict[str, list[dict]] = {}
+    for col_name, col in zip(header, table.columns):
+        typ = col.type
+        nulls = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
+        if nulls.size:
+            raise _fail(name, "VALUE_MISSING", f"column {col_name!r}, {format_rows(nulls + 1)}: null value")
+        if pa.types.is_struct(typ) and typ.get_field_index("text") >= 0:
+            rows = col.to_pylist()
+            typed[col_name] = rows
+            columns.append([str(r["text"]) for r in rows])
+        elif pa.types.is_integer(typ) or pa.types.is_floating(typ):
+            columns.append([number_label(v) for v in col.to_numpy(zero_copy_only=False)])
+        elif pa.types.is_string(typ) or pa.types.is_large_string(typ) or pa.types.is_dictionary(typ):
+            columns.append([str(v) for v in col.to_pylist()])
+        else:
+            raise _fail(name, "COLUMN_TYPE", f"column {col_name!r} has Parquet type {typ}, which a release does not use")
+    return header, columns, typed
 
 
 def current_umask() -> int:

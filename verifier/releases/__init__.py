@@ -4,7 +4,8 @@ the subject's check of her own record, and the record files she reads it from.
 
 from verifier.releases.audit import AuditResult, audit_release
 from verifier.releases.record import read_record
-from verifier.releases.subject import SubjectCheck, check_record, open_release
+from verifier.releases.facts import open_release
+from verifier.releases.subject import SubjectCheck, check_record
 from verifier.releases.verification import ReleaseError, TrustedKey, VerifiedRelease, load_public_key, verify_release
 
 __all__ = [

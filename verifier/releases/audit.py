@@ -24,6 +24,9 @@ import numpy as np
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.errors import InvalidInputError
 from verifier.data.tables import Table, write_atomic, write_atomic_bytes
+from verifier.attacks.generalized import assess_generalized
+from verifier.releases.recompute import family_disclosure, group_release_claims
+from verifier.releases.verdict import disclosure_breaches
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 
 __all__ = ["ClaimCheck", "AuditResult", "audit_release", "write_report"]
@@ -107,25 +110,93 @@ def _check(checks: list[ClaimCheck], name: str, claimed: Any, computed: Any) -> 
     checks.append(ClaimCheck(name, claimed, computed, ok, "" if ok else _direction(name, claimed, computed)))
 
 
+def _check_tree(checks: list[ClaimCheck], prefix: str, claimed: Any, computed: Any) -> None:
+    """Compare every leaf of a recomputed figure (nested dicts) with the claim at the same path."""
+    if isinstance(computed, dict):
+        claimed = claimed if isinstance(claimed, dict) else {}
+        for key, value in computed.items():
+            _check_tree(checks, f"{prefix}.{key}", claimed.get(key), value)
+    else:
+        _check(checks, prefix, claimed, computed)
+
+
+def _target_checks(checks: list[ClaimCheck], claims: dict[str, Any], recomputed: dict[str, Any]) -> None:
+    """The method's own targets, on the recomputed figures: a risk above 1/l, a diversity check that fails."""
+    for sentence in disclosure_breaches(recomputed.get("attribute_disclosure") or {}, claims, subject=False):
+        checks.append(ClaimCheck("target", None, None, False, sentence))
+    for key, entry in ((recomputed.get("diversity") or {}).items()):
+        if isinstance(entry, dict) and entry.get("passed") is False:
+            checks.append(ClaimCheck(f"diversity.{key}.target", True, False, False,
+                                     f"the release fails {key.replace('_', ' ')} at the method's alpha"))
+
+
 def audit_release(release: VerifiedRelease, original: Table | None = None) -> AuditResult:
-    """Recompute the claims of a verified release; ``original`` read with the release's schema."""
+    """Recompute the claims of a verified release under its model; ``original`` read with the release's schema."""
+    claims = release.claims
+    checks: list[ClaimCheck] = []
+    if "model" in claims:
+        _check(checks, "model", claims.get("model"), release.family)
+    if release.family == "generalized":
+        return _audit_generalized(release, original, checks)
+    return _audit_ranked(release, original, checks)
+
+
+def _published(release: VerifiedRelease):
+    try:
+        return release.published()
+    except InvalidInputError as exc:
+        raise ReleaseError(f"the signed data cannot be read: {exc.message}", path=release.path,
+                           reason="DATA_MALFORMED") from None
+
+
+def _audit_generalized(release: VerifiedRelease, original: Table | None, checks: list[ClaimCheck]) -> AuditResult:
+    """Every claim of a generalized release from the release alone; the utility figures with the original."""
+    claims = release.claims
+    published = _published(release)
+    recomputed = group_release_claims(published, release.methods)
+    for key, value in recomputed.items():
+        _check_tree(checks, key, claims.get(key), value)
+    _target_checks(checks, claims, recomputed)
+    figures: dict[str, Any] = {"class_sizes": np.bincount(published.class_labels()).tolist()
+                               if published.n_records else [], "k": claims.get("k")}
+    utility = release.predicate.get("utility") or {}
+    if original is None:
+        unchecked = [f"utility.{k}: needs the original" for k in sorted(utility)]
+        return AuditResult(release, checks, unchecked, with_original=False, figures=figures)
+    frame = original.to_frame()
+    assessed = assess_generalized({n: frame[n].tolist() for n in published.schema.names},
+                                  {n: published.text[n] for n in published.schema.names}, published.schema,
+                                  hierarchies=release.hierarchies)
+    for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio", "sa_distortion_ratio"):
+        if key in assessed or key in utility:
+            _check(checks, f"utility.{key}", utility.get(key), assessed.get(key))
+    _check_tree(checks, "utility.attribute_disclosure_of_original_records",
+                utility.get("attribute_disclosure_of_original_records"), assessed["attribute_disclosure"])
+    return AuditResult(release, checks, [], with_original=True, figures=figures)
+
+
+def _audit_ranked(release: VerifiedRelease, original: Table | None, checks: list[ClaimCheck]) -> AuditResult:
+    """A release with ranks: k and the figures the family allows from the release alone; the rest with the original."""
     claims = release.claims
     try:
         table = release.table()
     except InvalidInputError as exc:
         raise ReleaseError(f"the signed data cannot be read: {exc.message}", path=release.path,
                            reason="DATA_MALFORMED") from None
-    schema = table.schema
-    y = table.values
-    checks: list[ClaimCheck] = []
+    schema, y, family = table.schema, table.values, release.family
     _check(checks, "n_records", claims.get("n_records"), table.n_records)
     _check(checks, "k", claims.get("k"), smallest_class(y, schema))
     unchecked = [f"protector_only.{k}" for k in sorted((claims.get("protector_only") or {}))]
     figures: dict[str, Any] = {"variance_anonymized": y.var(axis=0).tolist(), "attributes": schema.names,
                                "kinds": [a.kind for a in schema.attributes]}
+    alone = family_disclosure(family, release.methods, None, y, schema, None)
+    for name, entry in alone.items():  # the estimated risk of randomized response needs the release alone
+        _check_tree(checks, f"attribute_disclosure.{name}.estimated",
+                    ((claims.get("attribute_disclosure") or {}).get(name) or {}).get("estimated"), entry.get("estimated"))
     if original is None:
         unchecked = ["permuted_privacy.distance", "permuted_privacy.variances", "intruder.confidently_linked_share",
-                     "intruder.hellinger", "attribute_disclosure", "utility (means and variances)"] + unchecked
+                     "intruder.hellinger", "attribute_disclosure (needs the original)",
+                     "utility (means and variances)"] + unchecked
         return AuditResult(release, checks, unchecked, with_original=False, figures=figures)
     if original.n_records != table.n_records:
         checks.append(ClaimCheck("original.n_records", table.n_records, original.n_records, False,
@@ -146,10 +217,12 @@ def audit_release(release: VerifiedRelease, original: Table | None = None) -> Au
     _check(checks, "intruder.confidently_linked_share", it.get("confidently_linked_share"),
            result["intruder"]["confidently_linked_share"])
     _check(checks, "intruder.hellinger", it.get("hellinger"), result["intruder"]["hellinger"])
+    disclosure = family_disclosure(family, release.methods, original.values, y, schema, result["attribute_disclosure"])
     claimed_risk = claims.get("attribute_disclosure") or {}
-    for name, entry in result["attribute_disclosure"].items():
+    for name, entry in disclosure.items():
         for key in ("max", "mean"):
-            _check(checks, f"attribute_disclosure.{name}.{key}", (claimed_risk.get(name) or {}).get(key), entry[key])
+            _check(checks, f"attribute_disclosure.{name}.{key}", (claimed_risk.get(name) or {}).get(key), entry.get(key))
+    _target_checks(checks, claims, {"attribute_disclosure": disclosure})
     claimed_utility = (release.predicate.get("utility") or {}).get("attributes") or {}
     for name, entry in result["utility"]["attributes"].items():
         for key in ("mean_original", "mean_anonymized", "variance_original", "variance_anonymized"):
@@ -167,6 +240,8 @@ def _plots(result: AuditResult, stem: str) -> list[tuple[str, bytes]]:
 
     out = []
     f = result.figures
+    if "class_sizes" in f:
+        return [(f"{stem}-group-sizes.png", _group_sizes_plot(f))]
     if "random_distribution" in f:
         fig, ax = figure()
         d = np.arange(len(f["random_distribution"]))
@@ -192,6 +267,25 @@ def _plots(result: AuditResult, stem: str) -> list[tuple[str, bytes]]:
     ax.legend()
     out.append((f"{stem}-variances.png", png(fig)))
     return out
+
+
+def _group_sizes_plot(f: dict[str, Any]) -> bytes:
+    """How many records sit in groups of each size, with the claimed k marked: no bar may lie left of it."""
+    from verifier.plots import figure, png
+
+    fig, ax = figure()
+    sizes, counts = np.unique(np.asarray(f["class_sizes"], dtype=np.int64), return_counts=True)
+    ax.vlines(sizes, 0, sizes * counts, linewidth=4, label="records in groups of that size")
+    k = f.get("k")
+    if isinstance(k, int) and not isinstance(k, bool):
+        ax.axvline(k, color="black", linestyle="--", label=f"claimed k = {k}")
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("size of the group of records sharing published quasi-identifiers")
+    ax.set_ylabel("number of records")
+    ax.set_title("Group sizes of the generalized release")
+    ax.legend()
+    return png(fig)
 
 
 def _md(text: Any) -> str:

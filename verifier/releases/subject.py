@@ -25,71 +25,20 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from verifier.attacks.assessment import record_disclosure
 from verifier.text import figure, literal
-from verifier.errors import InvalidInputError, UsageError, VerifierError
+from verifier.errors import InvalidInputError, UsageError
+from verifier.attacks.classes import PublishedCells
 from verifier.attacks.intruder import SubjectReport, subject_test
 from verifier.core.permutation import RankSpace, RecordDistance, SingleRecord, spread_kind
-from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
+from verifier.releases.exposure import her_disclosure
+from verifier.releases.facts import MODEL_WORDS, p_value_words, release_facts
+from verifier.releases.family import NO_RANKS
+from verifier.releases.group_check import GroupCheck, check_group
+from verifier.releases.verdict import certain_disclosure, disclosure_breaches, headline
+from verifier.releases.verification import ReleaseError, VerifiedRelease
 from verifier.data.schema import Schema
 
-__all__ = ["open_release", "Prepared", "prepare", "SubjectCheck", "check_record", "random_match", "p_value_words",
-           "release_facts", "claims_summary"]
-
-
-def open_release(directory: str, key_path: str, *, fingerprint: str | None = None, dataset_id: str | None = None,
-                 min_version: int | None = None) -> VerifiedRelease:
-    """Verify ``directory`` with the public key at ``key_path`` (SPEC section 9); raises on failure.
-
-    ``fingerprint``, when given, pins the key: a key file with another
-    fingerprint is refused before the release is looked at.
-    """
-    key = load_public_key(key_path)
-    if fingerprint and fingerprint.strip().lower() != key.fingerprint:
-        raise VerifierError(f"the key file's fingerprint is {key.fingerprint}, not the one you pinned",
-                            path=key_path, reason="KEY_MISMATCH")
-    if min_version is not None and min_version < 1:
-        raise UsageError("the minimum release version is an integer from 1 up")
-    return verify_release(directory, key, dataset_id=dataset_id, min_version=min_version)
-
-
-def release_facts(release: VerifiedRelease) -> list[tuple[str, str]]:
-    """What was verified, for people: who signed, which dataset and version, when, and every method parameter.
-
-    Strings from the manifest are JSON-quoted (so control characters are
-    escaped); parameters that are null are left out, as in ``verifier verify``.
-    """
-    import json
-
-    facts = [
-        ("fingerprint", release.key.fingerprint),
-        ("dataset", json.dumps(release.dataset_id)),
-        ("version", str(release.release_version)),
-        ("created", json.dumps(release.created_at)),
-    ]
-    for step in release.methods:
-        params = step.get("parameters") if isinstance(step, dict) else None
-        facts.append(("method", json.dumps(step.get("method") if isinstance(step, dict) else step)))
-        for name, value in (params or {}).items() if isinstance(params, dict) else ():
-            if value is not None:
-                facts.append((f"  {literal(name)}", json.dumps(value)))
-    facts.append(("withheld", WITHHELD))
-    facts.append(("claims", claims_summary(release)))
-    return facts
-
-
-WITHHELD = "the random seed only (paper 003, Def. 4)"
-
-
-def claims_summary(release: VerifiedRelease) -> str:
-    """The publisher's main claims in one line: record count, D, k and the confidently linked share."""
-    claims = release.claims if isinstance(release.claims, dict) else {}
-    pp = claims.get("permuted_privacy") or {}
-    it = claims.get("intruder") or {}
-    share = it.get("confidently_linked_share")
-    share_text = figure(share) if isinstance(share, (int, float)) and not isinstance(share, bool) else "-"
-    return (f"{claims.get('n_records')} records, D = {pp.get('distance')}, k = {claims.get('k')}, "
-            f"confidently linked {share_text} at alpha {it.get('alpha')}")
+__all__ = ["Prepared", "prepare", "SubjectCheck", "check_record", "random_match"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +53,12 @@ class Prepared:
     schema: Schema
     values: np.ndarray
     kinds: list[str]
+    published: PublishedCells | None = None
+    """A generalized release's cells (its ``values`` are then empty: the cells have no ranks)."""
+
+    @property
+    def ranks_apply(self) -> bool:
+        return self.published is None
 
     @cached_property
     def space(self) -> RankSpace:
@@ -111,26 +66,22 @@ class Prepared:
 
     @property
     def n_records(self) -> int:
-        return int(self.values.shape[0])
+        return self.published.n_records if self.published is not None else int(self.values.shape[0])
 
     @property
     def spread_kinds(self) -> list[str]:
         return [spread_kind(k) for k in self.kinds]
 
-    @property
-    def keep_probabilities(self) -> dict[str, float] | None:
-        for step in self.release.methods:
-            if isinstance(step, dict) and step.get("method") == "randomized_response":
-                keep = (step.get("parameters") or {}).get("keep_probabilities")
-                if isinstance(keep, dict):
-                    return {str(k): float(v) for k, v in keep.items()}
-        return None
 
 
 def prepare(release: VerifiedRelease) -> Prepared:
     """Parse the verified bytes; a release whose signed schema or data cannot be read fails closed."""
     try:
-        release.schema()  # the signed schema must parse on its own, not only as the table's
+        schema = release.schema()  # the signed schema must parse on its own, not only as the table's
+        if release.family == "generalized":
+            published = release.published()
+            kinds = [a.kind for a in schema.attributes]
+            return Prepared(release, schema, np.empty((0, len(kinds))), kinds, published)
         table = release.table()
     except InvalidInputError as exc:
         raise ReleaseError(f"the signed schema or data cannot be read: {exc.message}", path=release.path,
@@ -159,6 +110,8 @@ class SubjectCheck:
     claimed_v: list[float] | None
     spread_at_claimed: np.ndarray | None
     disclosure: dict[str, Any]
+
+    ranks_apply = True
 
     def __repr__(self) -> str:
         return f"SubjectCheck(distance={self.result.distance}, matches={self.result.matches.size})"
@@ -195,18 +148,10 @@ class SubjectCheck:
 
     def verdict(self, random: SubjectReport | None = None) -> list[str]:
         """Plain-language sentences, the headline first."""
-        lines = []
-        claim = self.claim_holds()
-        if claim is False:
-            lines.append("Your record is NOT protected as the publisher claims.")
-        elif random is not None and random.confidently_linked:
-            lines.append("Your record is exposed: a match as close as yours is rarely chance.")
-        elif claim and self.distance == 0 and random is None:
-            lines.append("Your record meets the publisher's claim, but a released record sits at exactly your ranks: "
-                         "run the random-match test to see whether that could be chance.")
-        else:
-            lines.append("Your record is protected as the publisher claims." if claim else
-                         "The release makes no claim to check your record against.")
+        breaches = disclosure_breaches(self.disclosure, self.prepared.release.claims)
+        lines = [headline(breaches, claim_holds=self.claim_holds(),
+                          exposed=random is not None and bool(random.confidently_linked),
+                          exact_untested=self.distance == 0 and random is None)]
         n = self.result.matches.size
         if self.distance == 0:
             lines.append(f"{n} released record(s) sit at exactly your rank on every attribute: your values were not "
@@ -220,7 +165,8 @@ class SubjectCheck:
                          f"closest match: {'true' if holds else 'NOT true'} for yours.")
         for name, r in self.disclosure.items():
             lines.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
-                         f"{r['risk']:.3g} ({r['candidates']} candidate record(s)).")
+                         f"{r['risk']:.3g} ({r['candidates']} candidate record(s), {MODEL_WORDS.get(r['mode'], r['mode'])}).")
+        lines += breaches + certain_disclosure(self.disclosure)
         if random is not None:
             lines.append(p_value_words(random.p_value, random.alpha).capitalize() + ".")
         return lines
@@ -298,29 +244,31 @@ class SubjectCheck:
         return "\n".join(lines) + "\n"
 
 
-def check_record(prepared: Prepared, record: np.ndarray) -> SubjectCheck:
-    """Everything about her record but the random-match test (SPEC sections 4 and 6)."""
+def check_record(prepared: Prepared, record: np.ndarray) -> SubjectCheck | GroupCheck:
+    """Everything about her record but the random-match test (SPEC sections 4 and 6).
+
+    In a generalized release: her equivalence class and her risks in it
+    (:class:`~verifier.releases.group_check.GroupCheck`), as ranks do not apply.
+    """
     record = np.asarray(record, dtype=np.float64)
+    if not prepared.ranks_apply:
+        return check_group(prepared, record)
     view = SingleRecord(prepared.values, prepared.kinds, record)
     own = view.spread_at(view.result.distance)
     d, v = _claimed(prepared.release)
     at_claimed = view.spread_at(d) if d is not None else None
-    disclosure = record_disclosure(prepared.values, prepared.schema, record,
-                                   keep_probabilities=prepared.keep_probabilities)
+    disclosure = her_disclosure(prepared.release.methods, prepared.values, prepared.schema, record)
     return SubjectCheck(prepared, record, view, own, d, v, at_claimed, disclosure)
 
 
 def random_match(prepared: Prepared, check: SubjectCheck, *, alpha: float = 0.01, samples: int = 10_000,
                  seed: int = 0, progress: Callable[[int, int], None] | None = None) -> SubjectReport:
-    """Her random-match test (SPEC section 5, subject's version). ``progress`` may raise to cancel."""
+    """Her random-match test (SPEC section 5, subject's version). ``progress`` may raise to cancel.
+
+    Refused (exit 2) for a generalized release: its cells have no ranks.
+    """
+    if not prepared.ranks_apply:
+        raise UsageError(f"the random-match test does not apply: {NO_RANKS}",
+                         path=prepared.release.path, reason="NOT_APPLICABLE")
     return subject_test(prepared.space, check.record, alpha=alpha, samples=samples, random_state=seed,
                         progress=progress)
-
-
-def p_value_words(p: float, alpha: float, *, whose: str = "your") -> str:
-    """A p-value for people (SPEC section 10.1, item 4); ``whose`` is ``your`` for a subject, ``the`` otherwise."""
-    share = f"{100 * p:.2g}%" if 0 < p < 0.01 else f"{100 * p:.0f}%"
-    if p < alpha:
-        return (f"a random record matches as closely only {share} of the time: an intruder who finds {whose} match "
-                "can be confident it is the right one")
-    return f"a random record matches as closely {share} of the time: an intruder cannot tell {whose} match from chance"

@@ -27,7 +27,7 @@ import json
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,8 @@ __all__ = [
     "ENVELOPE",
     "DATA_FILE",
     "DATA_FILES",
+    "EXTRA_FILES",
+    "HIERARCHIES",
     "ReleaseError",
     "KeyFileError",
     "TrustedKey",
@@ -62,6 +64,10 @@ MANIFEST = "manifest.json"
 ENVELOPE = "manifest.dsse.json"
 DATA_FILE = "release.csv"
 DATA_FILES = {"release.csv": "text/csv", "release.parquet": "application/vnd.apache.parquet"}
+#: files a release may list besides its data: the hierarchies its generalized cells are read with
+EXTRA_FILES = {"hierarchies.json": "application/json"}
+HIERARCHIES = "hierarchies.json"
+MAX_EXTRA_BYTES = 16 << 20
 """The data file a release may hold, and the media type its manifest entry must give (SPEC section 9)."""
 #: no manifest or envelope is larger than this; a bigger file is refused unread
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
@@ -228,6 +234,8 @@ class VerifiedRelease:
     statement: dict[str, Any]
     data_name: str
     data: bytes
+    extras: dict[str, bytes] = field(default_factory=dict)
+    """The verified bytes of the other listed files (``hierarchies.json``)."""
 
     @property
     def predicate(self) -> dict[str, Any]:
@@ -253,6 +261,30 @@ class VerifiedRelease:
     def claims(self) -> dict[str, Any]:
         return self.predicate["claims"]
 
+    @property
+    def family(self) -> str:
+        """The method family whose model describes this release (``verifier.releases.family``)."""
+        from verifier.releases.family import family_of
+
+        return family_of(self.methods)
+
+    @property
+    def hierarchies(self) -> dict[str, Any] | None:
+        """The published hierarchy file, parsed strictly, or None when the release lists none."""
+        raw = self.extras.get(HIERARCHIES)
+        if raw is None:
+            return None
+        return _strict_object(raw, f"{self.path}/{HIERARCHIES}", "DATA_MALFORMED", "the hierarchy file")
+
+    def published(self):
+        """A generalized release's cells, parsed from the verified bytes (``verifier.attacks.classes``)."""
+        from verifier.attacks.classes import read_published
+        from verifier.data.tables import read_text_cells
+
+        shown = f"{self.path}/{self.data_name}"
+        header, columns, typed = read_text_cells(shown, self.data)
+        return read_published(self.schema(), header, columns, typed=typed, hierarchies=self.hierarchies, path=shown)
+
     def schema(self):
         from verifier.data.schema import Schema
 
@@ -263,6 +295,17 @@ class VerifiedRelease:
         from verifier.data.tables import read_table_bytes
 
         return read_table_bytes(f"{self.path}/{self.data_name}", self.data, self.schema())
+
+
+def _strict_object(raw: bytes, shown: str, reason: str, what: str) -> dict[str, Any]:
+    """``raw`` parsed as strict JSON that must be an object; otherwise ``reason`` naming ``what``."""
+    try:
+        parsed = loads_strict(raw)
+    except StrictJSONError as exc:
+        raise _fail(shown, reason, f"{what} is not strict JSON: {exc}") from None
+    if not isinstance(parsed, dict):
+        raise _fail(shown, reason, f"{what} is not a JSON object")
+    return parsed
 
 
 def _fail(path: str, reason: str, message: str) -> ReleaseError:
@@ -290,6 +333,20 @@ def _read_capped(path: Path, limit: int, shown: str) -> bytes:
         return handle.read(limit + 1)
 
 
+def _read_listed(path: Path, sha256: str, size: int, shown: str) -> bytes:
+    """A listed file, read at most once and only up to its declared size plus one byte, then hashed."""
+    if path.name not in DATA_FILES and size > MAX_EXTRA_BYTES:
+        raise _fail(shown, "SIZE_MISMATCH", f"is declared with {size} bytes, more than the {MAX_EXTRA_BYTES} allowed")
+    content = _read_capped(path, size, shown)
+    if len(content) != size:
+        raise _fail(shown, "SIZE_MISMATCH", f"holds {len(content)}{'+' if len(content) > size else ''} bytes; "
+                    f"the manifest says {size}")
+    if hashlib.sha256(content).hexdigest() != sha256:
+        what = "the data was changed" if path.name in DATA_FILES else "the file was changed"
+        raise _fail(shown, "DIGEST_MISMATCH", f"its sha256 differs from the manifest's: {what}")
+    return content
+
+
 def _b64(text: Any, what: str, shown: str, reason: str) -> bytes:
     if not isinstance(text, str):
         raise _fail(shown, reason, f"{what} is not a base64 string")
@@ -299,8 +356,8 @@ def _b64(text: Any, what: str, shown: str, reason: str) -> bytes:
         raise _fail(shown, reason, f"{what} is not valid base64") from None
 
 
-def _check_statement(statement: Any, shown: str) -> tuple[str, str, int]:
-    """The statement's shape; returns the data file's name, sha256 and size."""
+def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
+    """The statement's shape; returns every listed file's name, sha256 and size, the data file first."""
     def bad(message: str) -> ReleaseError:
         return _fail(shown, "SCHEMA_INVALID", message)
 
@@ -311,24 +368,15 @@ def _check_statement(statement: Any, shown: str) -> tuple[str, str, int]:
     if statement.get("predicateType") != PREDICATE_TYPE:
         raise bad(f"predicateType is not {PREDICATE_TYPE}: another kind of signed document")
     subject = statement.get("subject")
-    if not isinstance(subject, list) or len(subject) != 1 or not isinstance(subject[0], dict):
-        raise bad("subject must list exactly one data file")
-    entry = subject[0]
-    name, digest = entry.get("name"), entry.get("digest")
-    size = (entry.get("annotations") or {}).get("size") if isinstance(entry.get("annotations"), dict) else None
-    if not isinstance(name, str) or _SAFE_NAME.fullmatch(name) is None or name in (MANIFEST, ENVELOPE):
-        raise _fail(shown, "UNSAFE_PATH", "the data file's name is not a plain file name "
-                    "(letters, digits, '.', '_', '-'; no path)")
-    if not isinstance(digest, dict) or set(digest) != {"sha256"}:
-        raise bad("the data file's digest must be exactly one sha256")
-    if not isinstance(digest["sha256"], str) or _HEX64.fullmatch(digest["sha256"]) is None:
-        raise bad("the sha256 digest must be 64 lowercase hexadecimal characters")
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise bad("the data file's size (annotations.size) must be a non-negative integer")
-    if name not in DATA_FILES:
-        raise bad(f"the data file must be one of {', '.join(DATA_FILES)}, not {json.dumps(name)}")
-    if entry.get("mediaType") != DATA_FILES[name]:
-        raise bad(f"the media type of {name} must be {DATA_FILES[name]}")
+    if not isinstance(subject, list) or not 1 <= len(subject) <= 1 + len(EXTRA_FILES) \
+            or not all(isinstance(e, dict) for e in subject):
+        raise bad("subject must list the data file, and at most a hierarchy file besides")
+    entries = [_subject_entry(e, shown) for e in subject]
+    names = [e[0] for e in entries]
+    data = [e for e in entries if e[0] in DATA_FILES]
+    if len(data) != 1 or len(set(names)) != len(names) or any(n not in DATA_FILES and n not in EXTRA_FILES for n in names):
+        raise bad(f"subject must list exactly one data file ({', '.join(DATA_FILES)}) and at most "
+                  f"{', '.join(EXTRA_FILES)} besides; it lists {json.dumps(names)}")
     predicate = statement.get("predicate")
     if not isinstance(predicate, dict):
         raise bad("predicate is missing")
@@ -345,6 +393,28 @@ def _check_statement(statement: Any, shown: str) -> tuple[str, str, int]:
     for field_name, ok in checks.items():
         if not ok(predicate.get(field_name)):
             raise bad(f"predicate.{field_name} is missing or malformed")
+    return data + [e for e in entries if e[0] not in DATA_FILES]
+
+
+def _subject_entry(entry: dict, shown: str) -> tuple[str, str, int]:
+    """One listed file: its plain name, sha256 and size, with the media type its name requires."""
+    def bad(message: str) -> ReleaseError:
+        return _fail(shown, "SCHEMA_INVALID", message)
+
+    name, digest = entry.get("name"), entry.get("digest")
+    size = (entry.get("annotations") or {}).get("size") if isinstance(entry.get("annotations"), dict) else None
+    if not isinstance(name, str) or _SAFE_NAME.fullmatch(name) is None or name in (MANIFEST, ENVELOPE):
+        raise _fail(shown, "UNSAFE_PATH", "a listed file's name is not a plain file name "
+                    "(letters, digits, '.', '_', '-'; no path)")
+    if not isinstance(digest, dict) or set(digest) != {"sha256"}:
+        raise bad(f"the digest of {name} must be exactly one sha256")
+    if not isinstance(digest["sha256"], str) or _HEX64.fullmatch(digest["sha256"]) is None:
+        raise bad("the sha256 digest must be 64 lowercase hexadecimal characters")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise bad(f"the size of {name} (annotations.size) must be a non-negative integer")
+    media = {**DATA_FILES, **EXTRA_FILES}
+    if name in media and entry.get("mediaType") != media[name]:
+        raise bad(f"the media type of {name} must be {media[name]}")
     return name, digest["sha256"], size
 
 
@@ -408,34 +478,27 @@ def verify_release(
     if payload_type != PAYLOAD_TYPE:
         raise _fail(env_shown, "SCHEMA_INVALID", f"payloadType is {payload_type!r}, not {PAYLOAD_TYPE!r}")
     # 4. the statement, strictly
-    try:
-        statement = loads_strict(payload)
-    except StrictJSONError as exc:
-        raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_MALFORMED", f"the signed manifest is not strict JSON: {exc}") from None
-    if not isinstance(statement, dict):
-        raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_MALFORMED", "the signed manifest is not a JSON object")
+    statement = _strict_object(payload, f"{shown}/{MANIFEST}", "MANIFEST_MALFORMED", "the signed manifest")
     try:  # a lone surrogate parses, then breaks every later use of the text
         json.dumps(statement, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_MALFORMED", "the signed manifest holds a lone surrogate") from None
-    data_name, sha256, size = _check_statement(statement, f"{shown}/{MANIFEST}")
+    listed = _check_statement(statement, f"{shown}/{MANIFEST}")
+    data_name = listed[0][0]
     # 5. exactly the listed files, safe, with the right sizes and digests
     try:
         present = sorted(os.listdir(root))
     except OSError as exc:
         raise _fail(shown, "FILE_UNREADABLE", f"cannot list the release ({exc.strerror})") from None
-    expected = sorted([MANIFEST, ENVELOPE, data_name])
+    expected = sorted([MANIFEST, ENVELOPE, *(name for name, _, _ in listed)])
     missing = [p for p in expected if p not in present]
     if missing:
         raise _fail(f"{shown}/{missing[0]}", "FILE_MISSING", "is listed in the manifest but not in the release")
     extra = [p for p in present if p not in expected]
     if extra:
         raise _fail(f"{shown}/{extra[0]}", "UNLISTED_FILE", "is not listed in the manifest; a release holds only its listed files")
-    data = _read_capped(root / data_name, size, f"{shown}/{data_name}")
-    if len(data) != size:
-        raise _fail(f"{shown}/{data_name}", "SIZE_MISMATCH", f"holds {len(data)}{'+' if len(data) > size else ''} bytes; the manifest says {size}")
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise _fail(f"{shown}/{data_name}", "DIGEST_MISMATCH", "its sha256 differs from the manifest's: the data was changed")
+    contents = {name: _read_listed(root / name, sha256, size, f"{shown}/{name}") for name, sha256, size in listed}
+    data = contents.pop(data_name)
     # 6. manifest.json is the signed payload, byte for byte
     manifest = _read_capped(root / MANIFEST, MAX_MANIFEST_BYTES, f"{shown}/{MANIFEST}")
     if manifest != payload:
@@ -447,4 +510,5 @@ def verify_release(
     if min_version is not None and predicate["releaseVersion"] < min_version:
         raise _fail(shown, "ROLLBACK", f"is release version {predicate['releaseVersion']}, older than the "
                     f"version {min_version} you asked for at least")
-    return VerifiedRelease(path=shown, key=key, statement=statement, data_name=data_name, data=data)
+    return VerifiedRelease(path=shown, key=key, statement=statement, data_name=data_name, data=data,
+                           extras=contents)

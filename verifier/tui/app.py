@@ -18,7 +18,9 @@ from textual.worker import WorkerFailed, get_current_worker
 
 from verifier.attacks.intruder import SubjectReport
 from verifier.errors import VerifierError
-from verifier.releases.subject import Prepared, SubjectCheck, check_record, open_release, prepare, random_match, release_facts
+from verifier.releases.facts import open_release, release_facts
+from verifier.releases.family import NO_RANKS
+from verifier.releases.subject import Prepared, SubjectCheck, check_record, prepare, random_match
 from verifier.tui.export import ExportScreen, write_report
 from verifier.tui.help import HelpScreen
 from verifier.tui.random_tab import RandomMatchTab
@@ -146,6 +148,9 @@ class SubjectApp(App[None]):
         if self._check is None:
             self.notify("Check your record first (F3).", severity="warning", markup=False)
             return
+        if not self._check.ranks_apply:
+            self.notify(NO_RANKS, severity="warning", markup=False)
+            return
         self._goto("random")
         self._start_random()
 
@@ -227,8 +232,8 @@ class SubjectApp(App[None]):
             return  # computed for a release that has since been closed
         self._check = check
         self.query_one(RecordTab).status("Checked: see your results (F4).")
-        for pane in ("results", "random"):
-            self.query_one(f"#{pane}", TabPane).disabled = False
+        self.query_one("#results", TabPane).disabled = False
+        self.query_one("#random", TabPane).disabled = not check.ranks_apply  # generalized cells have no ranks
         self.query_one(ResultsTab).show(check)
         self.query_one(RandomMatchTab).ready()
         self._goto("results")

@@ -13,7 +13,7 @@ from textual.widgets import Button, Input, ProgressBar, Static
 
 from verifier.attacks.intruder import SubjectReport
 from verifier.releases.record import parse_number
-from verifier.releases.subject import p_value_words
+from verifier.releases.facts import p_value_words
 
 __all__ = ["RandomMatchTab", "histogram_lines"]
 

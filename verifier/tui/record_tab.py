@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Select, Static
 
-from verifier.attacks.hierarchy import number_label
+from verifier.data.tables import number_label
 from verifier.data.schema import Attribute, Schema
 from verifier.errors import VerifierError
 from verifier.releases.record import parse_number, parse_record, read_record

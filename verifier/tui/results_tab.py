@@ -12,10 +12,13 @@ from textual.widgets import DataTable, Input, Static
 
 from verifier.attacks.intruder import SubjectReport
 from verifier.releases.record import parse_number
+from verifier.releases.group_check import GroupCheck
 from verifier.releases.subject import SubjectCheck
 from verifier.text import figure, literal
 
 __all__ = ["ResultsTab", "fill_table"]
+
+MATCHES_HEADING = "Released records that match you, and their rank deviations:"
 
 #: matching records listed before the rest are summed up in one row
 SHOWN_MATCHES = 200
@@ -30,17 +33,17 @@ class ResultsTab(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="verdict", markup=False)
-        yield Static("Released records that match you, and their rank deviations:", classes="heading", markup=False)
+        yield Static(MATCHES_HEADING, id="matches-heading", classes="heading", markup=False)
         yield DataTable(id="deviations", cursor_type="row", zebra_stripes=True)
-        yield Static("Spread around your record:", classes="heading", markup=False)
-        yield DataTable(id="variances", cursor_type="row")
-        with Horizontal(classes="row"):
+        yield Static("Spread around your record:", classes="heading ranks-only", markup=False)
+        yield DataTable(id="variances", cursor_type="row", classes="ranks-only")
+        with Horizontal(classes="row ranks-only"):
             yield Static("Your threshold d", classes="name", markup=False)
             yield Input(id="my-d", compact=True, placeholder="an integer, 0 or more")
-        with Horizontal(classes="row"):
+        with Horizontal(classes="row ranks-only"):
             yield Static("Your threshold v", classes="name", markup=False)
             yield Input(id="my-v", compact=True, placeholder="one number, or one per attribute, comma-separated")
-        yield Static("", id="threshold-status", markup=False)
+        yield Static("", id="threshold-status", classes="ranks-only", markup=False)
         yield Static("Attribute disclosure:", classes="heading", markup=False)
         yield DataTable(id="disclosure", cursor_type="row")
 
@@ -54,7 +57,13 @@ class ResultsTab(VerticalScroll):
         for selector in ("#my-d", "#my-v"):
             self.query_one(selector, Input).value = ""
 
-    def show(self, check: SubjectCheck) -> None:
+    def show(self, check: SubjectCheck | GroupCheck) -> None:
+        for widget in self.query(".ranks-only"):
+            widget.display = check.ranks_apply
+        if not check.ranks_apply:
+            self._show_group(check)
+            return
+        self.query_one("#matches-heading", Static).update(MATCHES_HEADING)
         self._check = check
         self.show_verdict(None)
         names = check.names
@@ -68,21 +77,42 @@ class ResultsTab(VerticalScroll):
             my_d.value = str(check.claimed_distance if check.claimed_distance is not None else check.distance)
         # setting a d it already holds fires no change, so the spreads are shown here too
         self.show_thresholds()
-        rows = [[name, figure(r["risk"]), str(r["candidates"]), r["mode"]] for name, r in check.disclosure.items()]
-        fill_table(self.query_one("#disclosure", DataTable), ["sensitive attribute", "risk", "candidates", "how"],
-                   rows or [["(the schema marks no sensitive attribute)", "", "", ""]])
+        self._show_disclosure(check.disclosure)
 
-    def show_verdict(self, random: SubjectReport | None) -> None:
-        """The verdict in words, with the random-match test's result once she has run it."""
-        assert self._check is not None
-        lines = self._check.verdict(random)
+    def _show_group(self, check: GroupCheck) -> None:
+        """A generalized release: her group's published cells, and her risks; no ranks, no spreads."""
+        self._check = None
+        self._write_verdict(check.verdict(None), f"Your group: {check.class_size} released record(s); the publisher "
+                            f"claims k = {check.claimed_k}.")
+        self.query_one("#matches-heading", Static).update("Released records consistent with your values, as published:")
+        qi = [a.name for a in check.prepared.published.quasi_identifiers]
+        text = check.prepared.published.text
+        rows = [[str(r), *[text[n][r - 1] for n in qi]] for r in check.rows[:SHOWN_MATCHES]]
+        if check.class_size > SHOWN_MATCHES:
+            rows.append([f"+{check.class_size - SHOWN_MATCHES}", *["" for _ in qi]])
+        fill_table(self.query_one("#deviations", DataTable), ["row", *qi], rows)
+        self._show_disclosure(check.disclosure, best_guess=True)
+
+    def _show_disclosure(self, disclosure: dict, *, best_guess: bool = False) -> None:
+        header = ["sensitive attribute", "risk", "candidates", *(["best guess"] if best_guess else []), "how"]
+        rows = [[name, figure(r["risk"]), str(r["candidates"]), *([str(r["best_guess"])] if best_guess else []),
+                 r["mode"]] for name, r in disclosure.items()]
+        fill_table(self.query_one("#disclosure", DataTable), header,
+                   rows or [["(the schema marks no sensitive attribute)", *[""] * (len(header) - 1)]])
+
+    def _write_verdict(self, lines: list[str], closing: str) -> None:
         text = Text()
         text.append(literal(lines[0]), style="bold")
         for line in lines[1:]:
             text.append("\n" + literal(line))
-        text.append(f"\n\nPermutation distance {self._check.distance}; {self._check.result.matches.size} "
-                    "released record(s) match.")
+        text.append("\n\n" + closing)
         self.query_one("#verdict", Static).update(text)
+
+    def show_verdict(self, random: SubjectReport | None) -> None:
+        """The verdict in words, with the random-match test's result once she has run it."""
+        assert self._check is not None
+        self._write_verdict(self._check.verdict(random), f"Permutation distance {self._check.distance}; "
+                            f"{self._check.result.matches.size} released record(s) match.")
 
     @on(Input.Changed, "#my-d, #my-v")
     def _thresholds_typed(self) -> None:

@@ -1,0 +1,295 @@
+"""Every method of the papers released end to end (issue 13): release, verify, audit, a subject's check.
+
+A synthetic clinic table (age numeric, sex and race nominal quasi-identifiers;
+disease sensitive, and household too for the two-step generalization) is
+released with each method in CSV and in Parquet. Each release verifies; its
+claims follow its family's model and the audit recomputes them (from the
+release alone where the model allows, and with the original); a claim
+re-signed false by the publisher's own key is caught; a subject's check gives
+her figures in the family's mode; every failure is one FAIL line.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from publisher.cli import main as publisher
+from publisher.keys import load_private_key
+from verifier.cli import main as verifier
+from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dumps_manifest, key_id, pae
+
+METHODS = {
+    "additive_noise": (["--method", "additive_noise", "--param", "relative_sd=0.5", "--then", "reverse_mapping"],
+                       "permutation", "permutation"),
+    "rank_swapping": (["--method", "rank_swapping", "--param", "p=10"], "permutation", "permutation"),
+    "microaggregation": (["--method", "microaggregation", "--param", "k=3"], "permutation", "permutation"),
+    "randomized_response": (["--method", "randomized_response", "--param", "l=3", "--param", "scope=both"],
+                            "randomized_response", "randomized_response"),
+    "random_attribute_replacement": (["--method", "random_attribute_replacement"], "random_replacement",
+                                     "random_replacement"),
+    "sd_k_anonymity": (["--method", "sd_k_anonymity", "--param", "k=4"], "generalized", "group"),
+    "multi_sensitive_generalization": (["--method", "multi_sensitive_generalization", "--param", "alpha_qi=0.9",
+                                        "--param", "alpha_sa=0.9"], "generalized", "group"),
+}
+
+
+def _table(path: Path, n: int = 160) -> None:
+    rng = np.random.default_rng(7)
+    rows = ["age,sex,race,income,disease,household"]
+    for _ in range(n):
+        rows.append(f"{rng.integers(18, 80)},{rng.choice(['F', 'M'])},{rng.choice(['a', 'b', 'c'])},"
+                    f"{rng.integers(10, 90) * 1000},{rng.choice(['flu', 'cancer', 'hiv', 'none'])},"
+                    f"{rng.choice(['small', 'large'])}")
+    path.write_text("\n".join(rows) + "\n")
+
+
+def _schema(path: Path, *, two_sensitive: bool) -> None:
+    attrs = [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "race", "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b", "c"]},
+        {"name": "income", "kind": "numeric", "role": "other"},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cancer", "flu", "hiv", "none"]},
+        {"name": "household", "kind": "nominal", "role": "sensitive" if two_sensitive else "other",
+         "categories": ["large", "small"]},
+    ]
+    path.write_text(json.dumps({"attributes": attrs}))
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    root = tmp_path_factory.mktemp("every-method")
+    _table(root / "x.csv")
+    _schema(root / "one.json", two_sensitive=False)
+    _schema(root / "two.json", two_sensitive=True)
+    assert publisher(["keygen", "--out", str(root / "keys"), "--unencrypted"]) == 0
+    (root / "me.json").write_text(json.dumps(dict(zip(
+        ["age", "sex", "race", "income", "disease", "household"], (root / "x.csv").read_text().splitlines()[1].split(",")))))
+    header, first = (root / "x.csv").read_text().splitlines()[:2]
+    (root / "me.csv").write_text(f"{header}\n{first}\n")
+    return root
+
+
+def _release(world: Path, method: str, fmt: str) -> Path:
+    out = world / f"{method}-{fmt}"
+    if not out.exists():
+        schema = "two.json" if method == "multi_sensitive_generalization" else "one.json"
+        argv = ["release", "--input", str(world / "x.csv"), "--schema", str(world / schema), *METHODS[method][0],
+                "--samples", "500", "--seed", "11", "--key", str(world / "keys" / "private.pem"),
+                "--dataset-id", "clinic", "--format", fmt, "--out", str(out)]
+        assert publisher(argv) == 0
+    return out
+
+
+def _json(capsys, argv: list[str], code: int = 0) -> dict:
+    capsys.readouterr()
+    assert verifier([*argv, "--json"]) == code
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("method", list(METHODS))
+def test_release_verify_audit_check(world, method, fmt, capsys):
+    release = _release(world, method, fmt)
+    key = str(world / "keys" / "public.pem")
+    _, family, mode = METHODS[method]
+    verified = _json(capsys, ["verify", str(release), "--key", key])
+    assert verified["claims"]["model"] == family
+    for entry in verified["claims"]["attribute_disclosure"].values():
+        assert entry["mode"] == mode
+    if method == "multi_sensitive_generalization":
+        assert verified["claims"]["diversity"]["multi_diversity"]["passed"] is True
+    alone = _json(capsys, ["audit", str(release), "--key", key])
+    assert alone["passed"] and all(c["ok"] for c in alone["checks"])
+    assert {c["claim"] for c in alone["checks"]} >= {"model", "k"}
+    with_original = _json(capsys, ["audit", str(release), "--key", key, "--original", str(world / "x.csv")])
+    assert with_original["passed"], [c for c in with_original["checks"] if not c["ok"]]
+    if family != "generalized":
+        assert any(c["claim"] == "permuted_privacy.distance" for c in with_original["checks"])
+    for record in ("me.json", "me.csv"):
+        mine = _json(capsys, ["check", str(release), "--key", key, "--record", str(world / record),
+                              "--samples", "200"])
+        assert set(mine["attribute_disclosure"]) == set(verified["claims"]["attribute_disclosure"])
+        for entry in mine["attribute_disclosure"].values():
+            assert entry["mode"] == mode and {"mode", "risk", "candidates", "best_guess"} <= set(entry)
+            assert 0.0 <= entry["risk"] <= 1.0
+        if family == "generalized":
+            assert mine["class_size"] >= 1 and mine["distance"] is None and mine["p_value"] is None
+            assert "random_match_test" in mine["not_applicable"]
+        else:
+            assert isinstance(mine["distance"], int) and mine["p_value"] is not None
+
+
+def test_the_same_seed_gives_the_same_values_in_csv_and_parquet(world):
+    import pyarrow.parquet as pq
+
+    import csv
+
+    with open(_release(world, "sd_k_anonymity", "csv") / "release.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    table = pq.read_table(_release(world, "sd_k_anonymity", "parquet") / "release.parquet")
+    assert table.schema.field("age").type.num_fields == 4  # {text, lo, hi, hi_open}
+    assert table.schema.field("sex").type.num_fields == 2  # {text, values}
+    ages = [row["text"] for row in table.column("age").to_pylist()]
+    assert ages == [row["age"] for row in rows]
+    assert [r["text"] for r in table.column("sex").to_pylist()] == [row["sex"] for row in rows]
+    for row in table.column("age").to_pylist():
+        if row["text"].startswith("["):
+            lo, hi = row["text"][1:-1].split(",")
+            assert (row["lo"], row["hi"], row["hi_open"]) == (float(lo), float(hi), False)
+
+
+def test_a_hierarchy_the_method_used_is_published_and_signed(world, tmp_path, capsys):
+    hierarchies = tmp_path / "h.json"
+    hierarchies.write_text(json.dumps({"disease": {"type": "categorical", "tree": {
+        "*": [{"infectious": ["flu", "hiv"]}, {"other": ["cancer", "none"]}]}}}))
+    out = tmp_path / "release"
+    assert publisher(["release", "--input", str(world / "x.csv"), "--schema", str(world / "two.json"),
+                      "--method", "multi_sensitive_generalization", "--param", "alpha_qi=0.9", "--param",
+                      "alpha_sa=0.9", "--param", f"hierarchies={hierarchies}", "--seed", "11", "--key",
+                      str(world / "keys" / "private.pem"), "--dataset-id", "clinic", "--out", str(out)]) == 0
+    statement = json.loads((out / MANIFEST).read_bytes())
+    listed = {e["name"]: e for e in statement["subject"]}
+    assert set(listed) == {"release.csv", "hierarchies.json"}
+    assert listed["hierarchies.json"]["mediaType"] == "application/json"
+    assert json.loads((out / "hierarchies.json").read_bytes()) == json.loads(hierarchies.read_bytes())
+    assert statement["predicate"]["methods"][0]["parameters"]["hierarchies"] == "hierarchies.json"
+    key = str(world / "keys" / "public.pem")
+    assert _json(capsys, ["audit", str(out), "--key", key])["passed"]
+    # the hierarchy file is covered by the signature like the data
+    (out / "hierarchies.json").write_bytes((out / "hierarchies.json").read_bytes().replace(b"infectious", b"infectiouz"))
+    capsys.readouterr()
+    assert verifier(["verify", str(out), "--key", key]) == 1
+    assert capsys.readouterr().err.startswith(f"FAIL: {out}/hierarchies.json: DIGEST_MISMATCH: ")
+
+
+def _resign(release: Path, private_key: Path, mutate) -> None:
+    """A dishonest publisher: change the signed statement and sign it again with the real key."""
+    statement = json.loads((release / MANIFEST).read_bytes())
+    mutate(statement)
+    manifest = dumps_manifest(statement)
+    key = load_private_key(private_key, None)
+    signature = key.sign(pae(PAYLOAD_TYPE, manifest))
+    (release / MANIFEST).write_bytes(manifest)
+    (release / ENVELOPE).write_bytes(dumps_manifest({
+        "payloadType": PAYLOAD_TYPE, "payload": base64.b64encode(manifest).decode(),
+        "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(signature).decode()}]}))
+
+
+def _halve(path: list[str]):
+    def mutate(statement: dict) -> None:
+        node = statement["predicate"]["claims"]
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = node[path[-1]] / 2 if isinstance(node[path[-1]], float) else node[path[-1]] + 1
+    return mutate
+
+
+@pytest.mark.parametrize("method, path, original", [
+    ("sd_k_anonymity", ["k"], False),
+    ("sd_k_anonymity", ["attribute_disclosure", "disease", "max"], False),
+    ("multi_sensitive_generalization", ["diversity", "multi_diversity", "max_confidence"], False),
+    ("randomized_response", ["attribute_disclosure", "disease", "estimated", "max"], False),
+    ("randomized_response", ["attribute_disclosure", "disease", "max"], True),
+    ("random_attribute_replacement", ["attribute_disclosure", "disease", "mean"], True),
+    ("rank_swapping", ["permuted_privacy", "distance"], True),
+])
+def test_a_false_claim_resigned_by_the_publisher_is_caught(world, tmp_path, capsys, method, path, original):
+    import shutil
+
+    release = tmp_path / "release"
+    shutil.copytree(_release(world, method, "csv"), release)
+    _resign(release, world / "keys" / "private.pem", _halve(path))
+    argv = ["audit", str(release), "--key", str(world / "keys" / "public.pem")]
+    if original:
+        argv += ["--original", str(world / "x.csv")]
+    result = _json(capsys, argv, code=1)
+    false = [c["claim"] for c in result["checks"] if not c["ok"]]
+    assert false == [".".join(path)]
+
+
+def test_a_bad_generalized_cell_is_one_fail_line(world, tmp_path, capsys):
+    import shutil
+
+    release = tmp_path / "release"
+    shutil.copytree(_release(world, "sd_k_anonymity", "csv"), release)
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO((release / "release.csv").read_text())))
+    rows[1][0] = "[1,x]"  # no interval
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    broken = out.getvalue().encode()
+    (release / "release.csv").write_bytes(broken)
+
+    def relist(statement: dict) -> None:
+        import hashlib
+
+        entry = statement["subject"][0]
+        entry["digest"]["sha256"] = hashlib.sha256(broken).hexdigest()
+        entry["annotations"]["size"] = len(broken)
+    _resign(release, world / "keys" / "private.pem", relist)
+    capsys.readouterr()
+    code = verifier(["check", str(release), "--key", str(world / "keys" / "public.pem"), "--record",
+                     str(world / "me.json")])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith(f"FAIL: {release}: DATA_MALFORMED: ") and "column 'age', row 1" in err
+
+
+def test_publisher_refuses_a_category_the_cell_notation_cannot_hold(world, tmp_path, capsys):
+    source = tmp_path / "x.csv"
+    source.write_text((world / "x.csv").read_text().replace(",a,", ",a{1},"))
+    schema = json.loads((world / "one.json").read_text())
+    schema["attributes"][2]["categories"] = ["a{1}", "b", "c"]
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    capsys.readouterr()
+    code = publisher(["release", "--input", str(source), "--schema", str(tmp_path / "s.json"), "--method",
+                      "sd_k_anonymity", "--param", "k=4", "--key", str(world / "keys" / "private.pem"),
+                      "--dataset-id", "clinic", "--out", str(tmp_path / "release")])
+    err = capsys.readouterr().err
+    assert code == 3 and "CATEGORY_AMBIGUOUS" in err and "'race'" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "release").exists()
+
+
+@pytest.mark.parametrize("method", ["randomized_response", "random_attribute_replacement", "sd_k_anonymity",
+                                    "multi_sensitive_generalization", "microaggregation"])
+def test_the_verdict_never_says_protected_when_her_figures_break_a_claim_or_target(world, method):
+    """For the first 40 subjects of each release: 'protected' only when every risk is within claim and target."""
+    from verifier.releases.facts import open_release
+    from verifier.releases.record import parse_record
+    from verifier.releases.subject import check_record, prepare
+    from verifier.releases.verdict import NOT_PROTECTED, PROTECTED
+
+    prepared = prepare(open_release(str(_release(world, method, "csv")), str(world / "keys" / "public.pem")))
+    claimed = prepared.release.claims["attribute_disclosure"]
+    lines = (world / "x.csv").read_text().splitlines()
+    seen = set()
+    for line in lines[1:41]:
+        record = parse_record(dict(zip(lines[0].split(","), line.split(","))), prepared.schema)
+        check = check_record(prepared, record)
+        verdict = check.verdict()
+        breaks = any(r["risk"] > claimed[s]["max"] + 1e-9 or r["risk"] > claimed[s].get("target", 1.0) + 1e-9
+                     for s, r in check.disclosure.items())
+        if breaks:
+            assert verdict[0] == NOT_PROTECTED and any("above the" in v for v in verdict)
+        seen.add(verdict[0])
+        assert not (breaks and verdict[0] == PROTECTED)
+    assert seen  # the loop ran
+
+
+def test_the_audit_report_of_a_generalized_release_plots_group_sizes_against_k(world, tmp_path, capsys):
+    report = tmp_path / "audit.md"
+    assert verifier(["audit", str(_release(world, "sd_k_anonymity", "csv")), "--key",
+                     str(world / "keys" / "public.pem"), "--report", str(report)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["audit-group-sizes.png", "audit.md"]
+    assert (tmp_path / "audit-group-sizes.png").read_bytes().startswith(b"\x89PNG")
+    import re
+
+    assert re.search(r"^\| k \| (\d+) \| \1 \| true \|$", report.read_text(), re.M)

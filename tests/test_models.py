@@ -1,0 +1,160 @@
+"""The disclosure models by family and the one verdict (issue 13, items 2 and 5)."""
+
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifier.attacks.classes import group_claims, read_published, subject_class
+from verifier.attacks.replacement import replacement_claims, replacement_likelihood, replacement_risk
+from verifier.data.schema import Attribute, Schema
+from verifier.releases.verdict import (
+    EXPOSED,
+    NO_CLAIM,
+    NOT_PROTECTED,
+    PROTECTED,
+    certain_disclosure,
+    disclosure_breaches,
+    headline,
+)
+
+# ----------------------------------------------------------------------------- random attribute replacement
+
+
+def _brute_likelihood(q, released_row, freq, p, k):
+    """P(q is published as released_row) by enumerating every re-draw the method can make."""
+    m = len(q)
+    total = 0.0
+    if k == 1:
+        subsets = [((i,), p[i]) for i in range(m)]
+    else:
+        subsets = [(a, 1.0 / comb(m, k)) for a in itertools.combinations(range(m), k)]
+    for chosen, weight in subsets:
+        prob = weight
+        for i in range(m):
+            if i in chosen:
+                prob *= freq[i].get(float(released_row[i]), 0.0)
+            elif released_row[i] != q[i]:
+                prob = 0.0
+        total += prob
+    return total
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 3), st.integers(2, 4))
+def test_replacement_likelihood_equals_enumeration(seed, k, m):
+    """The closed form (elementary symmetric polynomials for k > 1) against every subset and draw."""
+    rng = np.random.default_rng(seed)
+    k = min(k, m)
+    released = rng.integers(0, 3, (30, m)).astype(float)
+    q = rng.integers(0, 3, m).astype(float)
+    p = rng.dirichlet(np.ones(m))
+    freq = [{float(v): float(np.mean(released[:, j] == v)) for v in np.unique(released[:, j])} for j in range(m)]
+    fast = replacement_likelihood(q, released, p, k, freq)
+    slow = [_brute_likelihood(q, row, freq, p, k) for row in released]
+    assert fast == pytest.approx(slow, abs=1e-12)
+
+
+def test_replacement_risk_is_the_posterior_of_her_value():
+    # three released rows; q = (0, 0): row 0 is q itself, row 1 differs in attribute 1, row 2 in both
+    released = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    s = np.array([5.0, 6.0, 5.0])
+    f = [{0.0: 2 / 3, 1.0: 1 / 3}, {0.0: 1 / 3, 1.0: 2 / 3}]
+    p = [0.25, 0.75]
+    L0 = 0.25 * 2 / 3 + 0.75 * 1 / 3  # either attribute re-drawn to its old value
+    L1 = 0.75 * 2 / 3  # attribute 1 re-drawn to 1
+    risk = replacement_risk(np.array([0.0, 0.0]), 5.0, released, s, p, 1)
+    assert risk["risk"] == pytest.approx(L0 / (L0 + L1)) and risk["candidates"] == 2
+    assert risk["best_guess"] == (5.0 if L0 > L1 else 6.0)
+    claims = replacement_claims(released, s, released, s, p, 1)
+    assert 0 < claims["mean"] <= claims["max"] <= 1
+
+
+# ----------------------------------------------------------------------------- generalized releases
+
+
+SCHEMA = Schema((Attribute("age", "numeric", "quasi_identifier"),
+                 Attribute("zip", "nominal", "quasi_identifier", ("a", "b", "c")),
+                 Attribute("disease", "nominal", "sensitive", ("cancer", "flu", "hiv"))))
+
+
+def _published(age, zip_, disease):
+    return read_published(SCHEMA, ["age", "zip", "disease"], [age, zip_, disease])
+
+
+def test_group_risk_vector_of_the_spec():
+    """spec/attribute-disclosure.md section 12: groups [0,0,0,0,1,1,1], risks [.5,.5,.25,.25,1/3,1/3,1/3]."""
+    published = _published(["[20,30]"] * 4 + ["[31,40)"] * 3, ["{a,b}"] * 4 + ["*"] * 3,
+                           ["flu", "flu", "cancer", "hiv", "flu", "cancer", "hiv"])
+    claims = group_claims(published)
+    assert claims["k"] == 3 and claims["classes"] == 2
+    risk = claims["attribute_disclosure"]["disease"]
+    assert risk["max"] == 0.5 and risk["mean"] == pytest.approx((0.5 + 0.5 + 0.25 + 0.25 + 1.0) / 7)
+    assert risk["distinct_l"] == 3
+    her = subject_class(published, np.array([35.0, 2.0, 2.0]))  # age 35, zip c, hiv: only the second class
+    assert her["class_size"] == 3 and her["rows"] == [5, 6, 7]
+    assert her["attribute_disclosure"]["disease"]["risk"] == pytest.approx(1 / 3)
+
+
+def test_a_masked_value_counts_one_share_per_leaf():
+    published = _published(["[20,30]"] * 4, ["a"] * 4, ["flu", "flu", "{cancer,hiv}", "*"])
+    risk = group_claims(published)["attribute_disclosure"]["disease"]
+    # flu: 2 + 1/3 (from *) of 4 rows
+    assert risk["max"] == pytest.approx((2 + 1 / 3) / 4)
+    her = subject_class(published, np.array([25.0, 0.0, 0.0]))  # cancer
+    assert her["attribute_disclosure"]["disease"]["risk"] == pytest.approx((0.5 + 1 / 3) / 4)
+    assert her["attribute_disclosure"]["disease"]["best_guess"] == "flu"
+
+
+def test_her_class_spans_overlapping_generalizations():
+    published = _published(["25", "[20,30]", "[26,40]", "[41,50]"], ["a", "{a,b}", "a", "a"],
+                           ["flu", "hiv", "flu", "cancer"])
+    her = subject_class(published, np.array([25.0, 0.0, 1.0]))
+    assert her["rows"] == [1, 2] and her["attribute_disclosure"]["disease"]["risk"] == 0.5
+
+
+def test_a_cell_that_is_no_interval_names_column_and_row():
+    from verifier.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError) as info:
+        _published(["[20,30]", "[2x,30]"], ["a", "a"], ["flu", "flu"])
+    assert info.value.reason == "CELL_INVALID" and "column 'age', row 2" in info.value.message
+    with pytest.raises(InvalidInputError) as info:
+        _published(["20", "30"], ["a", "{a,z}"], ["flu", "flu"])
+    assert info.value.reason == "CATEGORY_UNKNOWN" and "'z'" in info.value.message
+
+
+# ----------------------------------------------------------------------------- one verdict
+
+
+CLAIMS = {"attribute_disclosure": {"disease": {"mode": "randomized_response", "max": 0.4, "target": 0.5, "l": 2}}}
+
+
+@pytest.mark.parametrize("risk, breaches", [(0.3, 0), (0.45, 1), (0.55, 2)])
+def test_a_risk_above_the_claim_or_the_target_is_a_breach(risk, breaches):
+    found = disclosure_breaches({"disease": {"risk": risk}}, CLAIMS)
+    assert len(found) == breaches
+    assert headline(found, claim_holds=True) == (PROTECTED if breaches == 0 else NOT_PROTECTED)
+
+
+def test_the_audit_checks_the_data_set_against_the_target_only():
+    assert disclosure_breaches({"disease": {"max": 0.45}}, CLAIMS, subject=False) == []
+    assert len(disclosure_breaches({"disease": {"max": 0.55}}, CLAIMS, subject=False)) == 1
+
+
+def test_headline_order():
+    assert headline([], claim_holds=False) == NOT_PROTECTED
+    assert headline(["x"], claim_holds=True, exposed=True) == NOT_PROTECTED
+    assert headline([], claim_holds=True, exposed=True) == EXPOSED
+    assert headline([], claim_holds=None) == NO_CLAIM
+    assert headline([], claim_holds=True, exact_untested=True).startswith("Your record meets the publisher's claim")
+
+
+def test_certain_disclosure_is_said_in_words():
+    assert certain_disclosure({"disease": {"risk": 1.0}}) != []
+    assert certain_disclosure({"disease": {"risk": 0.99}}) == []

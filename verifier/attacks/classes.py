@@ -1,0 +1,218 @@
+"""Equivalence classes of a generalized release, read from the release alone.
+
+A generalized release (SD k-anonymization, paper 001; two-step
+generalization, paper 002) publishes cells that stand for sets of values
+(docs/release-format.md, "generalized cells"). Rows with identical published
+quasi-identifiers form an equivalence class. From the release alone anyone
+can compute:
+
+- ``k``, the size of the smallest class, and the number of classes;
+- per sensitive attribute the group-based risk of spec/attribute-disclosure.md
+  section 12: within a class, the share of rows whose published sensitive
+  cell is a given value, a masked cell covering N values counting 1/N for
+  each. ``max`` is the largest share of any value in any class (a table is
+  l-diverse in the frequency sense iff ``max <= 1/l``), ``mean`` the average
+  over rows of the share of the row's own published value, ``distinct_l`` the
+  fewest distinct sensitive values in a class;
+- a subject's own class: the released rows whose published cells contain her
+  values, her risk among them and the attacker's best guess.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from verifier.attacks.generalized import Cell, parse_cell
+from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
+from verifier.data.schema import Attribute, Schema
+from verifier.data.tables import format_rows
+from verifier.errors import InvalidInputError
+
+__all__ = ["leaf_confidence", "PublishedCells", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
+
+WILDCARD = "*"
+
+
+@dataclass(frozen=True, eq=False)
+class PublishedCells:
+    """A generalized release as published: the text of every column and the parsed QI and sensitive cells."""
+
+    schema: Schema
+    text: dict[str, list[str]]
+    cells: dict[str, list[Cell]]
+
+    @property
+    def n_records(self) -> int:
+        return len(next(iter(self.text.values()))) if self.text else 0
+
+    @property
+    def quasi_identifiers(self) -> list[Attribute]:
+        return [a for a in self.schema.attributes if a.role == "quasi_identifier"]
+
+    @property
+    def sensitive(self) -> list[Attribute]:
+        return [a for a in self.schema.attributes if a.role == "sensitive"]
+
+    def class_labels(self) -> np.ndarray:
+        """Each row's class: rows with identical published quasi-identifiers share one."""
+        qi = self.quasi_identifiers
+        index: dict[tuple, int] = {}
+        keys = zip(*[[t.strip() for t in self.text[a.name]] for a in qi]) if qi else ((),) * self.n_records
+        return np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
+
+
+def column_hierarchy(attr: Attribute, spec: Mapping[str, Any] | None) -> Hierarchy | None:
+    """The published tree that names a categorical column's internal nodes; numeric labels need none."""
+    if spec is None or attr.kind == "numeric":
+        return None  # numeric labels are intervals, which read themselves
+    return build_hierarchy(spec, list(attr.categories or ()), False, on_unknown="attach_root")
+
+
+def published_cell(text: str, attr: Attribute, hierarchy: Hierarchy | None, where: str) -> Cell:
+    """What one published cell covers; ``*`` is every value of the column."""
+    numeric = attr.kind == "numeric"
+    if text.strip() == WILDCARD and (hierarchy is None or WILDCARD not in hierarchy.order):
+        if numeric:
+            return Cell(lo=-math.inf, hi=math.inf)
+        if attr.categories:
+            return Cell(values=frozenset(attr.categories))
+        return Cell(everything=True)
+    try:
+        cell = parse_cell(text, numeric, hierarchy)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc.message}", reason="CELL_INVALID") from None
+    if not numeric and attr.categories is not None and cell.values is not None:
+        unknown = sorted(cell.values - set(attr.categories))
+        if unknown:
+            raise InvalidInputError(f"{where}: {unknown[0]!r} is not one of the schema's categories",
+                                    reason="CATEGORY_UNKNOWN")
+    return cell
+
+
+def _typed_matches(cell: Cell, typed: Mapping[str, Any]) -> bool:
+    """The Parquet struct's covered values agree with its text."""
+    if "values" in typed:
+        return cell.values is not None and frozenset(map(str, typed["values"] or ())) == cell.values
+    if cell.values is not None:  # a numeric hierarchy node: the numbers it covers
+        covered = [float(v) for v in cell.values]
+        return typed.get("lo") == min(covered) and typed.get("hi") == max(covered)
+    return (typed.get("lo") == cell.lo and typed.get("hi") == cell.hi
+            and bool(typed.get("hi_open")) == cell.open_hi)
+
+
+def read_published(schema: Schema, header: Sequence[str], columns: Sequence[Sequence[str]], *,
+                   typed: Mapping[str, list[dict]] | None = None, hierarchies: Mapping[str, Any] | None = None,
+                   path: str = "release") -> PublishedCells:
+    """Parse the quasi-identifier and sensitive cells of a generalized release; a bad cell names column and row."""
+    where = {h: k for k, h in enumerate(header)}
+    missing = [a.name for a in schema.attributes if a.name not in where]
+    if missing:
+        raise InvalidInputError(f"column {missing[0]!r} of the schema is not in the file", path=path,
+                                reason="COLUMN_MISSING")
+    text = {a.name: [str(t) for t in columns[where[a.name]]] for a in schema.attributes}
+    cells: dict[str, list[Cell]] = {}
+    for a in schema.attributes:
+        if a.role not in ("quasi_identifier", "sensitive"):
+            continue
+        h = column_hierarchy(a, (hierarchies or {}).get(a.name))
+        parsed = []
+        for row, t in enumerate(text[a.name]):
+            try:
+                cell = published_cell(t, a, h, f"column {a.name!r}, {format_rows([row + 1])}")
+            except InvalidInputError as exc:
+                raise InvalidInputError(exc.message, path=path, reason=exc.reason) from None
+            if typed and a.name in typed and not _typed_matches(cell, typed[a.name][row]):
+                raise InvalidInputError(f"column {a.name!r}, {format_rows([row + 1])}: the typed cell does not "
+                                        "cover what its text says", path=path, reason="CELL_INVALID")
+            parsed.append(cell)
+        cells[a.name] = parsed
+    return PublishedCells(schema, text, cells)
+
+
+def _shares(cells: Sequence[Cell], rows: np.ndarray) -> dict[str, float]:
+    """Summed share of each value over ``rows``: a cell covering N values gives 1/N to each."""
+    acc: dict[str, float] = {}
+    for t in rows:
+        values = cells[t].values or frozenset()
+        for v in values:
+            acc[v] = acc.get(v, 0.0) + 1.0 / len(values)
+    return acc
+
+
+def leaf_confidence(published: PublishedCells, keys: Sequence[str], target: str) -> float:
+    """The largest share of one ``target`` value within the groups of identical published ``keys`` columns.
+
+    Shares are counted at the leaf level (a masked cell covering N values gives
+    1/N to each), so a masked value protects as it should and ``*`` is no value
+    of its own. With the quasi-identifiers as ``keys`` this is paper 002's
+    alpha requirement (Def. 3); with the other sensitive attributes added, its
+    Q&S diversity (Def. 5).
+    """
+    index: dict[tuple, int] = {}
+    labels = np.array([index.setdefault(tuple(published.text[k][r].strip() for k in keys), len(index))
+                       for r in range(published.n_records)], dtype=np.int64)
+    top = 0.0
+    for c in range(len(index)):
+        rows = np.flatnonzero(labels == c)
+        shares = _shares(published.cells[target], rows)
+        top = max(top, max(shares.values(), default=0.0) / len(rows))
+    return top
+
+
+def group_claims(published: PublishedCells) -> dict[str, Any]:
+    """``k``, ``classes`` and per sensitive attribute the group risk ``max``, ``mean`` and ``distinct_l``."""
+    labels = published.class_labels()
+    n = published.n_records
+    sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
+    members = [np.flatnonzero(labels == c) for c in range(sizes.size)]
+    risks: dict[str, Any] = {}
+    for s in published.sensitive:
+        cells = published.cells[s.name]
+        top, own, distinct = 0.0, 0.0, None
+        for rows in members:
+            shares = _shares(cells, rows)
+            size = len(rows)
+            top = max(top, max(shares.values(), default=0.0) / size)
+            distinct = len(shares) if distinct is None else min(distinct, len(shares))
+            for t in rows:
+                values = cells[t].values or frozenset()
+                own += sum(shares[v] for v in values) / len(values) / size if values else 0.0
+        risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct or 0}
+    return {"n_records": n, "k": int(sizes.min()) if sizes.size else 0, "classes": int(sizes.size),
+            "attribute_disclosure": risks}
+
+
+def _her_value(attr: Attribute, key: float) -> str | float:
+    if attr.kind == "numeric":
+        return float(key)
+    return (attr.categories or ())[int(key)]
+
+
+def subject_class(published: PublishedCells, record: np.ndarray) -> dict[str, Any]:
+    """Her class: the released rows whose every published quasi-identifier contains hers (``record``: rank keys).
+
+    Returns ``class_size``, the candidate rows (numbered from 1) and per
+    sensitive attribute her ``risk`` (the share of candidates whose published
+    value is hers), the ``candidates`` and the attacker's ``best_guess`` (a
+    category name).
+    """
+    names = published.schema.names
+    inside = np.ones(published.n_records, dtype=bool)
+    for a in published.quasi_identifiers:
+        mine = _her_value(a, record[names.index(a.name)])
+        inside &= np.array([c.contains(mine) for c in published.cells[a.name]], dtype=bool)
+    rows = np.flatnonzero(inside)
+    out: dict[str, Any] = {"class_size": int(rows.size), "rows": (rows + 1).tolist(), "attribute_disclosure": {}}
+    for s in published.sensitive:
+        mine = _her_value(s, record[names.index(s.name)])
+        shares = _shares(published.cells[s.name], rows)
+        guess = max(shares, key=lambda v: (shares[v], v)) if shares else None
+        out["attribute_disclosure"][s.name] = {
+            "mode": "group", "risk": shares.get(str(mine), 0.0) / rows.size if rows.size else 0.0,
+            "candidates": int(rows.size), "best_guess": guess,
+        }
+    return out

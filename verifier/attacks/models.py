@@ -1,0 +1,134 @@
+"""Attribute disclosure under the model of the method that made a release (SPEC sections 6 and 13).
+
+One function per randomizing family, each for the data set (a release's
+claim, recomputed by the audit) and for one subject (her check):
+
+- **randomized response** (paper 000): the closed form of Result 1 on the
+  distribution an attacker estimates from the release (Eq. 2, clipped) with
+  the published keep probabilities. It conditions on the categorical
+  quasi-identifiers the method randomized (the keys of the published
+  ``keep_probabilities``). The claim's ``max`` is over every cell, as the
+  method's own target ``max <= 1/l`` is, and ``mean`` weighs the cells by the
+  distribution: on the original's (the paper's risk, recomputed with the
+  original) and, under ``estimated``, on the one an attacker estimates from
+  the release (recomputed from the release alone). A subject's risk is the
+  attacker's estimate at her cell.
+- **random attribute replacement** (paper 004): the attacker's posterior
+  probability of a subject's sensitive value
+  (:mod:`verifier.attacks.replacement`), over every original record for the
+  claim (recomputed with the original), for her own record in her check.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from verifier.attacks.disclosure import estimate_distribution, rr_risk
+from verifier.attacks.replacement import replacement_claims, replacement_risk
+from verifier.data.schema import Schema
+
+__all__ = ["rr_model", "rr_claims", "rr_record", "replacement_model", "replacement_release_claims",
+           "replacement_record"]
+
+
+def rr_model(schema: Schema, keep: Mapping[str, float]) -> tuple[list[int], int | None, list[float]]:
+    """The modelled columns: categorical QIs with a published keep probability, the sensitive one, and the ps."""
+    attrs = list(schema.attributes)
+    qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier" and a.kind != "numeric" and a.name in keep]
+    sens = [j for j, a in enumerate(attrs) if a.role == "sensitive" and a.kind != "numeric" and a.name in keep]
+    s = sens[0] if sens else None
+    ps = [float(keep.get(attrs[j].name, 1.0)) for j in ([*qi, s] if s is not None else qi)]
+    return qi, s, ps
+
+
+def _frequencies(table: np.ndarray, schema: Schema, cols: list[int]) -> np.ndarray:
+    attrs = list(schema.attributes)
+    dims = [len(attrs[j].categories or ()) for j in cols]
+    index = np.zeros(table.shape[0], dtype=np.int64)
+    for j, d in zip(cols, dims):
+        index = index * d + table[:, j].astype(np.int64)
+    return np.bincount(index, minlength=int(np.prod(dims))).reshape(dims) / max(table.shape[0], 1)
+
+
+def _estimate(y: np.ndarray, schema: Schema, cols: list[int], ps: list[float]) -> np.ndarray:
+    """Eq. 2 on the release's frequencies (clipped), where the keep matrices can be inverted."""
+    lam = _frequencies(y, schema, cols)
+    invertible = all(p > 1 / d + 1e-9 for p, d in zip(ps, lam.shape))
+    return estimate_distribution(lam, ps) if invertible else lam
+
+
+def _figures(pi: np.ndarray, ps: list[float]) -> dict[str, float]:
+    risk = rr_risk(pi, ps[:-1], ps[-1])
+    return {"max": float(risk.max()), "mean": float(np.sum(pi * risk))}
+
+
+def rr_claims(x: np.ndarray | None, y: np.ndarray, schema: Schema, keep: Mapping[str, float], *,
+              l: float | None = None) -> dict[str, Any]:
+    """The closed-form risk of a randomized-response release; ``{}`` without a sensitive column.
+
+    ``max`` and ``mean`` are Result 1 on the original's distribution (the
+    paper's risk, which the method's target ``1/l`` bounds; recomputable with
+    the original); ``estimated`` the same on the distribution an attacker
+    estimates from the release (recomputable from the release alone). With
+    ``x`` None only ``estimated`` is computed.
+    """
+    qi, s, ps = rr_model(schema, keep)
+    if s is None:
+        return {}
+    cols = [*qi, s]
+    entry: dict[str, Any] = {"mode": "randomized_response"}
+    if x is not None:
+        entry.update(_figures(_frequencies(x, schema, cols), ps))
+    entry["estimated"] = _figures(_estimate(y, schema, cols, ps), ps)
+    entry["conditioned_on"] = [schema.attributes[j].name for j in qi]
+    if l is not None:
+        entry.update(l=l, target=1.0 / l)
+    return {schema.attributes[s].name: entry}
+
+
+def rr_record(y: np.ndarray, schema: Schema, keep: Mapping[str, float], record: np.ndarray) -> dict[str, Any]:
+    """Her closed-form risk at her cell, the records published with her QIs, and the attacker's best guess."""
+    qi, s, ps = rr_model(schema, keep)
+    if s is None:
+        return {}
+    pi_hat = _estimate(y, schema, [*qi, s], ps)
+    cell = tuple(int(record[j]) for j in qi)
+    risk = float(rr_risk(pi_hat, ps[:-1], ps[-1])[cell + (int(record[s]),)])
+    share = pi_hat[cell]
+    candidates = int(np.all(y[:, qi] == record[qi], axis=1).sum()) if qi else int(y.shape[0])
+    guess = int(np.argmax(share)) if share.sum() > 0 else None
+    return {schema.attributes[s].name: {"mode": "randomized_response", "risk": risk, "candidates": candidates,
+                                        "best_guess": guess}}
+
+
+def replacement_model(schema: Schema, params: Mapping[str, Any]) -> tuple[list[int], list[float], int]:
+    """The replaced QI columns, their published probabilities and k."""
+    names = params.get("attributes") or [a.name for a in schema.attributes if a.role == "quasi_identifier"]
+    cols = [schema.names.index(n) for n in names if n in schema.names]
+    k = int(params.get("k") or 1)
+    p = params.get("p_used") or params.get("p")
+    p = [float(v) for v in p] if isinstance(p, list) and len(p) == len(cols) else [1.0 / max(len(cols), 1)] * len(cols)
+    return cols, p, k
+
+
+def replacement_release_claims(x: np.ndarray, y: np.ndarray, schema: Schema, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Every original record's posterior risk, per sensitive attribute (needs the original ``x``)."""
+    cols, p, k = replacement_model(schema, params)
+    out = {}
+    for s, attr in enumerate(schema.attributes):
+        if attr.role == "sensitive" and cols:
+            out[attr.name] = {"mode": "random_replacement", **replacement_claims(x[:, cols], x[:, s], y[:, cols], y[:, s], p, k)}
+    return out
+
+
+def replacement_record(y: np.ndarray, schema: Schema, params: Mapping[str, Any], record: np.ndarray) -> dict[str, Any]:
+    """Her posterior risk per sensitive attribute, from the release and the published parameters."""
+    cols, p, k = replacement_model(schema, params)
+    out = {}
+    for s, attr in enumerate(schema.attributes):
+        if attr.role == "sensitive" and cols:
+            out[attr.name] = {"mode": "random_replacement",
+                              **replacement_risk(record[cols], record[s], y[:, cols], y[:, s], p, k)}
+    return out

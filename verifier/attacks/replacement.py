@@ -1,0 +1,128 @@
+"""Attribute disclosure under random attribute replacement (paper 004, RA and enhanced RA).
+
+RA re-draws quasi-identifier values and leaves the sensitive attributes
+untouched, so a subject's released row still carries her true sensitive
+value; what protects her is that the attacker cannot tell which released row
+is hers. Knowing her quasi-identifiers ``q`` and everything published (the
+attributes replaced, the probabilities ``p``, ``k``), the attacker weighs each
+released row ``r`` by the likelihood that ``q`` became its published values
+``q'_r`` (spec/methods.md 3.3, eq. 6):
+
+- ``k = 1`` (Algorithm 1): attribute ``i`` is re-drawn with probability
+  ``p_i`` and gets ``v`` with probability ``f_i(v)``, so with
+  ``w_i = p_i f_i(q'_i)``: ``L = sum_i w_i`` when ``q' = q`` (any re-draw may
+  return the old value), ``L = w_i`` when ``q'`` differs from ``q`` in
+  attribute ``i`` alone, and ``L = 0`` otherwise;
+- ``k > 1`` (Algorithm 2): a uniform ``k``-subset ``A`` of the attributes is
+  re-drawn, so ``L = C(m, k)^-1 sum over A containing D of prod_{i in A} f_i(q'_i)``
+  where ``D`` is the set of attributes in which ``q'`` differs from ``q``;
+  that is ``prod_{i in D} f_i(q'_i) e_{k-|D|}(f_j(q'_j), j not in D)`` with
+  ``e_t`` the elementary symmetric polynomial, and 0 when ``|D| > k``.
+
+Her risk is the posterior probability of her own sensitive value,
+``sum_{r: S_r = s} L_r / sum_r L_r``: the chance that an attacker who
+predicts the most likely value, or samples one, is right about her. The
+frequencies ``f_i`` are estimated from the release: a re-draw follows the
+original marginal, so the released marginal equals it in expectation.
+docs/attribute-disclosure.md gives the derivation.
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["replacement_likelihood", "replacement_risk", "replacement_claims"]
+
+
+def _frequencies(released: np.ndarray) -> list[dict[float, float]]:
+    n = max(released.shape[0], 1)
+    out = []
+    for j in range(released.shape[1]):
+        values, counts = np.unique(released[:, j], return_counts=True)
+        out.append({float(v): c / n for v, c in zip(values, counts)})
+    return out
+
+
+def _published_frequencies(released: np.ndarray, frequencies: list[dict[float, float]]) -> np.ndarray:
+    """``F[r, i] = f_i(q'_{r,i})``: how often each published value occurs in its column."""
+    F = np.empty(released.shape)
+    for j in range(released.shape[1]):
+        values, inverse = np.unique(released[:, j], return_inverse=True)
+        F[:, j] = np.array([frequencies[j].get(float(v), 0.0) for v in values])[inverse.ravel()]
+    return F
+
+
+def replacement_likelihood(q: np.ndarray, released: np.ndarray, p: Sequence[float], k: int,
+                           frequencies: list[dict[float, float]] | None = None, *,
+                           F: np.ndarray | None = None) -> np.ndarray:
+    """``L_r``: the likelihood that quasi-identifiers ``q`` (``(m,)``) were published as each row of ``released`` (``(n, m)``).
+
+    ``F`` (from the frequencies) may be given when many subjects are weighed against one release.
+    """
+    released = np.asarray(released, dtype=np.float64)
+    n, m = released.shape
+    if F is None:
+        F = _published_frequencies(released, frequencies if frequencies is not None else _frequencies(released))
+    differs = released != np.asarray(q, dtype=np.float64)[None, :]
+    nd = differs.sum(axis=1)
+    if k == 1:
+        w = F * np.asarray(p, dtype=np.float64)[None, :]
+        return np.where(nd == 0, w.sum(axis=1), np.where(nd == 1, (w * differs).sum(axis=1), 0.0))
+    # e_t over the attributes that agree, by the usual recurrence; the differing ones must all be re-drawn
+    e = np.zeros((n, k + 1))
+    e[:, 0] = 1.0
+    for j in range(m):
+        same = ~differs[:, j]
+        for t in range(k, 0, -1):
+            e[:, t] += np.where(same, e[:, t - 1] * F[:, j], 0.0)
+    forced = np.prod(np.where(differs, F, 1.0), axis=1)
+    rest = k - nd
+    picked = np.where(rest >= 0, e[np.arange(n), np.clip(rest, 0, k)], 0.0)
+    return forced * picked / comb(m, k)
+
+
+def replacement_risk(q: np.ndarray, s: float, released_qi: np.ndarray, released_s: np.ndarray, p: Sequence[float],
+                     k: int, frequencies: list[dict[float, float]] | None = None, *, F: np.ndarray | None = None,
+                     weights: np.ndarray | None = None) -> dict:
+    """One subject's posterior: ``risk`` of her sensitive value ``s``, ``candidates`` (rows with L > 0), ``best_guess``.
+
+    ``weights`` counts how many released rows each row of ``released_qi`` stands for (distinct rows).
+    """
+    L = replacement_likelihood(q, released_qi, p, k, frequencies, F=F)
+    candidates = int(np.count_nonzero(L)) if weights is None else int(weights[L > 0].sum())
+    if weights is not None:
+        L = L * weights
+    total = float(L.sum())
+    if total <= 0.0:
+        return {"risk": 0.0, "candidates": 0, "best_guess": None}
+    values = np.unique(released_s)
+    mass = np.array([L[released_s == v].sum() for v in values])
+    return {"risk": float(L[released_s == s].sum() / total), "candidates": candidates,
+            "best_guess": float(values[int(np.argmax(mass))])}
+
+
+def replacement_claims(original_qi: np.ndarray, original_s: np.ndarray, released_qi: np.ndarray,
+                       released_s: np.ndarray, p: Sequence[float], k: int) -> dict:
+    """The risk of every original record: ``max``, ``mean`` and mean ``candidates`` (the protector's claim).
+
+    Records with the same quasi-identifiers and sensitive value have the same
+    risk, so each distinct combination is computed once.
+    """
+    released_qi = np.asarray(released_qi, dtype=np.float64)
+    freq = _frequencies(released_qi)
+    # the release as its distinct (q', s) rows with their counts: every subject is weighed against these
+    rows, weights = np.unique(np.column_stack([released_qi, released_s]) + 0.0, axis=0, return_counts=True)
+    F = _published_frequencies(rows[:, :-1], freq)
+    keys = np.column_stack([original_qi, original_s]).astype(np.float64) + 0.0
+    distinct, counts = np.unique(keys, axis=0, return_counts=True)
+    risks = np.empty(len(distinct))
+    cands = np.empty(len(distinct))
+    for i, row in enumerate(distinct):
+        one = replacement_risk(row[:-1], row[-1], rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights)
+        risks[i], cands[i] = one["risk"], one["candidates"]
+    n = max(int(counts.sum()), 1)
+    return {"max": float(risks.max()) if len(risks) else 0.0,
+            "mean": float((risks * counts).sum() / n), "mean_candidates": float((cands * counts).sum() / n)}

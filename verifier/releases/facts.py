@@ -1,0 +1,100 @@
+"""A verified release for people: what was verified, the claims in one line, a p-value in words.
+
+Shared by ``verifier verify``, ``verifier check``, the TUI and the reports.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.errors import UsageError, VerifierError
+from verifier.releases.verification import VerifiedRelease, load_public_key, verify_release
+from verifier.text import figure, literal
+
+__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "open_release", "p_value_words", "release_facts"]
+
+
+def open_release(directory: str, key_path: str, *, fingerprint: str | None = None, dataset_id: str | None = None,
+                 min_version: int | None = None) -> VerifiedRelease:
+    """Verify ``directory`` with the public key at ``key_path`` (SPEC section 9); raises on failure.
+
+    ``fingerprint``, when given, pins the key: a key file with another
+    fingerprint is refused before the release is looked at.
+    """
+    key = load_public_key(key_path)
+    if fingerprint and fingerprint.strip().lower() != key.fingerprint:
+        raise VerifierError(f"the key file's fingerprint is {key.fingerprint}, not the one you pinned",
+                            path=key_path, reason="KEY_MISMATCH")
+    if min_version is not None and min_version < 1:
+        raise UsageError("the minimum release version is an integer from 1 up")
+    return verify_release(directory, key, dataset_id=dataset_id, min_version=min_version)
+
+
+#: how each attribute-disclosure mode reaches its figure, for people
+MODEL_WORDS = {
+    "randomized_response": "under the published randomized-response probabilities",
+    "random_replacement": "under the published replacement probabilities",
+    "group": "among the released records whose published values contain yours",
+    "permutation": "among the released records closest to yours in rank",
+    "none": "among all released records",
+}
+
+
+def release_facts(release: VerifiedRelease) -> list[tuple[str, str]]:
+    """What was verified, for people: who signed, which dataset and version, when, and every method parameter.
+
+    Strings from the manifest are JSON-quoted (so control characters are
+    escaped); parameters that are null are left out, as in ``verifier verify``.
+    """
+    import json
+
+    facts = [
+        ("fingerprint", release.key.fingerprint),
+        ("dataset", json.dumps(release.dataset_id)),
+        ("version", str(release.release_version)),
+        ("created", json.dumps(release.created_at)),
+    ]
+    for step in release.methods:
+        params = step.get("parameters") if isinstance(step, dict) else None
+        facts.append(("method", json.dumps(step.get("method") if isinstance(step, dict) else step)))
+        for name, value in (params or {}).items() if isinstance(params, dict) else ():
+            if value is not None:
+                facts.append((f"  {literal(name)}", json.dumps(value)))
+    facts.append(("withheld", WITHHELD))
+    facts.append(("claims", claims_summary(release)))
+    return facts
+
+
+WITHHELD = "the random seed only (paper 003, Def. 4)"
+
+
+def _fig(value: Any) -> str:
+    return figure(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else "-"
+
+
+def claims_summary(release: VerifiedRelease) -> str:
+    """The publisher's main claims in one line, by the release's family: records, k, and D and the
+    confidently linked share where ranks apply, the disclosure risk of each sensitive attribute otherwise."""
+    claims = release.claims if isinstance(release.claims, dict) else {}
+    parts = [f"{claims.get('n_records')} records", f"k = {claims.get('k')}"]
+    if release.family == "generalized":
+        parts.append(f"{claims.get('classes')} classes")
+    else:
+        pp = claims.get("permuted_privacy") or {}
+        it = claims.get("intruder") or {}
+        parts.insert(1, f"D = {pp.get('distance')}")
+        parts.append(f"confidently linked {_fig(it.get('confidently_linked_share'))} at alpha {it.get('alpha')}")
+    disclosure = claims.get("attribute_disclosure")
+    for name, entry in (disclosure.items() if isinstance(disclosure, dict) else ()):
+        if isinstance(entry, dict):
+            parts.append(f"risk of {literal(name)} at most {_fig(entry.get('max'))} ({literal(entry.get('mode'))})")
+    return ", ".join(parts)
+
+
+def p_value_words(p: float, alpha: float, *, whose: str = "your") -> str:
+    """A p-value for people (SPEC section 10.1, item 4); ``whose`` is ``your`` for a subject, ``the`` otherwise."""
+    share = f"{100 * p:.2g}%" if 0 < p < 0.01 else f"{100 * p:.0f}%"
+    if p < alpha:
+        return (f"a random record matches as closely only {share} of the time: an intruder who finds {whose} match "
+                "can be confident it is the right one")
+    return f"a random record matches as closely {share} of the time: an intruder cannot tell {whose} match from chance"

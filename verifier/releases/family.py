@@ -1,0 +1,73 @@
+"""Which model describes how a release was made: its method family (SPEC section 13).
+
+A release's claims, its audit and a subject's check are computed under the
+model of the methods that made it, read from the signed ``methods`` list:
+
+==========================  ==================================  ===============================
+family                      methods                             attribute disclosure
+==========================  ==================================  ===============================
+``generalized``             sd_k_anonymity,                     group-based, from the published
+                            multi_sensitive_generalization      equivalence classes
+``randomized_response``     randomized_response                 paper 000's closed form from the
+                                                                published keep probabilities
+``random_replacement``      random_attribute_replacement        the posterior under paper 004's
+                                                                published replacement probabilities
+``permutation``             the rank-based methods              her match set in rank space
+==========================  ==================================  ===============================
+
+Permutation distance and the random-match test need ranks: they apply to
+every family but ``generalized``, whose cells stand for sets of values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+__all__ = ["GENERALIZING", "FAMILIES", "family_of", "generalized_columns", "ranks_apply", "step_parameters",
+           "NO_RANKS"]
+
+#: method name -> the roles whose columns it publishes as generalized cells
+GENERALIZING = {"sd_k_anonymity": ("quasi_identifier",),
+                "multi_sensitive_generalization": ("quasi_identifier", "sensitive")}
+FAMILIES = ("generalized", "randomized_response", "random_replacement", "permutation")
+
+NO_RANKS = ("This release's cells are generalized (intervals, sets of categories, hierarchy nodes) and have no "
+            "ranks, so the permutation distance and the random-match test do not apply to it; what protects a record "
+            "is the size and diversity of the group of released records its values fall in.")
+
+
+def _names(methods: Sequence[Any]) -> list[str]:
+    return [str(step.get("method")) for step in methods if isinstance(step, dict)]
+
+
+def family_of(methods: Sequence[Any]) -> str:
+    """The family of a chain of methods (a list of ``{"method", "parameters"}``)."""
+    names = _names(methods)
+    if any(n in GENERALIZING for n in names):
+        return "generalized"
+    if "randomized_response" in names:
+        return "randomized_response"
+    if "random_attribute_replacement" in names:
+        return "random_replacement"
+    return "permutation"
+
+
+def ranks_apply(methods: Sequence[Any]) -> bool:
+    return family_of(methods) != "generalized"
+
+
+def step_parameters(methods: Sequence[Any], name: str) -> dict[str, Any] | None:
+    """The published parameters of the chain's last step named ``name``, or None."""
+    found = None
+    for step in methods:
+        if isinstance(step, dict) and step.get("method") == name and isinstance(step.get("parameters"), dict):
+            found = step["parameters"]
+    return found
+
+
+def generalized_columns(methods: Sequence[Any], schema) -> list[str]:
+    """The columns published as generalized cells: those of the roles each generalizing method generalizes."""
+    roles: set[str] = set()
+    for name in _names(methods):
+        roles.update(GENERALIZING.get(name, ()))
+    return [a.name for a in schema.attributes if a.role in roles]

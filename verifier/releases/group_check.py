@@ -1,0 +1,131 @@
+"""A subject's check of her record in a generalized release (k-anonymous, l-diverse or masked tables).
+
+Her *equivalence class* is the set of released rows whose every published
+quasi-identifier cell contains her value: the rows an attacker who knows her
+quasi-identifiers cannot tell apart from hers. Its size is her anonymity
+set; per sensitive attribute, her risk is the share of those rows whose
+published value is hers (a masked cell covering N values counts 1/N), and the
+attacker's best guess is the value with the largest share (spec
+attribute-disclosure section 12). Permutation distance and the random-match
+test do not apply: generalized cells have no ranks.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from verifier.attacks.classes import subject_class
+from verifier.releases.facts import MODEL_WORDS, release_facts
+from verifier.releases.family import NO_RANKS
+from verifier.releases.verdict import certain_disclosure, disclosure_breaches, headline
+from verifier.text import figure, literal
+
+__all__ = ["GroupCheck", "check_group"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class GroupCheck:
+    """Her results in a generalized release. ``repr`` never shows her record."""
+
+    prepared: Any  # verifier.releases.subject.Prepared
+    record: np.ndarray
+    found: dict[str, Any]
+
+    ranks_apply = False
+
+    def __repr__(self) -> str:
+        return f"GroupCheck(class_size={self.class_size})"
+
+    @property
+    def names(self) -> list[str]:
+        return self.prepared.schema.names
+
+    @property
+    def class_size(self) -> int:
+        return int(self.found["class_size"])
+
+    @property
+    def rows(self) -> list[int]:
+        """The released rows (numbered from 1) consistent with her quasi-identifiers."""
+        return list(self.found["rows"])
+
+    @property
+    def disclosure(self) -> dict[str, Any]:
+        return self.found["attribute_disclosure"]
+
+    @property
+    def claimed_k(self) -> int | None:
+        k = (self.prepared.release.claims or {}).get("k")
+        return k if isinstance(k, int) and not isinstance(k, bool) else None
+
+    def claim_holds(self) -> bool | None:
+        """Whether her class is at least as large as the claimed k (None when no k is claimed)."""
+        if self.claimed_k is None:
+            return None
+        return self.class_size >= self.claimed_k
+
+    def breaches(self) -> list[str]:
+        out = []
+        if self.claim_holds() is False:
+            out.append(f"Only {self.class_size} released record(s) are consistent with your values; the publisher "
+                       f"claims every group has at least k = {self.claimed_k}.")
+        return out + disclosure_breaches(self.disclosure, self.prepared.release.claims)
+
+    def verdict(self, random: Any = None) -> list[str]:
+        """Plain-language sentences, the headline first (``random`` is ignored: no ranks, no random-match test)."""
+        breaches = self.breaches()
+        lines = [headline(breaches, claim_holds=self.claim_holds())]
+        if self.class_size == 0:
+            lines.append("No released record is consistent with your values: check them, or you are not in this "
+                         "release.")
+        else:
+            lines.append(f"{self.class_size} released record(s) are consistent with your quasi-identifiers: an "
+                         "attacker who knows them cannot tell which one is yours.")
+        for name, r in self.disclosure.items():
+            lines.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
+                         f"{r['risk']:.3g} ({r['candidates']} candidate record(s), {MODEL_WORDS['group']}).")
+        lines += breaches + certain_disclosure(self.disclosure)
+        lines.append(NO_RANKS)
+        return lines
+
+    def to_json(self, random: Any = None) -> dict[str, Any]:
+        release = self.prepared.release
+        return {
+            "release": release.path, "fingerprint": release.key.fingerprint, "dataset_id": release.dataset_id,
+            "release_version": release.release_version, "attributes": self.names, "model": "generalized",
+            "class_size": self.class_size, "class_rows": self.rows,
+            "claimed": {"k": self.claimed_k}, "claim_holds": self.claim_holds(),
+            "attribute_disclosure": self.disclosure,
+            "distance": None, "matches": None, "p_value": None,
+            "not_applicable": {"permutation_distance": NO_RANKS, "random_match_test": NO_RANKS},
+            "verdict": self.verdict(),
+        }
+
+    def to_markdown(self, random: Any = None) -> str:
+        """Her report as Markdown: the verified release, the verdict, her class and her risks."""
+        def cell(text: object) -> str:
+            return literal(text).replace("|", "\\|")
+
+        data = self.to_json()
+        lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
+                 "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
+        lines += [f"| {cell(k.strip())} | {cell(v)} |" for k, v in release_facts(self.prepared.release)]
+        lines += ["", "## Verdict", ""] + [f"- {cell(line)}" for line in data["verdict"]]
+        lines += ["", f"## My group: {self.class_size} released record(s)", "",
+                  f"The publisher claims k = {self.claimed_k}."]
+        if self.disclosure:
+            lines += ["", "## Attribute disclosure", "", "| sensitive attribute | risk | candidates | best guess |",
+                      "| --- | --- | --- | --- |"]
+            lines += [f"| {cell(json.dumps(n))} | {figure(r['risk'])} | {r['candidates']} | {cell(json.dumps(r['best_guess']))} |"
+                      for n, r in self.disclosure.items()]
+        return "\n".join(lines) + "\n"
+
+
+def check_group(prepared: Any, record: np.ndarray) -> GroupCheck:
+    """Her class in a generalized release and her risks in it."""
+    record = np.asarray(record, dtype=np.float64)
+    return GroupCheck(prepared, record, subject_class(prepared.published, record))

@@ -1,0 +1,80 @@
+"""The figures of a release's claims under its model: the publisher computes them with this code, the
+auditor recomputes them with the same code (SPEC sections 9 and 13).
+
+- :func:`group_release_claims`: a generalized release's ``k``, classes,
+  group risks and, for two-step generalization or several sensitive
+  attributes, paper 002's single and multi-diversity at the method's alpha;
+  all from the published cells alone.
+- :func:`family_disclosure`: attribute disclosure of a release with ranks in
+  its family's mode (randomized response's closed form, random replacement's
+  posterior), or the permutation/group fallback.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from verifier.attacks.classes import PublishedCells, group_claims, leaf_confidence
+from verifier.attacks.models import replacement_release_claims, rr_claims
+from verifier.data.schema import Schema
+from verifier.releases.family import step_parameters
+
+__all__ = ["diversity_claims", "family_disclosure", "group_release_claims", "rr_keep"]
+
+
+def diversity_claims(published: PublishedCells, alpha: float) -> dict[str, Any]:
+    """Paper 002's checks on the published classes at ``alpha``, with leaf-level confidences.
+
+    ``single_diversity``: every sensitive attribute's largest confidence
+    within the QI classes (Def. 3-4); ``multi_diversity``: the same within the
+    classes of the QIs and the other sensitive attributes as published, which
+    an attacker who learns one sensitive value can use (Q&S diversity, Def. 5-6).
+    """
+    qi = [a.name for a in published.quasi_identifiers]
+    sens = [a.name for a in published.sensitive]
+    single = {s: leaf_confidence(published, qi, s) for s in sens}
+    multi = {s: leaf_confidence(published, qi + [o for o in sens if o != s], s) for s in sens}
+    out: dict[str, Any] = {"alpha": alpha}
+    for key, conf in (("single_diversity", single), ("multi_diversity", multi)):
+        top = max(conf.values(), default=0.0)
+        out[key] = {"passed": bool(top <= alpha + 1e-9), "max_confidence": top}
+    return out
+
+
+def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]]) -> dict[str, Any]:
+    """The claims of a generalized release, every one computable from the release alone."""
+    claims = group_claims(published)
+    msg = step_parameters(methods, "multi_sensitive_generalization")
+    if msg is not None or len(published.sensitive) > 1:
+        alpha = (msg or {}).get("alpha_sa", 0.5)
+        claims["diversity"] = diversity_claims(published, float(alpha) if isinstance(alpha, (int, float)) else 0.5)
+    return claims
+
+
+def rr_keep(methods: list[dict[str, Any]]) -> tuple[dict[str, float] | None, float | None]:
+    """The published keep probabilities and target l of a randomized-response step."""
+    params = step_parameters(methods, "randomized_response") or {}
+    keep = params.get("keep_probabilities")
+    l = params.get("l")
+    keep = {str(k): float(v) for k, v in keep.items()} if isinstance(keep, Mapping) else None
+    return keep, float(l) if isinstance(l, (int, float)) and not isinstance(l, bool) else None
+
+
+def family_disclosure(family: str, methods: list[dict[str, Any]], x: np.ndarray | None, y: np.ndarray,
+                      schema: Schema, fallback: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Attribute disclosure in the family's mode; ``fallback`` (permutation/group, needs ``x``) for the rest.
+
+    ``x`` is the original in the released row order or any order (None: from the release alone, where the
+    family allows it).
+    """
+    if family == "randomized_response":
+        keep, l = rr_keep(methods)
+        if keep is not None:
+            return rr_claims(x, y, schema, keep, l=l)
+    if family == "random_replacement":
+        if x is None:
+            return {}
+        return replacement_release_claims(x, y, schema, step_parameters(methods, "random_attribute_replacement") or {})
+    return dict(fallback or {})
