@@ -198,3 +198,14 @@ def test_the_notebook_session_of_docs_api_md_runs_as_written():
     finally:
         pd.reset_option("display.width")
     assert result.attempted >= 30 and result.failed == 0
+
+
+def test_a_subject_of_a_k_anonymous_release_gets_her_group():
+    golden = Path(__file__).parent / "data" / "golden-kanon"
+    mine = verifier.check_record(golden / "release", golden / "public.pem",
+                                 {"age": 24, "zip": "14853", "job": "driver", "disease": "hiv"})
+    assert mine.distance is None and mine.p_value is None and mine.class_size == 3
+    assert repr(mine) == "RecordCheck(class_size=3)" and "24" not in mine._repr_html_()
+    frame = mine.to_frame()
+    assert frame["released_record"].tolist() == [9, 10, 11] and set(frame["age"]) == {"[21,25]"}
+    assert mine.attribute_disclosure["disease"]["risk"] == pytest.approx(1 / 3)

@@ -36,6 +36,7 @@ from verifier.data.tables import Table, read_table_bytes, table_from_frame
 from verifier.errors import InvalidInputError
 from verifier.releases.record import parse_record
 from verifier.releases.facts import open_release as _open, release_facts
+from verifier.releases.group_check import GroupCheck
 from verifier.releases.subject import SubjectCheck, check_record as _check, prepare, random_match
 from verifier.releases.verification import VerifiedRelease
 from verifier.text import figure
@@ -299,12 +300,18 @@ def open_release(directory: str | Path, key: str | Path, *, fingerprint: str | N
 class RecordCheck:
     """A subject's results on her own record; ``repr`` never shows her values."""
 
-    check: SubjectCheck
+    check: SubjectCheck | GroupCheck
     random: SubjectReport | None
 
     @property
-    def distance(self) -> int:
-        return self.check.distance
+    def distance(self) -> int | None:
+        """Her permutation distance; None in a generalized release, whose cells have no ranks."""
+        return self.check.distance if self.check.ranks_apply else None
+
+    @property
+    def class_size(self) -> int | None:
+        """In a generalized release, how many released records are consistent with her values."""
+        return None if self.check.ranks_apply else self.check.class_size
 
     @property
     def verdict(self) -> list[str]:
@@ -324,19 +331,31 @@ class RecordCheck:
         return self.check.to_json(self.random)
 
     def to_frame(self) -> pd.DataFrame:
-        """The released records that match her, with their rank deviations per attribute."""
+        """The released records that match her, with their rank deviations per attribute; in a generalized
+        release, the released records consistent with her values as published."""
+        if not self.check.ranks_apply:
+            published = self.check.prepared.published
+            frame = pd.DataFrame({n: [published.text[n][r - 1] for r in self.check.rows] for n in self.check.names})
+            frame.insert(0, "released_record", self.check.rows)
+            return frame
         result = self.check.result
         frame = pd.DataFrame(result.deviations, columns=[f"deviation {a}" for a in self.check.names])
         frame.insert(0, "released_record", result.matches + 1)
         return frame
 
     def __repr__(self) -> str:
+        if not self.check.ranks_apply:
+            return f"RecordCheck(class_size={self.class_size})"
         p = "" if self.random is None else f", p_value={self.random.p_value:.4f}"
         return f"RecordCheck(distance={self.distance}, matches={self.check.result.matches.size}{p})"
 
     def _repr_html_(self) -> str:
-        rows = [("verdict", " ".join(self.verdict)), ("permutation distance", str(self.distance)),
-                ("matching released records", str(self.check.result.matches.size))]
+        rows = [("verdict", " ".join(self.verdict))]
+        if self.check.ranks_apply:
+            rows += [("permutation distance", str(self.distance)),
+                     ("matching released records", str(self.check.result.matches.size))]
+        else:
+            rows.append(("released records consistent with her values", str(self.class_size)))
         if self.random is not None:
             rows.append(("random-match p-value", f"{self.random.p_value:.4f}"))
         rows += [(f"disclosure risk of {k}", figure(r["risk"])) for k, r in self.attribute_disclosure.items()]
@@ -361,5 +380,6 @@ def check_record(release: Release | str | Path, key: str | Path | None = None, r
     prepared = prepare(release.verified)
     keys = parse_record(dict(record), prepared.schema, source="the record")
     check = _check(prepared, keys)
-    report = random_match(prepared, check, alpha=alpha, samples=samples, seed=seed) if random_match_test else None
+    run = random_match_test and check.ranks_apply
+    report = random_match(prepared, check, alpha=alpha, samples=samples, seed=seed) if run else None
     return RecordCheck(check, report)
