@@ -54,7 +54,7 @@ def test_permuted_privacy_equals_the_distance_command(paper_paths, capsys):
 def test_intruder_equals_the_intruder_command(paper_paths, capsys):
     x, y = pd.read_csv(paper_paths["original"]), pd.read_csv(paper_paths["masked"])
     cli = _cli_json(capsys, verifier_main, ["intruder", "--original", str(paper_paths["original"]),
-                                            "--anonymized", str(paper_paths["masked"])])
+                                            "--anonymized", str(paper_paths["masked"]), "--paired"])
     result = verifier.intruder(x, y, paired=True)
     assert result.confidently_linked_share == cli["confidently_linked_share"]
     assert result.hellinger == pytest.approx(cli["hellinger"])

@@ -181,9 +181,11 @@ def _resign(release: Path, private_key: Path, mutate) -> None:
         "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(signature).decode()}]}))
 
 
-def _halve(path: list[str]):
+def _halve(path: list):
+    """Halve a float figure (or add 1 to an integer) at ``path`` under the predicate's claims, or its utility."""
     def mutate(statement: dict) -> None:
-        node = statement["predicate"]["claims"]
+        predicate = statement["predicate"]
+        node = predicate if path[0] == "utility" else predicate["claims"]
         for part in path[:-1]:
             node = node[part]
         node[path[-1]] = node[path[-1]] / 2 if isinstance(node[path[-1]], float) else node[path[-1]] + 1
@@ -198,6 +200,13 @@ def _halve(path: list[str]):
     ("randomized_response", ["attribute_disclosure", "disease", "max"], True),
     ("random_attribute_replacement", ["attribute_disclosure", "disease", "mean"], True),
     ("rank_swapping", ["permuted_privacy", "distance"], True),
+    # figures of the release alone are checked without the original (issue 14)
+    ("additive_noise", ["utility", "correlation_anonymized", 0, 1], False),
+    ("additive_noise", ["utility", "correlation_anonymized", 0, 1], True),
+    ("rank_swapping", ["utility", "attributes", "income", "variance_anonymized"], False),
+    ("microaggregation", ["utility", "attributes", "age", "mean_anonymized"], False),
+    ("microaggregation", ["utility", "max_abs_correlation_change"], True),
+    ("sd_k_anonymity", ["utility", "ncp"], True),
 ])
 def test_a_false_claim_resigned_by_the_publisher_is_caught(world, tmp_path, capsys, method, path, original):
     import shutil
@@ -210,7 +219,53 @@ def test_a_false_claim_resigned_by_the_publisher_is_caught(world, tmp_path, caps
         argv += ["--original", str(world / "x.csv")]
     result = _json(capsys, argv, code=1)
     false = [c["claim"] for c in result["checks"] if not c["ok"]]
-    assert false == [".".join(path)]
+    assert false == [".".join(p for p in path if isinstance(p, str))]
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_every_figure_of_the_manifest_is_checked_or_said_why_not(world, capsys, method):
+    from verifier.releases.audit import DERIVED, NEEDS_ORIGINAL, PAIRING, derived_figures, figure_paths
+
+    release = _release(world, method, "csv")
+    predicate = json.loads((release / MANIFEST).read_text())["predicate"]
+    figures = set(figure_paths(predicate["claims"])) | set(figure_paths({"utility": predicate["utility"]}))
+    derived = set(derived_figures(predicate["methods"]))
+    assert len(figures) > 10 and (derived or method not in ("randomized_response", "random_attribute_replacement"))
+    key = str(world / "keys" / "public.pem")
+    alone = _json(capsys, ["audit", str(release), "--key", key])
+    with_original = _json(capsys, ["audit", str(release), "--key", key, "--original", str(world / "x.csv")])
+    for result, reasons in ((alone, {NEEDS_ORIGINAL, PAIRING, DERIVED}), (with_original, {PAIRING, DERIVED})):
+        checked = {c["claim"] for c in result["checks"]}
+        unchecked = {u["figure"]: u["reason"] for u in result["unchecked"]}
+        settings = set(result["settings"])
+        assert figures | derived <= checked | set(unchecked) | settings, figures - checked - set(unchecked) - settings
+        assert not checked & set(unchecked) and not checked & settings
+        assert set(unchecked.values()) <= reasons, unchecked  # never "not recomputed by this version"
+        assert {u for u, why in unchecked.items() if why == DERIVED} == derived
+    # what the release alone determines is checked without the original
+    alone_checked = {c["claim"] for c in alone["checks"]}
+    assert {"k", "model"} <= alone_checked
+    if "correlation_anonymized" in predicate["utility"]:
+        assert "utility.correlation_anonymized" in alone_checked
+        assert {f"utility.attributes.{a}.variance_anonymized" for a in ("age", "income")} <= alone_checked
+    # with the original only the pairing and the method's rerun remain
+    pairing = {u["figure"] for u in with_original["unchecked"] if u["reason"] == PAIRING}
+    assert all(f.startswith(("protector_only.", "utility.distortion", "utility.attributes.")) for f in pairing)
+
+
+@pytest.mark.parametrize("figure", ["utility.attributes.income.rank_correlation", "utility.distortion"])
+def test_a_false_figure_that_needs_the_pairing_is_listed_unchecked_never_passed(world, tmp_path, capsys, figure):
+    import shutil
+
+    from verifier.releases.audit import PAIRING
+
+    release = tmp_path / "release"
+    shutil.copytree(_release(world, "rank_swapping", "csv"), release)
+    _resign(release, world / "keys" / "private.pem", _halve(figure.split(".")))
+    result = _json(capsys, ["audit", str(release), "--key", str(world / "keys" / "public.pem"),
+                            "--original", str(world / "x.csv")])
+    assert {"figure": figure, "reason": PAIRING} in result["unchecked"]
+    assert figure not in {c["claim"] for c in result["checks"]}
 
 
 def test_a_bad_generalized_cell_is_one_fail_line(world, tmp_path, capsys):

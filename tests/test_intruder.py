@@ -244,9 +244,9 @@ def test_simulation_weak_noise_is_confidently_linked():
 
 def test_cli_intruder_json_is_spec_shaped(paper_paths, capsys):
     code = main(["intruder", "--original", str(paper_paths["original"]), "--anonymized",
-                 str(paper_paths["masked"]), "--json"])
+                 str(paper_paths["masked"]), "--paired", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 0
+    assert code == 0 and out["paired"] is True and "not_computed" not in out
     assert out["records"][0] == {
         "record": 1, "distance": 4, "matches": [1, 7], "p_value": pytest.approx(0.811875),
         "p_value_interval": [pytest.approx(0.811875), pytest.approx(0.811875)],
@@ -260,8 +260,31 @@ def test_cli_intruder_json_is_spec_shaped(paper_paths, capsys):
     assert 0.26 < out["hellinger"] < 0.27
 
 
+def test_cli_intruder_without_paired_leaves_out_the_pairing_shares_and_says_why(paper_paths, tmp_path, capsys):
+    # the paper's masked table shuffled, as every release is: row i of Y is no longer record i of X
+    rows = paper_paths["masked"].read_text().splitlines()
+    shuffled = tmp_path / "shuffled.csv"
+    order = np.random.default_rng(4).permutation(len(rows) - 1)
+    shuffled.write_text("\n".join([rows[0], *(rows[1 + i] for i in order)]) + "\n")
+    argv = ["intruder", "--original", str(paper_paths["original"]), "--anonymized", str(shuffled)]
+    assert main([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["paired"] is False
+    assert not {"correct_link_share", "misidentified_share", "multiple_match_share", "rank_correlation"} & set(out)
+    assert out["not_computed"]["figures"] == ["correct_link_share", "multiple_match_share", "misidentified_share",
+                                              "rank_correlation"]
+    assert "true pairing" in out["not_computed"]["reason"] and all("outcome" not in r for r in out["records"])
+    # the linkage itself does not depend on row order: the same distances, record by record
+    assert main([*argv[:-1], str(paper_paths["masked"]), "--json"]) == 0
+    in_order = json.loads(capsys.readouterr().out)
+    assert sorted(r["distance"] for r in out["records"]) == sorted(r["distance"] for r in in_order["records"])
+    assert out["hellinger"] == pytest.approx(in_order["hellinger"])
+    assert main(argv) == 0
+    assert "Not scored against a true pairing" in capsys.readouterr().out
+
+
 def test_cli_intruder_readable_and_check(paper_paths, capsys):
-    args = ["intruder", "--original", str(paper_paths["original"]), "--anonymized", str(paper_paths["masked"])]
+    args = ["intruder", "--original", str(paper_paths["original"]), "--anonymized", str(paper_paths["masked"]), "--paired"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "exhaustive over all 20^3 = 8000 combinations" in text

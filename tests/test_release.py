@@ -131,8 +131,13 @@ def test_round_trip_on_the_paper_example(release, keys, capsys):
             "intruder.confidently_linked_share", "intruder.hellinger"} <= names
     report = (release.parent / "audit.md").read_text()
     assert "every checked claim is true" in report
-    for png in ("audit-random-match.png", "audit-variances.png"):
+    for png in ("audit-distances.png", "audit-random-match.png", "audit-spreads.png"):
         assert (release.parent / png).read_bytes()[:4] == b"\x89PNG"
+        assert f"![{png}]({png})" in report
+    assert "SPEC" not in report and "## Not checked" in report
+    # the table rounds to 4 significant digits; --json keeps every digit
+    hellinger = next(c for c in result["checks"] if c["claim"] == "intruder.hellinger")["computed"]
+    assert f"| intruder.hellinger | {float(f'{hellinger:.4g}'):g} |" in report.replace("\\", "")
 
 
 def test_release_is_a_pure_permutation_with_claims(release):
@@ -420,7 +425,7 @@ def test_audit_without_the_original_checks_what_the_release_allows(release, keys
     edit_statement(release, keys["private"], lambda s: s["predicate"]["claims"].update(k=5))
     code = verifier(["audit", str(release), "--key", str(keys["public"])])
     out = capsys.readouterr().out
-    assert code == 1 and "FALSE: k" in out and "not checked: permuted_privacy.distance" in out
+    assert code == 1 and "FALSE: k" in out and "not checked (needs the original table (--original)): permuted_privacy.distance" in out
 
 
 # ----------------------------------------------------------------------------- keys and publishing (22-27)

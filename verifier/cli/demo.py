@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
             ("The protector checks (1, v)-permuted privacy of the whole data set (Definition 2, Table 4)",
              "verifier", ["distance", "--original", original, "--anonymized", masked, "--d", "1", "--v", "0.001,10,30"]),
             ("The maximum-knowledge intruder links every record and tests the links against chance (Tables 5-6)",
-             "verifier", ["intruder", "--original", original, "--anonymized", masked, "--max-linked-share", "0.01"]),
+             "verifier", ["intruder", "--original", original, "--anonymized", masked, "--paired", "--max-linked-share", "0.01"]),
         ])
     if code == 0:
         print(f"\nThe reverse-mapped table is in {z_path}.")

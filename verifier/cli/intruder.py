@@ -18,7 +18,11 @@ from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.facts import p_value_words
 from verifier.text import figure
 
-__all__ = ["register", "random_json", "as_dict"]
+__all__ = ["register", "random_json", "as_dict", "PAIRED_FIGURES", "UNPAIRED_REASON"]
+
+PAIRED_FIGURES = ("correct_link_share", "multiple_match_share", "misidentified_share", "rank_correlation")
+UNPAIRED_REASON = ("they score each link against the true pairing of rows, which a shuffled release hides; "
+                   "give --paired only for a table kept in X's order")
 
 
 def register(sub, common) -> None:
@@ -49,8 +53,10 @@ def register(sub, common) -> None:
                    help="enumerate every combination when n^m is at most N (default 1000000)")
     p.add_argument("--seed", type=int, default=0,
                    help="the intruder's own randomness: Y's tie-break and the random draws (default 0; not a secret)")
-    p.add_argument("--unpaired", action="store_true",
-                   help="Y's rows are not in X's order (a shuffled release): skip the correct/misidentified shares")
+    p.add_argument("--paired", action="store_true",
+                   help="row i of Y anonymizes row i of X (a table kept in X's order, never a shuffled release): "
+                   "also score the links against that pairing (correct, multiple, misidentified shares and the "
+                   "rank correlation of X and Z); without it those figures are left out and the JSON says why")
     p.add_argument("--max-linked-share", type=float, metavar="S",
                    help="check: exit 1 if more than this share of records is confidently linked "
                    "(with --subject-record: if her record is)")
@@ -114,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     if (args.original is None) == (args.subject_record is None):
         raise UsageError("give --original X.csv (the protector's test) or --subject-record FILE (a subject's), not both")
     if args.subject_record is not None:
-        if args.unpaired:
-            raise UsageError("--unpaired belongs to the protector's test (--original)")
+        if args.paired:
+            raise UsageError("--paired belongs to the protector's test (--original)")
         return _subject_intruder(args, options)
     x, y = load_pair(args.original, args.anonymized, args.schema)
     if x.n_records != y.n_records:
@@ -125,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         )
     check_exhaustive(x.n_records, x.n_attributes, args)
     report = run_intruder(
-        x.values, y.values, x.kinds, paired=not args.unpaired, progress=ProgressBar("random-match test"), **options
+        x.values, y.values, x.kinds, paired=args.paired, progress=ProgressBar("random-match test"), **options
     )
     link = report.linkage
     size = max(report.random.pmf.size, report.original_pmf.size)
@@ -149,19 +155,21 @@ def run(args: argparse.Namespace) -> int:
         "n_records": report.n_records,
         "alpha": report.alpha,
         "seed": args.seed,
-        "paired": not args.unpaired,
+        "paired": args.paired,
         "records": records,
         "random_distribution": as_dict(report.random.pmf, size),
         "original_distribution": as_dict(report.original_pmf, size),
         "random": random_json(report.random),
         "hellinger": finite(report.hellinger),
         "confidently_linked_share": report.confidently_linked_share,
-        "correct_link_share": report.correct_link_share,
-        "multiple_match_share": report.multiple_match_share,
-        "misidentified_share": report.misidentified_share,
         "ambiguous_share": report.ambiguous_share,
-        "rank_correlation": [finite(t) for t in report.reverse_mapping.rank_correlation],
     }
+    if args.paired:
+        out.update(correct_link_share=report.correct_link_share, multiple_match_share=report.multiple_match_share,
+                   misidentified_share=report.misidentified_share,
+                   rank_correlation=[finite(t) for t in report.reverse_mapping.rank_correlation])
+    else:
+        out["not_computed"] = {"figures": list(PAIRED_FIGURES), "reason": UNPAIRED_REASON}
     if limit is not None:
         out["check"] = {"max_linked_share": limit, "satisfied": passed}
     if args.json:
@@ -191,6 +199,9 @@ def _print_intruder(x: Table, report, records, args, passed: bool) -> None:
         print(f"True pairing (row i of Y is record i of X): correctly linked {c['correct']} "
               f"({100 * c['correct'] / n:.1f}%), true record among several {c['multiple']} "
               f"({100 * c['multiple'] / n:.1f}%), misidentified {c['misidentified']} ({100 * c['misidentified'] / n:.1f}%)")
+    else:
+        print("Not scored against a true pairing (Y's rows may be shuffled, as in every release; "
+              "--paired for a table kept in X's order).")
     if n <= 50:
         paired = report.outcomes is not None
         rows = [

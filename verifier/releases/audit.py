@@ -1,37 +1,58 @@
-"""The auditor: recompute every claim of a verified release that the given data allow.
+"""The auditor: every figure of a verified release's manifest, recomputed or said why not (SPEC 9, 13).
 
-From the release alone: the number of records, and k (the smallest number of
-released records sharing the same quasi-identifier values). With the
-original table, which only an entitled auditor has: the data-set (D, v), the
-intruder's confidently linked share and Hellinger distance (with the
-intruder's public seed and number of random records from the manifest), and
-the per-attribute means and variances. The figures under ``protector_only``
-need the secret pairing of rows and cannot be checked; the report says so.
+Transparency (paper 003, Def. 4) means an auditor can check everything but
+the seed. Every leaf of ``predicate.claims`` and ``predicate.utility``, and
+every parameter a method derived from the data, ends in exactly one of three
+lists:
 
-A claim is true when the recomputed figure equals it: integers exactly,
-floats to a relative 1e-9 (the same computation on the same bytes, up to
-summation order).
+- ``checks``: recomputed, from the release alone where the figure allows it
+  (k, the released means, variances and correlations, a generalized release's
+  classes and group risks, randomized response's estimated risk), otherwise
+  with the original table (the data-set (D, v), the intruder's figures with
+  the manifest's public seed, the risks of the family's model, the original's
+  figures);
+- ``unchecked``, each with its reason: it needs the secret pairing of
+  released and original rows (``protector_only``, the distortion, the rank
+  correlation under the true pairing), the original table the auditor did
+  not give, or a rerun of the method (a derived parameter, which
+  ``publisher replay`` tests);
+- ``settings``: how a test was run (its alpha, number of random records and
+  public seed), used to rerun it.
+
+Each family's own target is checked on the recomputed figures too (a risk
+above 1/l, a diversity check that fails at the method's alpha). A claim is
+true when the recomputed figure equals it: integers, strings and booleans
+exactly, floats to a relative 1e-9 or an absolute 1e-12 (the same computation on
+the same bytes, up to summation order).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 from verifier.attacks.assessment import assess, smallest_class
-from verifier.errors import InvalidInputError
-from verifier.data.tables import Table, write_atomic, write_atomic_bytes
 from verifier.attacks.generalized import assess_generalized
+from verifier.core.permutation import spread_kind
+from verifier.data.tables import Table
+from verifier.errors import InvalidInputError
+from verifier.releases.family import DERIVED_PARAMETERS
 from verifier.releases.recompute import family_disclosure, group_release_claims
 from verifier.releases.verdict import disclosure_breaches
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 
-__all__ = ["ClaimCheck", "AuditResult", "audit_release", "write_report"]
+__all__ = ["ClaimCheck", "AuditResult", "audit_release", "figure_paths", "derived_figures", "PAIRING",
+           "NEEDS_ORIGINAL", "DERIVED"]
 
 _REL = 1e-9
+_ABS = 1e-12  # a correlation change of 0 against 1e-17: the same figure, summed in another order
+PAIRING = "needs the secret pairing of released and original rows"
+NEEDS_ORIGINAL = "needs the original table (--original)"
+DERIVED = ("a parameter the publisher derived from the original table; 'publisher replay' tests whether the "
+           "release is what the published method makes with it")
 
 
 @dataclass(frozen=True)
@@ -49,9 +70,12 @@ class ClaimCheck:
 class AuditResult:
     release: VerifiedRelease
     checks: list[ClaimCheck]
-    unchecked: list[str]
+    unchecked: dict[str, str]
+    """Figure path -> why it was not recomputed."""
     with_original: bool
     figures: dict[str, Any] = field(default_factory=dict)
+    settings: list[str] = field(default_factory=list)
+    """Figure paths that say how a test was run; used to rerun it."""
 
     @property
     def passed(self) -> bool:
@@ -67,8 +91,27 @@ class AuditResult:
             "passed": self.passed,
             "checks": [{"claim": c.name, "claimed": c.claimed, "computed": c.computed, "ok": c.ok,
                         **({"note": c.note} if c.note else {})} for c in self.checks],
-            "unchecked": self.unchecked,
+            "unchecked": [{"figure": k, "reason": v} for k, v in self.unchecked.items()],
+            "settings": self.settings,
         }
+
+
+def figure_paths(node: Any, prefix: str = "") -> Iterator[str]:
+    """Every leaf of a manifest section as a dotted path (a list is one leaf; an empty section has none)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from figure_paths(value, f"{prefix}.{key}" if prefix else str(key))
+    elif prefix:
+        yield prefix
+
+
+def derived_figures(methods: list[Any]) -> Iterator[str]:
+    """The leaves of the methods' parameters that the publisher computed from the data (``methods.<i>.parameters...``)."""
+    for i, step in enumerate(methods):
+        parameters = step.get("parameters") if isinstance(step, dict) else None
+        for name in DERIVED_PARAMETERS.get(str(step.get("method")) if isinstance(step, dict) else "", ()):
+            if isinstance(parameters, dict) and name in parameters:
+                yield from figure_paths(parameters[name], f"methods.{i}.parameters.{name}")
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -81,7 +124,7 @@ def _close(a: Any, b: Any) -> bool:
     if isinstance(a, (int, np.integer)) and isinstance(b, (int, np.integer)):
         return int(a) == int(b)
     try:
-        return math.isclose(float(a), float(b), rel_tol=_REL, abs_tol=1e-300)
+        return math.isclose(float(a), float(b), rel_tol=_REL, abs_tol=_ABS)
     except (TypeError, ValueError, OverflowError):  # a claim of the wrong type is simply false
         return False
 
@@ -101,44 +144,96 @@ def _direction(name: str, claimed: Any, computed: Any) -> str:
     return "the manifest claims more than the data give" if more else "the manifest claims less than the data give"
 
 
-def _check(checks: list[ClaimCheck], name: str, claimed: Any, computed: Any) -> None:
-    if isinstance(claimed, list) or isinstance(computed, list):
-        ok = (isinstance(claimed, list) and isinstance(computed, list) and len(claimed) == len(computed)
-              and all(_close(a, b) for a, b in zip(claimed, computed)))
-    else:
-        ok = _close(claimed, computed)
-    checks.append(ClaimCheck(name, claimed, computed, ok, "" if ok else _direction(name, claimed, computed)))
+class _Ledger:
+    """Where every figure of the manifest ends: checked, unchecked with a reason, or a setting."""
+
+    def __init__(self, release: VerifiedRelease):
+        self.release = release
+        self.checks: list[ClaimCheck] = []
+        self.unchecked: dict[str, str] = {}
+        self.settings: list[str] = []
+
+    def claimed(self, path: str) -> Any:
+        node: Any = {"utility": self.release.predicate.get("utility") or {}, **(self.release.claims or {})}
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        return node
+
+    def check(self, path: str, computed: Any) -> None:
+        claimed = self.claimed(path)
+        if isinstance(claimed, list) or isinstance(computed, list):
+            ok = (isinstance(claimed, list) and isinstance(computed, list) and len(claimed) == len(computed)
+                  and all(_close_nested(a, b) for a, b in zip(claimed, computed)))
+        else:
+            ok = _close(claimed, computed)
+        self.checks.append(ClaimCheck(path, claimed, computed, ok, "" if ok else _direction(path, claimed, computed)))
+
+    def tree(self, path: str, computed: Any) -> None:
+        """Check every leaf of a recomputed section, and every leaf the manifest has there besides."""
+        if isinstance(computed, dict):
+            claimed = self.claimed(path)
+            done = {c.name for c in self.checks}
+            keys = list(computed) + [k for k in (claimed if isinstance(claimed, dict) else {})
+                                     if k not in computed and not _reached(f"{path}.{k}", done)]
+            for key in keys:
+                self.tree(f"{path}.{key}", computed.get(key))
+        else:
+            self.check(path, computed)
+
+    def skip(self, path: str, reason: str) -> None:
+        """List every leaf under ``path`` not already checked or a setting as unchecked, for ``reason``."""
+        done = {c.name for c in self.checks} | set(self.settings)
+        for leaf in figure_paths(self.claimed(path), path):
+            if leaf not in done:
+                self.unchecked.setdefault(leaf, reason)
+
+    def setting(self, path: str) -> None:
+        if self.claimed(path) is not None:
+            self.settings.append(path)
+
+    def fail(self, name: str, note: str) -> None:
+        self.checks.append(ClaimCheck(name, None, None, False, note))
+
+    def result(self, with_original: bool, figures: dict[str, Any]) -> AuditResult:
+        """Whatever figure no rule reached is listed, never dropped: a newer manifest field, unchecked."""
+        seen = {c.name for c in self.checks} | set(self.unchecked) | set(self.settings)
+        for section in (self.release.claims or {}), {"utility": self.release.predicate.get("utility") or {}}:
+            for leaf in figure_paths(section):
+                if leaf not in seen and not any(leaf.startswith(s + ".") for s in seen):
+                    self.unchecked[leaf] = "not recomputed by this version of the verifier"
+        for leaf in derived_figures(self.release.methods):
+            self.unchecked[leaf] = DERIVED
+        return AuditResult(self.release, self.checks, self.unchecked, with_original, figures, self.settings)
 
 
-def _check_tree(checks: list[ClaimCheck], prefix: str, claimed: Any, computed: Any) -> None:
-    """Compare every leaf of a recomputed figure (nested dicts) with the claim at the same path."""
-    if isinstance(computed, dict):
-        claimed = claimed if isinstance(claimed, dict) else {}
-        for key, value in computed.items():
-            _check_tree(checks, f"{prefix}.{key}", claimed.get(key), value)
-    else:
-        _check(checks, prefix, claimed, computed)
+def _reached(path: str, done: set[str]) -> bool:
+    return any(name == path or name.startswith(path + ".") for name in done)
 
 
-def _target_checks(checks: list[ClaimCheck], claims: dict[str, Any], recomputed: dict[str, Any]) -> None:
+def _close_nested(a: Any, b: Any) -> bool:
+    if isinstance(a, list) or isinstance(b, list):
+        return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(_close_nested, a, b))
+    return _close(a, b)
+
+
+def _targets(ledger: _Ledger, recomputed: dict[str, Any]) -> None:
     """The method's own targets, on the recomputed figures: a risk above 1/l, a diversity check that fails."""
+    claims = ledger.release.claims
     for sentence in disclosure_breaches(recomputed.get("attribute_disclosure") or {}, claims, subject=False):
-        checks.append(ClaimCheck("target", None, None, False, sentence))
+        ledger.fail("target", sentence)
     for key, entry in ((recomputed.get("diversity") or {}).items()):
         if isinstance(entry, dict) and entry.get("passed") is False:
-            checks.append(ClaimCheck(f"diversity.{key}.target", True, False, False,
-                                     f"the release fails {key.replace('_', ' ')} at the method's alpha"))
+            ledger.fail(f"diversity.{key}.target", f"the release fails {key.replace('_', ' ')} at the method's alpha")
 
 
 def audit_release(release: VerifiedRelease, original: Table | None = None) -> AuditResult:
-    """Recompute the claims of a verified release under its model; ``original`` read with the release's schema."""
-    claims = release.claims
-    checks: list[ClaimCheck] = []
-    if "model" in claims:
-        _check(checks, "model", claims.get("model"), release.family)
+    """Recompute the figures of a verified release under its model; ``original`` read with the release's schema."""
+    ledger = _Ledger(release)
+    if "model" in release.claims:
+        ledger.check("model", release.family)
     if release.family == "generalized":
-        return _audit_generalized(release, original, checks)
-    return _audit_ranked(release, original, checks)
+        return _audit_generalized(ledger, original)
+    return _audit_ranked(ledger, original)
 
 
 def _published(release: VerifiedRelease):
@@ -149,186 +244,116 @@ def _published(release: VerifiedRelease):
                            reason="DATA_MALFORMED") from None
 
 
-def _audit_generalized(release: VerifiedRelease, original: Table | None, checks: list[ClaimCheck]) -> AuditResult:
+def _audit_generalized(ledger: _Ledger, original: Table | None) -> AuditResult:
     """Every claim of a generalized release from the release alone; the utility figures with the original."""
-    claims = release.claims
+    release = ledger.release
     published = _published(release)
     recomputed = group_release_claims(published, release.methods)
     for key, value in recomputed.items():
-        _check_tree(checks, key, claims.get(key), value)
-    _target_checks(checks, claims, recomputed)
+        ledger.tree(key, value)
+    _targets(ledger, recomputed)
     figures: dict[str, Any] = {"class_sizes": np.bincount(published.class_labels()).tolist()
-                               if published.n_records else [], "k": claims.get("k")}
-    utility = release.predicate.get("utility") or {}
+                               if published.n_records else [], "k": release.claims.get("k")}
     if original is None:
-        unchecked = [f"utility.{k}: needs the original" for k in sorted(utility)]
-        return AuditResult(release, checks, unchecked, with_original=False, figures=figures)
+        ledger.skip("utility", NEEDS_ORIGINAL)
+        return ledger.result(False, figures)
     frame = original.to_frame()
     assessed = assess_generalized({n: frame[n].tolist() for n in published.schema.names},
                                   {n: published.text[n] for n in published.schema.names}, published.schema,
                                   hierarchies=release.hierarchies)
     for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio", "sa_distortion_ratio"):
-        if key in assessed or key in utility:
-            _check(checks, f"utility.{key}", utility.get(key), assessed.get(key))
-    _check_tree(checks, "utility.attribute_disclosure_of_original_records",
-                utility.get("attribute_disclosure_of_original_records"), assessed["attribute_disclosure"])
-    return AuditResult(release, checks, [], with_original=True, figures=figures)
+        if key in assessed or ledger.claimed(f"utility.{key}") is not None:
+            ledger.check(f"utility.{key}", assessed.get(key))
+    ledger.tree("utility.attribute_disclosure_of_original_records", assessed["attribute_disclosure"])
+    return ledger.result(True, figures)
 
 
-def _audit_ranked(release: VerifiedRelease, original: Table | None, checks: list[ClaimCheck]) -> AuditResult:
-    """A release with ranks: k and the figures the family allows from the release alone; the rest with the original."""
-    claims = release.claims
+def _release_alone(ledger: _Ledger, table: Table) -> dict[str, Any]:
+    """What a release with ranks gives without the original: k, spread kinds, the released figures."""
+    release, schema, y = ledger.release, table.schema, table.values
+    ledger.check("n_records", table.n_records)
+    ledger.check("k", smallest_class(y, schema))
+    ledger.check("permuted_privacy.spread_kinds", [spread_kind(a.kind) for a in schema.attributes])
+    ranked = [j for j, a in enumerate(schema.attributes) if a.kind != "nominal"]
+    for j, attr in enumerate(schema.attributes):
+        if j in ranked:
+            ledger.check(f"utility.attributes.{attr.name}.mean_anonymized", _num(y[:, j].mean()))
+            ledger.check(f"utility.attributes.{attr.name}.variance_anonymized", _num(y[:, j].var()))
+    ledger.check("utility.correlation_attributes", [schema.names[j] for j in ranked])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cy = np.atleast_2d(np.corrcoef(y[:, ranked], rowvar=False)) if len(ranked) and len(y) > 1 else None
+    ledger.check("utility.correlation_anonymized",
+                 [[_num(v) for v in row] for row in cy] if cy is not None else [])
+    for name, entry in family_disclosure(release.family, release.methods, None, y, schema, None).items():
+        ledger.tree(f"attribute_disclosure.{name}.estimated", entry.get("estimated"))
+    for path in ("intruder.alpha", "intruder.random_records", "intruder.intruder_seed"):
+        ledger.setting(path)
+    for path in ("protector_only", "utility.distortion"):
+        ledger.skip(path, PAIRING)
+    for attr in schema.attributes:
+        for key in ("rank_correlation", "mean_abs_y_x", "changed_share"):
+            ledger.skip(f"utility.attributes.{attr.name}.{key}", PAIRING)
+    return {"attributes": schema.names}
+
+
+def _audit_ranked(ledger: _Ledger, original: Table | None) -> AuditResult:
+    """A release with ranks: what the release alone allows, then the rest with the original."""
+    release = ledger.release
     try:
         table = release.table()
     except InvalidInputError as exc:
         raise ReleaseError(f"the signed data cannot be read: {exc.message}", path=release.path,
                            reason="DATA_MALFORMED") from None
-    schema, y, family = table.schema, table.values, release.family
-    _check(checks, "n_records", claims.get("n_records"), table.n_records)
-    _check(checks, "k", claims.get("k"), smallest_class(y, schema))
-    unchecked = [f"protector_only.{k}" for k in sorted((claims.get("protector_only") or {}))]
-    figures: dict[str, Any] = {"variance_anonymized": y.var(axis=0).tolist(), "attributes": schema.names,
-                               "kinds": [a.kind for a in schema.attributes]}
-    alone = family_disclosure(family, release.methods, None, y, schema, None)
-    for name, entry in alone.items():  # the estimated risk of randomized response needs the release alone
-        _check_tree(checks, f"attribute_disclosure.{name}.estimated",
-                    ((claims.get("attribute_disclosure") or {}).get(name) or {}).get("estimated"), entry.get("estimated"))
+    figures = _release_alone(ledger, table)
     if original is None:
-        unchecked = ["permuted_privacy.distance", "permuted_privacy.variances", "intruder.confidently_linked_share",
-                     "intruder.hellinger", "attribute_disclosure (needs the original)",
-                     "utility (means and variances)"] + unchecked
-        return AuditResult(release, checks, unchecked, with_original=False, figures=figures)
+        for path in ("permuted_privacy", "intruder", "attribute_disclosure", "utility"):
+            ledger.skip(path, NEEDS_ORIGINAL)
+        return ledger.result(False, figures)
     if original.n_records != table.n_records:
-        checks.append(ClaimCheck("original.n_records", table.n_records, original.n_records, False,
-                                 "the original has another number of records than the release"))
-        return AuditResult(release, checks, unchecked, with_original=True, figures=figures)
-    it = claims.get("intruder") or {}
+        ledger.checks.append(ClaimCheck("original.n_records", table.n_records, original.n_records, False,
+                                        "the original has another number of records than the release"))
+        return ledger.result(True, figures)
+    _with_original(ledger, original, table, figures)
+    return ledger.result(True, figures)
+
+
+def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict[str, Any]) -> None:
+    """(D, v), the intruder's figures rerun with the manifest's settings, the family's risks, the original's figures."""
+    release, schema, y = ledger.release, table.schema, table.values
+    it = release.claims.get("intruder") or {}
     exhaustive = it.get("random_method") == "exhaustive"
     records = int(it.get("random_records") or 10_000)
-    result = assess(
+    assessed = assess(
         original.values, y, schema, paired=False, alpha=float(it.get("alpha", 0.01)),
         samples=records, exhaustive_limit=max(records, 1) if exhaustive else 0,
         random_state=int(it.get("intruder_seed", 0)),
-    ).to_json()
-    pp = claims.get("permuted_privacy") or {}
-    _check(checks, "permuted_privacy.distance", pp.get("distance"), result["permuted_privacy"]["distance"])
-    _check(checks, "permuted_privacy.variances", pp.get("variances"), result["permuted_privacy"]["variances"])
-    _check(checks, "intruder.random_method", it.get("random_method"), result["intruder"]["random_method"])
-    _check(checks, "intruder.confidently_linked_share", it.get("confidently_linked_share"),
-           result["intruder"]["confidently_linked_share"])
-    _check(checks, "intruder.hellinger", it.get("hellinger"), result["intruder"]["hellinger"])
-    disclosure = family_disclosure(family, release.methods, original.values, y, schema, result["attribute_disclosure"])
-    claimed_risk = claims.get("attribute_disclosure") or {}
+    )
+    result = assessed.to_json()
+    ledger.check("permuted_privacy.distance", result["permuted_privacy"]["distance"])
+    ledger.check("permuted_privacy.variances", result["permuted_privacy"]["variances"])
+    for key in ("random_method", "confidently_linked_share", "hellinger"):
+        ledger.check(f"intruder.{key}", result["intruder"][key])
+    disclosure = family_disclosure(release.family, release.methods, original.values, y, schema,
+                                   result["attribute_disclosure"])
     for name, entry in disclosure.items():
-        for key in ("max", "mean"):
-            _check(checks, f"attribute_disclosure.{name}.{key}", (claimed_risk.get(name) or {}).get(key), entry.get(key))
-    _target_checks(checks, claims, {"attribute_disclosure": disclosure})
-    claimed_utility = (release.predicate.get("utility") or {}).get("attributes") or {}
-    for name, entry in result["utility"]["attributes"].items():
-        for key in ("mean_original", "mean_anonymized", "variance_original", "variance_anonymized"):
+        ledger.tree(f"attribute_disclosure.{name}", {k: v for k, v in entry.items() if k != "estimated"})
+    _targets(ledger, {"attribute_disclosure": disclosure})
+    utility = result["utility"]
+    for name, entry in utility["attributes"].items():
+        for key in ("mean_original", "variance_original", "mean_abs_y_z"):
             if key in entry:
-                _check(checks, f"utility.{name}.{key}", (claimed_utility.get(name) or {}).get(key), entry[key])
-    figures.update(variance_original=original.values.var(axis=0).tolist(),
-                   original_distribution=result["intruder"]["original_distribution"],
-                   random_distribution=result["intruder"]["random_distribution"])
-    return AuditResult(release, checks, unchecked, with_original=True, figures=figures)
+                ledger.check(f"utility.attributes.{name}.{key}", entry[key])
+    for key in ("correlation_original", "max_abs_correlation_change"):
+        ledger.check(f"utility.{key}", utility[key])
+    figures.update(original_distribution=result["intruder"]["original_distribution"],
+                   random_distribution=result["intruder"]["random_distribution"],
+                   record_distances=assessed.permuted_privacy.distances,
+                   variances=result["permuted_privacy"]["variances"],
+                   claimed_distance=(release.claims.get("permuted_privacy") or {}).get("distance"),
+                   claimed_variances=(release.claims.get("permuted_privacy") or {}).get("variances"),
+                   spread_kinds=result["permuted_privacy"]["spread_kinds"])
 
 
-def _plots(result: AuditResult, stem: str) -> list[tuple[str, bytes]]:
-    """PNG plots: the random-match histograms (with the original) and the per-attribute variances."""
-    from verifier.plots import figure, label, png
-
-    out = []
-    f = result.figures
-    if "class_sizes" in f:
-        return [(f"{stem}-group-sizes.png", _group_sizes_plot(f))]
-    if "random_distribution" in f:
-        fig, ax = figure()
-        d = np.arange(len(f["random_distribution"]))
-        ax.bar(d - 0.2, [f["original_distribution"][str(k)] for k in d], width=0.4, label="original records")
-        ax.bar(d + 0.2, [f["random_distribution"][str(k)] for k in d], width=0.4, label="random records")
-        ax.set_xlabel("permutation distance of the closest match in Z")
-        ax.set_ylabel("share of records")
-        ax.set_title("Random-match test (SPEC section 5)")
-        ax.legend()
-        out.append((f"{stem}-random-match.png", png(fig)))
-    fig, ax = figure()
-    names = [label(n if len(n) <= 12 else n[:11] + "...") for n in f["attributes"]]
-    x = np.arange(len(names))
-    if "variance_original" in f:
-        ax.bar(x - 0.2, f["variance_original"], width=0.4, label="original")
-        ax.bar(x + 0.2, f["variance_anonymized"], width=0.4, label="release")
-    else:
-        ax.bar(x, f["variance_anonymized"], width=0.6, label="release")
-    ax.set_xticks(x, names, rotation=30, ha="right")
-    ax.set_yscale("symlog")
-    ax.set_ylabel("variance (rank keys)")
-    ax.set_title("Per-attribute variance")
-    ax.legend()
-    out.append((f"{stem}-variances.png", png(fig)))
-    return out
-
-
-def _group_sizes_plot(f: dict[str, Any]) -> bytes:
-    """How many records sit in groups of each size, with the claimed k marked: no bar may lie left of it."""
-    from verifier.plots import figure, png
-
-    fig, ax = figure()
-    sizes, counts = np.unique(np.asarray(f["class_sizes"], dtype=np.int64), return_counts=True)
-    ax.vlines(sizes, 0, sizes * counts, linewidth=4, label="records in groups of that size")
-    k = f.get("k")
-    if isinstance(k, int) and not isinstance(k, bool):
-        ax.axvline(k, color="black", linestyle="--", label=f"claimed k = {k}")
-    ax.set_xscale("log")
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("size of the group of records sharing published quasi-identifiers")
-    ax.set_ylabel("number of records")
-    ax.set_title("Group sizes of the generalized release")
-    ax.legend()
-    return png(fig)
-
-
-def _md(text: Any) -> str:
-    """Untrusted text in a Markdown table cell: no pipes, no markup, one line."""
-    s = " ".join(str(text).split())
-    for ch in "\\|`*_[]<>#":
-        s = s.replace(ch, "\\" + ch)
-    return s
-
-
-def write_report(result: AuditResult, path: str) -> list[str]:
-    """The audit as Markdown, with PNG plots beside it; every file written atomically. Returns the paths."""
-    from pathlib import Path
-
-    p = Path(path)
-    stem = p.stem
-    plots = _plots(result, stem)
-    r = result.release
-    lines = [
-        f"# Audit of release {_md(r.dataset_id)}, version {r.release_version}",
-        "",
-        f"- Verified: signed by the trusted key with fingerprint `{r.key.fingerprint}`.",
-        f"- Created: {_md(r.created_at)}; methods: " + ", ".join(_md(m.get("method")) for m in r.methods) + ".",
-        f"- Original table given: {'yes' if result.with_original else 'no'}.",
-        f"- Verdict: **{'every checked claim is true' if result.passed else 'a claim is FALSE'}**.",
-        "",
-        "| claim | manifest | recomputed | verdict |",
-        "| --- | --- | --- | --- |",
-    ]
-    for c in result.checks:
-        lines.append(f"| {_md(c.name)} | {_md(c.claimed)} | {_md(c.computed)} | "
-                     f"{'true' if c.ok else 'FALSE: ' + _md(c.note or 'differs')} |")
-    if result.unchecked:
-        lines += ["", "Not checked (needs " + ("the secret row pairing" if result.with_original else
-                                                "the original table, or the secret row pairing") + "): "
-                  + ", ".join(f"`{u}`" for u in result.unchecked) + "."]
-    lines += [""] + [f"![{name}]({name})" for name, _ in plots] + [""]
-    text = "\n".join(lines)
-    written = []
-    for name, data in plots:
-        target = p.with_name(name)
-        write_atomic_bytes(target, data)
-        written.append(str(target))
-    write_atomic(p, lambda handle: handle.write(text))
-    written.append(str(p))
-    return written
+def _num(x: float) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None

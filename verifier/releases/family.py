@@ -23,12 +23,16 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["GENERALIZING", "FAMILIES", "family_of", "generalized_columns", "ranks_apply", "step_parameters",
-           "NO_RANKS"]
+__all__ = ["GENERALIZING", "FAMILIES", "DERIVED_PARAMETERS", "family_of", "generalized_columns", "ranks_apply",
+           "step_parameters", "NO_RANKS"]
 
 #: method name -> the roles whose columns it publishes as generalized cells
 GENERALIZING = {"sd_k_anonymity": ("quasi_identifier",),
                 "multi_sensitive_generalization": ("quasi_identifier", "sensitive")}
+#: method name -> the published parameters the publisher derived from the original table (not chosen by hand):
+#: randomized response's optimal keep probabilities (paper 000, section 4), the replacement probabilities
+#: random attribute replacement used (paper 004, section 5)
+DERIVED_PARAMETERS = {"randomized_response": ("keep_probabilities",), "random_attribute_replacement": ("p_used",)}
 FAMILIES = ("generalized", "randomized_response", "random_replacement", "permutation")
 
 NO_RANKS = ("This release's cells are generalized (intervals, sets of categories, hierarchy nodes) and have no "
