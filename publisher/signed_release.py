@@ -22,10 +22,9 @@ from typing import Any, Sequence
 from publisher.claims import permutation_claims
 from publisher.keys import SigningKey, write_new
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
-from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes
+from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes, published_cells
 from publisher.version import __version__
 from verifier.attacks.assessment import assess, smallest_class
-from verifier.attacks.classes import read_published
 from verifier.attacks.generalized import assess_generalized
 from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError
@@ -80,9 +79,7 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
                  data_format: str) -> tuple[bytes, dict, dict]:
     """Data, claims and utility of a generalized release; the claims come from the published cells alone."""
     schema = table.schema
-    rows = frame_rows(result.released, schema)
-    columns = [list(c) for c in zip(*rows)] if rows else [[] for _ in schema.names]
-    published = read_published(schema, schema.names, columns, hierarchies=hierarchies, path="the release")
+    rows, published = published_cells(result.released, schema, hierarchies)
     claims = group_release_claims(published, methods)
     original = table.to_frame()
     assessed = assess_generalized({n: original[n].tolist() for n in schema.names},

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from importlib import resources
 from pathlib import Path
 
 import pytest
 
+from publisher.keys import load_private_key
 from verifier.data.tables import read_table
+from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dumps_manifest, key_id, pae
 
 PAPER = Path(str(resources.files("verifier") / "data" / "paper"))
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -50,3 +54,16 @@ def adult_schema(folder: Path, *, numeric_age: bool = True, sensitive: tuple[str
                       *[a for c in others for a in ("--other", c)], "--out", str(out)])
     assert code == 0
     return out
+
+
+def resign_statement(release: Path, private_key: Path, mutate) -> None:
+    """A dishonest publisher: change the signed statement and sign it again with the real key."""
+    statement = json.loads((release / MANIFEST).read_bytes())
+    mutate(statement)
+    manifest = dumps_manifest(statement)
+    key = load_private_key(private_key, None)
+    signature = key.sign(pae(PAYLOAD_TYPE, manifest))
+    (release / MANIFEST).write_bytes(manifest)
+    (release / ENVELOPE).write_bytes(dumps_manifest({
+        "payloadType": PAYLOAD_TYPE, "payload": base64.b64encode(manifest).decode(),
+        "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(signature).decode()}]}))

@@ -11,17 +11,16 @@ her figures in the family's mode; every failure is one FAIL line.
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import resign_statement
 from publisher.cli import main as publisher
-from publisher.keys import load_private_key
 from verifier.cli import main as verifier
-from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dumps_manifest, key_id, pae
+from verifier.releases.verification import MANIFEST
 
 METHODS = {
     "additive_noise": (["--method", "additive_noise", "--param", "relative_sd=0.5", "--then", "reverse_mapping"],
@@ -168,19 +167,6 @@ def test_a_hierarchy_the_method_used_is_published_and_signed(world, tmp_path, ca
     assert capsys.readouterr().err.startswith(f"FAIL: {out}/hierarchies.json: DIGEST_MISMATCH: ")
 
 
-def _resign(release: Path, private_key: Path, mutate) -> None:
-    """A dishonest publisher: change the signed statement and sign it again with the real key."""
-    statement = json.loads((release / MANIFEST).read_bytes())
-    mutate(statement)
-    manifest = dumps_manifest(statement)
-    key = load_private_key(private_key, None)
-    signature = key.sign(pae(PAYLOAD_TYPE, manifest))
-    (release / MANIFEST).write_bytes(manifest)
-    (release / ENVELOPE).write_bytes(dumps_manifest({
-        "payloadType": PAYLOAD_TYPE, "payload": base64.b64encode(manifest).decode(),
-        "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(signature).decode()}]}))
-
-
 def _halve(path: list):
     """Halve a float figure (or add 1 to an integer) at ``path`` under the predicate's claims, or its utility."""
     def mutate(statement: dict) -> None:
@@ -213,7 +199,7 @@ def test_a_false_claim_resigned_by_the_publisher_is_caught(world, tmp_path, caps
 
     release = tmp_path / "release"
     shutil.copytree(_release(world, method, "csv"), release)
-    _resign(release, world / "keys" / "private.pem", _halve(path))
+    resign_statement(release, world / "keys" / "private.pem", _halve(path))
     argv = ["audit", str(release), "--key", str(world / "keys" / "public.pem")]
     if original:
         argv += ["--original", str(world / "x.csv")]
@@ -261,7 +247,7 @@ def test_a_false_figure_that_needs_the_pairing_is_listed_unchecked_never_passed(
 
     release = tmp_path / "release"
     shutil.copytree(_release(world, "rank_swapping", "csv"), release)
-    _resign(release, world / "keys" / "private.pem", _halve(figure.split(".")))
+    resign_statement(release, world / "keys" / "private.pem", _halve(figure.split(".")))
     result = _json(capsys, ["audit", str(release), "--key", str(world / "keys" / "public.pem"),
                             "--original", str(world / "x.csv")])
     assert {"figure": figure, "reason": PAIRING} in result["unchecked"]
@@ -289,7 +275,7 @@ def test_a_bad_generalized_cell_is_one_fail_line(world, tmp_path, capsys):
         entry = statement["subject"][0]
         entry["digest"]["sha256"] = hashlib.sha256(broken).hexdigest()
         entry["annotations"]["size"] = len(broken)
-    _resign(release, world / "keys" / "private.pem", relist)
+    resign_statement(release, world / "keys" / "private.pem", relist)
     capsys.readouterr()
     code = verifier(["check", str(release), "--key", str(world / "keys" / "public.pem"), "--record",
                      str(world / "me.json")])

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from publisher.version import __version__
-from publisher.cli import anonymize, assess, calibrate, demo, keygen, release, schema
+from publisher.cli import anonymize, assess, calibrate, demo, keygen, release, replay, schema
 from verifier.frontend import new_parser, run_parsed
 
 __all__ = ["build_parser", "main"]
 
-COMMANDS = (schema, anonymize, assess, calibrate, keygen, release, demo)
+COMMANDS = (schema, anonymize, assess, calibrate, keygen, release, replay, demo)
 
 
 def build_parser():

@@ -22,7 +22,8 @@ def register(sub, common) -> None:
     p = add_command(
         sub, common, "demo", run=run, help="the whole workflow on the paper's running example",
         description="Make a key, publish a signed release of paper 003's running example, verify it, audit it "
-        "against the original, and check one subject's record against it, with the real commands.",
+        "against the original, replay its methods, and check one subject's record against it, with the real "
+        "commands.",
     )
     p.add_argument("--out", metavar="DIR", help="an empty or new folder for the demo's files (default: a new temporary one)")
 
@@ -40,6 +41,8 @@ def _steps(original: str, out: Path) -> list[tuple[str, str, list[str]]]:
         ("Anyone verifies the release with the published key", "verifier", ["verify", str(release), "--key", public]),
         ("An auditor entitled to the original recomputes every claim", "verifier",
          ["audit", str(release), "--key", public, "--original", original, "--report", str(out / "audit.md")]),
+        ("The auditor reruns the published methods with fresh seeds: is the release one of their runs?",
+         "publisher", ["replay", str(release), "--key", public, "--original", original, "--runs", "30"]),
         ("The subject checks her own record against the verified release: distance, spreads, random-match test",
          "verifier", ["check", str(release), "--key", public, "--record", str(record)]),
     ]

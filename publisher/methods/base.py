@@ -104,6 +104,8 @@ class Method(ABC):
     parsers: ClassVar[dict[str, Callable[[str, str], Any]]]
     #: which random draws use the secret seed (documentation, and ``publisher methods``)
     seed_use: ClassVar[str]
+    #: the same table and parameters always give the same rows (only the release's row shuffle is random)
+    deterministic: ClassVar[bool] = False
 
     @abstractmethod
     def parameters(self) -> dict[str, Any]:

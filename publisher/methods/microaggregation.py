@@ -25,6 +25,7 @@ class Microaggregation(Method):
     kinds = ("numeric",)
     parsers = {"k": parse_int, "attributes": parse_names}
     seed_use = "none (MDAV is deterministic)"
+    deterministic = True
 
     def __init__(self, *, k: int, attributes: Sequence[str] | None = None, allow_degenerate: bool = False):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:

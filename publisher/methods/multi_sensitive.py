@@ -214,6 +214,7 @@ class MultiSensitiveGeneralization(Method):
     kinds = ("numeric", "ordinal", "nominal")
     parsers = {"alpha_qi": parse_float, "alpha_sa": parse_float, "hierarchies": _parse_path, "k": parse_int}
     seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
+    deterministic = True
 
     def __init__(self, *, alpha_qi: float = 0.5, alpha_sa: float = 0.5, hierarchies: str | Mapping | None = None,
                  k: int | None = None, allow_degenerate: bool = False):

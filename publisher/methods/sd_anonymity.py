@@ -198,6 +198,7 @@ class SDKAnonymity(Method):
     kinds = ("numeric", "ordinal", "nominal")
     parsers = {"k": parse_int, "attributes": parse_names}
     seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
+    deterministic = True
 
     def __init__(self, *, k: int, attributes: Sequence[str] | None = None, allow_degenerate: bool = False):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:

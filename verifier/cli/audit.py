@@ -7,9 +7,8 @@ import json
 
 import numpy as np
 
-from verifier.cli.inputs import add_release_args, verified
 from verifier.data.tables import read_table
-from verifier.frontend import ExitCode, add_command, print_json, text_table
+from verifier.frontend import ExitCode, add_command, add_release_args, print_json, text_table, verified
 from verifier.releases.audit import audit_release
 from verifier.releases.audit_report import write_report
 from verifier.text import figure

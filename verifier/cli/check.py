@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from verifier.cli.inputs import add_release_args, check_exhaustive, intruder_options, verified
-from verifier.frontend import ExitCode, ProgressBar, add_command, print_json, text_table
+from verifier.cli.inputs import check_exhaustive, intruder_options
+from verifier.frontend import ExitCode, ProgressBar, add_command, add_release_args, print_json, text_table, verified
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.subject import check_record, prepare, random_match
 from verifier.text import figure

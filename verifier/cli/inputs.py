@@ -1,5 +1,4 @@
-"""What several verifier commands read: an original and an anonymized table, a verified release, the
-intruder's options."""
+"""What several verifier commands read: an original and an anonymized table, the intruder's options."""
 
 from __future__ import annotations
 
@@ -9,10 +8,8 @@ from typing import Any
 from verifier.data.schema import load_schema
 from verifier.data.tables import Table, read_table
 from verifier.frontend import UsageError, check_fraction, check_non_negative, check_positive, check_probability
-from verifier.releases.facts import open_release
-from verifier.releases.verification import VerifiedRelease
 
-__all__ = ["add_pair_args", "add_release_args", "check_exhaustive", "intruder_options", "load_pair", "verified"]
+__all__ = ["add_pair_args", "check_exhaustive", "intruder_options", "load_pair"]
 
 
 def add_pair_args(p: argparse.ArgumentParser) -> None:
@@ -27,27 +24,6 @@ def load_pair(original: str, anonymized: str, schema_path: str | None) -> tuple[
     x = read_table(original, schema)
     y = read_table(anonymized, x.schema)
     return x, y
-
-
-def add_release_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("release", metavar="DIR", help="the release directory")
-    p.add_argument("--key", metavar="public.pem",
-                   help="the publisher's public key, obtained out of band (never from the release)")
-    p.add_argument("--fingerprint", metavar="SHA256", help="also require the key's fingerprint to be this")
-    p.add_argument("--dataset-id", metavar="ID", help="refuse a release of another dataset")
-    p.add_argument("--min-version", type=int, metavar="N", help="refuse a release older than version N (rollback)")
-    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
-
-
-def verified(args: argparse.Namespace) -> VerifiedRelease:
-    """Verify the release directory against the user's key; the key never comes from the release."""
-    if not args.key:
-        raise UsageError(
-            "give the trusted public key with --key public.pem (a key inside a release proves nothing)",
-            path=args.release, reason="NO_TRUSTED_KEY",
-        )
-    return open_release(args.release, args.key, fingerprint=args.fingerprint, dataset_id=args.dataset_id,
-                        min_version=args.min_version)
 
 
 def intruder_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from verifier.cli.inputs import add_release_args, verified
-from verifier.frontend import ExitCode, add_command, print_json
+from verifier.frontend import ExitCode, add_command, add_release_args, print_json, verified
 from verifier.releases.facts import WITHHELD, claims_summary
 
 __all__ = ["register"]

@@ -39,7 +39,7 @@ from verifier.attacks.generalized import assess_generalized
 from verifier.core.permutation import spread_kind
 from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
-from verifier.releases.family import DERIVED_PARAMETERS
+from verifier.releases.family import derived_parameters
 from verifier.releases.recompute import family_disclosure, group_release_claims
 from verifier.releases.verdict import disclosure_breaches
 from verifier.releases.verification import ReleaseError, VerifiedRelease
@@ -108,10 +108,8 @@ def figure_paths(node: Any, prefix: str = "") -> Iterator[str]:
 def derived_figures(methods: list[Any]) -> Iterator[str]:
     """The leaves of the methods' parameters that the publisher computed from the data (``methods.<i>.parameters...``)."""
     for i, step in enumerate(methods):
-        parameters = step.get("parameters") if isinstance(step, dict) else None
-        for name in DERIVED_PARAMETERS.get(str(step.get("method")) if isinstance(step, dict) else "", ()):
-            if isinstance(parameters, dict) and name in parameters:
-                yield from figure_paths(parameters[name], f"methods.{i}.parameters.{name}")
+        for name in derived_parameters(step):
+            yield from figure_paths(step["parameters"][name], f"methods.{i}.parameters.{name}")
 
 
 def _close(a: Any, b: Any) -> bool:

@@ -23,16 +23,26 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["GENERALIZING", "FAMILIES", "DERIVED_PARAMETERS", "family_of", "generalized_columns", "ranks_apply",
+__all__ = ["GENERALIZING", "FAMILIES", "DERIVED_PARAMETERS", "derived_parameters", "family_of", "generalized_columns", "ranks_apply",
            "step_parameters", "NO_RANKS"]
 
 #: method name -> the roles whose columns it publishes as generalized cells
 GENERALIZING = {"sd_k_anonymity": ("quasi_identifier",),
                 "multi_sensitive_generalization": ("quasi_identifier", "sensitive")}
-#: method name -> the published parameters the publisher derived from the original table (not chosen by hand):
-#: randomized response's optimal keep probabilities (paper 000, section 4), the replacement probabilities
-#: random attribute replacement used (paper 004, section 5)
-DERIVED_PARAMETERS = {"randomized_response": ("keep_probabilities",), "random_attribute_replacement": ("p_used",)}
+#: method name -> (parameter the publisher derived from the original table, the parameter whose presence makes it
+#: derived, or None if always): randomized response's keep probabilities, optimal for the target l (paper 000,
+#: section 4); the replacement probabilities random attribute replacement used (paper 004, section 5)
+DERIVED_PARAMETERS = {"randomized_response": (("keep_probabilities", "l"),),
+                      "random_attribute_replacement": (("p_used", None),)}
+
+
+def derived_parameters(step: Any) -> tuple[str, ...]:
+    """The names of the published parameters of one ``{"method", "parameters"}`` step that were derived from data."""
+    if not isinstance(step, dict) or not isinstance(step.get("parameters"), dict):
+        return ()
+    params = step["parameters"]
+    return tuple(name for name, when in DERIVED_PARAMETERS.get(str(step.get("method")), ())
+                 if name in params and (when is None or params.get(when) is not None))
 FAMILIES = ("generalized", "randomized_response", "random_replacement", "permutation")
 
 NO_RANKS = ("This release's cells are generalized (intervals, sets of categories, hierarchy nodes) and have no "

@@ -1,0 +1,220 @@
+"""The auditor's third step: is a release what its published methods make from the original? (paper 003, Def. 4)
+
+Transparency discloses every parameter but the seed. With the original table
+an auditor can rerun the published chain with fresh seeds and ask whether the
+published release looks like one of those runs. ``publisher replay``:
+
+1. rebuilds the chain from the signed parameters (a parameter the publisher
+   derived from the data, such as randomized response's keep probabilities,
+   is derived again on the original and must equal the published one);
+2. runs it ``runs`` times with fresh seeds (once for a deterministic chain,
+   whose only randomness is the row shuffle) and computes the statistics of
+   :mod:`publisher.replay_statistics` for every simulated release and for the
+   published one;
+3. gives each statistic a two-sided p-value against its simulated values:
+   empirical, ``2 min(#{s <= t} + 1, #{s >= t} + 1) / (runs + 1)``; when the
+   published value t lies beyond every simulated one, from a normal model
+   fitted to them (the predictive Student t with runs - 1 degrees of freedom,
+   so that tens of runs can reject at 0.01); for a statistic the method fixes
+   (no spread among the runs), 1 if t equals it and 0 otherwise;
+4. corrects the p-values for their number (Holm's step-down) and calls the
+   release implausible when one corrected p-value is below alpha, or a derived
+   parameter differs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import t as student_t
+
+from publisher.methods import Method, anonymize, frame_to_keys, make_method
+from publisher.release_data import published_cells
+from publisher.replay_statistics import generalized_statistics, ranked_statistics
+from verifier.data.tables import Table
+from verifier.errors import InvalidInputError
+from verifier.releases.family import derived_parameters, family_of
+from verifier.releases.verification import HIERARCHIES, VerifiedRelease
+
+__all__ = ["Statistic", "DerivedCheck", "Replay", "replay_release", "replay_table", "replay_methods",
+           "release_statistics", "two_sided_p_value", "holm"]
+
+_REL = 1e-9
+
+
+@dataclass(frozen=True)
+class Statistic:
+    name: str
+    published: float
+    simulated: np.ndarray
+    p_value: float | None
+    """Two-sided, before correction; None when the statistic is undefined (a constant column's correlation)."""
+    holm_p_value: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        finite = self.simulated[np.isfinite(self.simulated)]
+        quantiles = np.quantile(finite, [0.05, 0.5, 0.95]).tolist() if finite.size else [None] * 3
+        return {"name": self.name, "published": _finite(self.published), "simulated": quantiles,
+                "p_value": self.p_value, "holm_p_value": self.holm_p_value}
+
+
+@dataclass(frozen=True)
+class DerivedCheck:
+    """A parameter the publisher derived from the data, derived again from the original."""
+
+    parameter: str
+    published: Any
+    recomputed: Any
+    ok: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"parameter": self.parameter, "published": self.published, "recomputed": self.recomputed, "ok": self.ok}
+
+
+@dataclass(frozen=True, eq=False)
+class Replay:
+    runs: int
+    simulated_runs: int
+    alpha: float
+    seed: int
+    statistics: list[Statistic]
+    derived: list[DerivedCheck] = field(default_factory=list)
+
+    @property
+    def plausible(self) -> bool:
+        return all(d.ok for d in self.derived) and all(
+            s.holm_p_value is None or s.holm_p_value >= self.alpha for s in self.statistics)
+
+    @property
+    def deterministic(self) -> bool:
+        return self.simulated_runs == 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"plausible": self.plausible, "runs": self.runs, "simulated_runs": self.simulated_runs,
+                "deterministic": self.deterministic, "alpha": self.alpha, "seed": self.seed,
+                "statistics": [s.to_json() for s in self.statistics],
+                "derived_parameters": [d.to_json() for d in self.derived]}
+
+
+def _finite(v: float) -> float | None:
+    return float(v) if v is not None and math.isfinite(v) else None
+
+
+def two_sided_p_value(published: float, simulated: np.ndarray) -> float | None:
+    """The two-sided p-value of ``published`` against the simulated values (module docstring, step 3)."""
+    sims = np.asarray(simulated, dtype=np.float64)
+    if not math.isfinite(published) or not np.all(np.isfinite(sims)) or sims.size == 0:
+        return None
+    lo, hi = float(sims.min()), float(sims.max())
+    tol = _REL * max(1.0, abs(published), abs(lo), abs(hi))
+    if hi - lo <= tol:
+        return 1.0 if abs(published - lo) <= tol else 0.0
+    n = sims.size
+    if published < lo - tol or published > hi + tol:
+        scale = float(sims.std(ddof=1)) * math.sqrt(1 + 1 / n)
+        return float(min(1.0, 2 * student_t.sf(abs(published - float(sims.mean())) / scale, n - 1)))
+    below = (np.count_nonzero(sims <= published + tol) + 1) / (n + 1)
+    above = (np.count_nonzero(sims >= published - tol) + 1) / (n + 1)
+    return float(min(1.0, 2 * min(below, above)))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment: the i-th smallest of m p-values times m - i + 1, kept monotone, capped at 1."""
+    p = np.asarray(p_values, dtype=np.float64)
+    adjusted = np.empty_like(p)
+    running = 0.0
+    for rank, i in enumerate(np.argsort(p, kind="stable")):
+        running = max(running, min(1.0, (p.size - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted.tolist()
+
+
+def replay_methods(methods: Sequence[Mapping[str, Any]], hierarchies: Mapping | None = None) -> list[Method]:
+    """The chain rebuilt from its published parameters, leaving out what the publisher derived from the data."""
+    chain = []
+    for step in methods:
+        derived = derived_parameters(step)
+        params = {k: v for k, v in step["parameters"].items() if k not in derived}
+        if params.get("hierarchies") == HIERARCHIES:
+            params["hierarchies"] = hierarchies or {}
+        chain.append(make_method(step["method"], params, allow_degenerate=True))
+    return chain
+
+
+def release_statistics(original: Table, released: pd.DataFrame, family: str,
+                       hierarchies: Mapping | None = None) -> dict[str, float]:
+    """The statistics of an anonymized table (rows in any order) against the original."""
+    if family == "generalized":
+        return generalized_statistics(published_cells(released, original.schema, hierarchies)[1])
+    return ranked_statistics(original.values, frame_to_keys(released, original.schema), original.schema)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return set(a) == set(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return math.isclose(a, b, rel_tol=_REL, abs_tol=1e-12)
+    return a == b
+
+
+def _derived_checks(methods: Sequence[Mapping[str, Any]], steps: list[dict[str, Any]]) -> list[DerivedCheck]:
+    out = []
+    for i, (step, rerun) in enumerate(zip(methods, steps)):
+        for name in derived_parameters(step):
+            published, recomputed = step["parameters"][name], rerun["parameters"].get(name)
+            out.append(DerivedCheck(f"methods.{i}.parameters.{name}", published, recomputed, _same(published, recomputed)))
+    return out
+
+
+def replay_table(original: Table, methods: Sequence[Mapping[str, Any]], published: Mapping[str, float], *,
+                 hierarchies: Mapping | None = None, runs: int = 50, alpha: float = 0.01, seed: int = 0,
+                 progress: Callable[[int, int], None] | None = None) -> Replay:
+    """Replay the published ``methods`` on ``original`` and test the ``published`` statistics against the runs."""
+    if runs < 2:
+        raise InvalidInputError(f"replay needs at least 2 runs, got {runs}", reason="PARAMETER_INVALID")
+    chain = replay_methods(methods, hierarchies)
+    family = family_of(list(methods))
+    simulated_runs = 1 if all(m.deterministic for m in chain) else runs
+    seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=simulated_runs)
+    frame = original.to_frame()
+    values: dict[str, list[float]] = {name: [] for name in published}
+    derived: list[DerivedCheck] = []
+    for r, run_seed in enumerate(seeds):
+        result = anonymize(frame, original.schema, chain, random_state=int(run_seed))
+        if r == 0:
+            derived = _derived_checks(methods, result.steps)
+        stats = release_statistics(original, result.released, family, hierarchies)
+        for name in values:
+            values[name].append(stats.get(name, math.nan))
+        if progress is not None:
+            progress(r + 1, simulated_runs)
+    statistics = [Statistic(name, float(published[name]), np.asarray(v), two_sided_p_value(float(published[name]), v))
+                  for name, v in values.items()]
+    tested = [s for s in statistics if s.p_value is not None]
+    adjusted = dict(zip([s.name for s in tested], holm([s.p_value for s in tested])))
+    statistics = [Statistic(s.name, s.published, s.simulated, s.p_value, adjusted.get(s.name)) for s in statistics]
+    return Replay(runs, simulated_runs, alpha, seed, statistics, derived)
+
+
+def replay_release(release: VerifiedRelease, original: Table, *, runs: int = 50, alpha: float = 0.01, seed: int = 0,
+                   progress: Callable[[int, int], None] | None = None) -> Replay:
+    """Replay a verified release on the original table (read with the release's schema)."""
+    if release.family == "generalized":
+        cells = release.published()
+        published, n = generalized_statistics(cells), cells.n_records
+    else:
+        table = release.table()
+        published = ranked_statistics(original.values, table.values, original.schema) if (
+            table.n_records == original.n_records) else {}
+        n = table.n_records
+    if n != original.n_records:
+        raise InvalidInputError(f"has {original.n_records} records and the release {n}; a release has one row per "
+                                "record of the table it was made from", reason="SHAPE_MISMATCH")
+    return replay_table(original, release.methods, published, hierarchies=release.hierarchies, runs=runs,
+                        alpha=alpha, seed=seed, progress=progress)

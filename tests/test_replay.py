@@ -1,0 +1,164 @@
+"""``publisher replay`` (issue 14): a release whose published parameters were not the ones used is caught.
+
+A dishonest publisher re-signs the manifest with the real key, so the
+signature and every recomputable claim still hold; only rerunning the
+published methods on the original shows the release is not what they make.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import resign_statement
+from publisher.cli import main as publisher
+from publisher.replay import holm, two_sided_p_value
+
+N = 300
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("replay")
+    rng = np.random.default_rng(5)
+    rows = ["age,income,hours,sex,disease"]
+    for _ in range(N):  # income grows with age and hours, as in a census
+        age, hours = int(rng.integers(18, 90)), int(rng.integers(5, 70))
+        income = round(float(np.exp(8 + 0.02 * age + 0.02 * hours + rng.normal(0, 0.3))), 2)
+        rows.append(f"{age},{income},{hours},"
+                    f"{rng.choice(['F', 'M'])},{rng.choice(['flu', 'cancer', 'hiv', 'none'], p=[.5, .2, .1, .2])}")
+    (root / "x.csv").write_text("\n".join(rows) + "\n")
+    (root / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "income", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "hours", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cancer", "flu", "hiv", "none"]},
+    ]}))
+    assert publisher(["keygen", "--out", str(root / "keys"), "--unencrypted"]) == 0
+    return root
+
+
+def _release(world: Path, tmp_path: Path, method_args: list[str], *, seed: int = 3) -> Path:
+    out = tmp_path / "release"
+    assert publisher(["release", "--input", str(world / "x.csv"), "--schema", str(world / "schema.json"),
+                      *method_args, "--samples", "200", "--seed", str(seed), "--key", str(world / "keys" / "private.pem"),
+                      "--dataset-id", "replay", "--out", str(out)]) == 0
+    return out
+
+
+def _replay(world: Path, release: Path, capsys, *extra: str) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = publisher(["replay", str(release), "--key", str(world / "keys" / "public.pem"), "--original",
+                      str(world / "x.csv"), "--runs", "30", "--json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _set_parameter(step: int, name: str, value):
+    def mutate(statement: dict) -> None:
+        statement["predicate"]["methods"][step]["parameters"][name] = value
+    return mutate
+
+
+NOISE = ["--method", "additive_noise", "--param", "relative_sd=0.8", "--then", "reverse_mapping"]
+
+
+def test_an_honest_release_is_plausible_and_the_json_has_every_statistic(world, tmp_path, capsys):
+    release = _release(world, tmp_path, NOISE)
+    code, out = _replay(world, release, capsys)
+    assert code == 0 and out["plausible"] is True and out["runs"] == 30 and out["simulated_runs"] == 30
+    names = {s["name"] for s in out["statistics"]}
+    assert {"permuted_privacy.distance", "record_distance.q10", "record_distance.q50", "record_distance.q90",
+            "spread.age", "linkage_rank_correlation.income", "marginal_distance.disease"} <= names
+    for s in out["statistics"]:
+        assert set(s) == {"name", "published", "simulated", "p_value", "holm_p_value"}
+        if s["p_value"] is not None:
+            assert 0 <= s["p_value"] <= s["holm_p_value"] <= 1
+            assert s["simulated"][0] <= s["simulated"][1] <= s["simulated"][2]
+    # the same seed gives the same replay; the publisher's secret seed is nowhere in it
+    assert _replay(world, release, capsys)[1] == out
+
+
+def test_the_issues_example_published_relative_sd_2_used_0_8_is_implausible(world, tmp_path, capsys):
+    release = _release(world, tmp_path, NOISE)
+    resign_statement(release, world / "keys" / "private.pem", _set_parameter(0, "relative_sd", 2.0))
+    code, out = _replay(world, release, capsys)
+    assert code == 1 and out["plausible"] is False
+    rejected = {s["name"] for s in out["statistics"] if s["holm_p_value"] is not None and s["holm_p_value"] < 0.01}
+    assert "rank_correlation_change" in rejected  # more noise would have weakened the attributes' correlations
+    # the readable verdict says what it means for the auditor
+    capsys.readouterr()
+    assert publisher(["replay", str(release), "--key", str(world / "keys" / "public.pem"), "--original",
+                      str(world / "x.csv"), "--runs", "20"]) == 1
+    text = capsys.readouterr().out
+    assert "IMPLAUSIBLE" in text and "a published parameter was not the one used" in text
+
+
+def test_a_deterministic_chain_is_run_once_and_must_be_equal(world, tmp_path, capsys):
+    release = _release(world, tmp_path, ["--method", "microaggregation", "--param", "k=3"])
+    code, out = _replay(world, release, capsys)
+    assert code == 0 and out["deterministic"] is True and out["simulated_runs"] == 1
+    assert all(s["p_value"] in (1.0, None) for s in out["statistics"])
+    resign_statement(release, world / "keys" / "private.pem", _set_parameter(0, "k", 6))
+    code, out = _replay(world, release, capsys)
+    assert code == 1 and any(s["p_value"] == 0.0 for s in out["statistics"])
+
+
+def test_a_generalized_release_published_with_a_smaller_k_is_caught(world, tmp_path, capsys):
+    release = _release(world, tmp_path, ["--method", "sd_k_anonymity", "--param", "k=6"])
+    assert _replay(world, release, capsys)[0] == 0
+    resign_statement(release, world / "keys" / "private.pem", _set_parameter(0, "k", 3))
+    code, out = _replay(world, release, capsys)
+    assert code == 1
+    by_name = {s["name"]: s for s in out["statistics"]}
+    assert by_name["classes"]["p_value"] == 0.0 and by_name["classes"]["published"] < by_name["classes"]["simulated"][1]
+
+
+def test_a_derived_parameter_is_derived_again_and_compared(world, tmp_path, capsys):
+    release = _release(world, tmp_path, ["--method", "randomized_response", "--param", "l=2", "--param", "scope=sensitive"])
+    code, out = _replay(world, release, capsys)
+    assert code == 0 and [d["ok"] for d in out["derived_parameters"]] == [True]
+    assert out["derived_parameters"][0]["parameter"] == "methods.0.parameters.keep_probabilities"
+    # published keep probabilities that l = 2 does not give on this table
+    resign_statement(release, world / "keys" / "private.pem", _set_parameter(0, "keep_probabilities", {"disease": 0.3}))
+    code, out = _replay(world, release, capsys)
+    assert code == 1 and out["derived_parameters"][0]["ok"] is False
+
+
+def test_usage_errors_are_one_line(world, tmp_path, capsys):
+    release = _release(world, tmp_path, NOISE)
+    base = ["replay", str(release), "--original", str(world / "x.csv")]
+    assert publisher(base) == 2 and "--key" in capsys.readouterr().err
+    assert publisher([*base, "--key", str(world / "keys" / "public.pem"), "--runs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("FAIL:") and "--runs" in err and err.count("\n") == 1
+    other = tmp_path / "other.csv"
+    shutil.copy(world / "x.csv", other)
+    other.write_text("\n".join((world / "x.csv").read_text().splitlines()[:50]) + "\n")
+    assert publisher([*base[:2], "--original", str(other), "--key", str(world / "keys" / "public.pem")]) == 3
+    assert "SHAPE_MISMATCH" in capsys.readouterr().err
+
+
+def test_p_values_empirical_inside_the_runs_normal_beyond_them_exact_for_a_fixed_statistic():
+    sims = np.arange(1.0, 20.0)  # 1 .. 19, mean 10
+    assert two_sided_p_value(10.0, sims) == pytest.approx(1.0)
+    # 3 of 19 at or below 3: 2 * (3 + 1) / 20
+    assert two_sided_p_value(3.0, sims) == pytest.approx(0.4)
+    # beyond every run: the predictive t with 18 degrees of freedom, so far out it can go below 1 / (runs + 1)
+    from scipy.stats import t
+
+    scale = np.std(sims, ddof=1) * np.sqrt(1 + 1 / 19)
+    assert two_sided_p_value(40.0, sims) == pytest.approx(2 * t.sf(30 / scale, 18))
+    assert two_sided_p_value(40.0, sims) < 0.01 < 1 / 20
+    assert two_sided_p_value(5.0, np.full(10, 5.0)) == 1.0 and two_sided_p_value(5.5, np.full(10, 5.0)) == 0.0
+    assert two_sided_p_value(float("nan"), sims) is None
+
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.02, 0.03, 0.5 times 4, 3, 2, 1 -> 0.04, 0.06, 0.06 (monotone), 0.5
+    assert holm([0.03, 0.01, 0.5, 0.02]) == pytest.approx([0.06, 0.04, 0.5, 0.06])
+    assert holm([0.9, 0.2]) == pytest.approx([0.9, 0.4]) and holm([0.9, 0.8]) == [1.0, 1.0]
