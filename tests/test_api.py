@@ -29,40 +29,49 @@ def _cli_json(capsys, main, argv) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_permuted_privacy_equals_the_distance_command(paper_paths, capsys):
+def _cli_records(capsys, main, argv, tmp_path) -> tuple[dict, list[dict]]:
+    """The command's JSON summary and its per-record rows, written with --out to Parquet."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "records.parquet"
+    summary = _cli_json(capsys, main, [*argv, "--out", str(out)])
+    return summary, pq.read_table(out).to_pylist()
+
+
+def test_permuted_privacy_equals_the_distance_command(paper_paths, capsys, tmp_path):
     x, y = pd.read_csv(paper_paths["original"]), pd.read_csv(paper_paths["masked"])
     result = verifier.permuted_privacy(x, y)
-    cli = _cli_json(capsys, verifier_main, ["distance", "--original", str(paper_paths["original"]),
-                                            "--anonymized", str(paper_paths["masked"])])
+    cli, records = _cli_records(capsys, verifier_main, ["distance", "--original", str(paper_paths["original"]),
+                                                        "--anonymized", str(paper_paths["masked"])], tmp_path)
     assert result.dataset_distance == cli["dataset"]["distance"] == 1  # paper 003, Table 4
     assert list(result.dataset_spread.values()) == pytest.approx(cli["dataset"]["variances"])
     frame = result.to_frame()
-    assert frame["record"].tolist() == [r["record"] for r in cli["records"]]
-    assert frame["distance"].tolist() == [r["distance"] for r in cli["records"]]
-    assert frame["matches"].tolist() == [r["matches"] for r in cli["records"]]
-    assert frame["n_matches"].tolist() == [len(r["matches"]) for r in cli["records"]]
+    assert frame["record"].tolist() == [r["record"] for r in records]
+    assert frame["distance"].tolist() == [r["distance"] for r in records]
+    assert frame["matches"].tolist() == [r["matches"] for r in records]
+    assert frame["n_matches"].tolist() == [r["n_matches"] for r in records]
     assert frame[[f"spread at D {a}" for a in x.columns]].to_numpy() == pytest.approx(
-        np.array([r["variances_at_dataset_distance"] for r in cli["records"]]))
+        np.array([[r[f"spread_at_D.{a}"] for a in x.columns] for r in records]))
     # record 3 of Table 1 is at distance 4 (Table 3), and its matches carry the CLI's deviations
     assert frame.loc[2, "distance"] == 4
-    assert result.matches(3).iloc[:, 1:].to_numpy().tolist() == cli["records"][2]["deviations"]
+    assert result.matches(3).iloc[:, 1:].to_numpy().tolist() == records[2]["deviations"]
     check = result.check(1, {"x1": 0.001, "x2": 10, "x3": 30})
     assert check.satisfied and check.distance == 1
     assert not result.check(2, 0.0).satisfied
 
 
-def test_intruder_equals_the_intruder_command(paper_paths, capsys):
+def test_intruder_equals_the_intruder_command(paper_paths, capsys, tmp_path):
     x, y = pd.read_csv(paper_paths["original"]), pd.read_csv(paper_paths["masked"])
-    cli = _cli_json(capsys, verifier_main, ["intruder", "--original", str(paper_paths["original"]),
-                                            "--anonymized", str(paper_paths["masked"]), "--paired"])
+    cli, records = _cli_records(capsys, verifier_main, ["intruder", "--original", str(paper_paths["original"]),
+                                                        "--anonymized", str(paper_paths["masked"]), "--paired"], tmp_path)
     result = verifier.intruder(x, y, paired=True)
     assert result.confidently_linked_share == cli["confidently_linked_share"]
     assert result.hellinger == pytest.approx(cli["hellinger"])
     assert result.correct_link_share == cli["correct_link_share"]
     frame = result.to_frame()
-    assert frame["p_value"].tolist() == pytest.approx([r["p_value"] for r in cli["records"]])
-    assert frame["matches"].tolist() == [r["matches"] for r in cli["records"]]
-    assert frame["outcome"].tolist() == [r["outcome"] for r in cli["records"]]
+    assert frame["p_value"].tolist() == pytest.approx([r["p_value"] for r in records])
+    assert frame["matches"].tolist() == [r["matches"] for r in records]
+    assert frame["outcome"].tolist() == [r["outcome"] for r in records]
     assert result.random_distribution.sum() == pytest.approx(1.0)
     unpaired = verifier.intruder(x, y)
     assert unpaired.correct_link_share is None and "outcome" not in unpaired.to_frame()
@@ -80,10 +89,11 @@ def test_categorical_columns_take_a_schema(tmp_path, capsys):
     result = verifier.permuted_privacy(x, y, str(schema))
     x.to_csv(tmp_path / "x.csv", index=False)
     y.to_csv(tmp_path / "y.csv", index=False)
-    cli = _cli_json(capsys, verifier_main, ["distance", "--original", str(tmp_path / "x.csv"), "--anonymized",
-                                            str(tmp_path / "y.csv"), "--schema", str(schema)])
+    cli, records = _cli_records(capsys, verifier_main, ["distance", "--original", str(tmp_path / "x.csv"),
+                                                        "--anonymized", str(tmp_path / "y.csv"), "--schema", str(schema)],
+                                tmp_path)
     assert result.spread_kinds == cli["spread_kinds"] == ["variance", "gini_simpson"]
-    assert result.to_frame()["distance"].tolist() == [r["distance"] for r in cli["records"]]
+    assert result.to_frame()["distance"].tolist() == [r["distance"] for r in records]
     assert max(result.distances) >= 1  # the release is no copy of the original
     assert list(result.dataset_spread.values()) == pytest.approx(cli["dataset"]["variances"])
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -244,7 +246,7 @@ def test_simulation_weak_noise_is_confidently_linked():
 
 def test_cli_intruder_json_is_spec_shaped(paper_paths, capsys):
     code = main(["intruder", "--original", str(paper_paths["original"]), "--anonymized",
-                 str(paper_paths["masked"]), "--paired", "--json"])
+                 str(paper_paths["masked"]), "--paired", "--record", "1", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["paired"] is True and "not_computed" not in out
     assert out["records"][0] == {
@@ -267,23 +269,26 @@ def test_cli_intruder_without_paired_leaves_out_the_pairing_shares_and_says_why(
     order = np.random.default_rng(4).permutation(len(rows) - 1)
     shuffled.write_text("\n".join([rows[0], *(rows[1 + i] for i in order)]) + "\n")
     argv = ["intruder", "--original", str(paper_paths["original"]), "--anonymized", str(shuffled)]
-    assert main([*argv, "--json"]) == 0
+    assert main([*argv, "--out", str(tmp_path / "links.parquet"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
+    rows = pq.read_table(tmp_path / "links.parquet").to_pylist()
     assert out["paired"] is False
     assert not {"correct_link_share", "misidentified_share", "multiple_match_share", "rank_correlation"} & set(out)
     assert out["not_computed"]["figures"] == ["correct_link_share", "multiple_match_share", "misidentified_share",
                                               "rank_correlation"]
-    assert "true pairing" in out["not_computed"]["reason"] and all("outcome" not in r for r in out["records"])
+    assert "true pairing" in out["not_computed"]["reason"] and all("outcome" not in r for r in rows)
     # the linkage itself does not depend on row order: the same distances, record by record
-    assert main([*argv[:-1], str(paper_paths["masked"]), "--json"]) == 0
+    assert main([*argv[:-1], str(paper_paths["masked"]), "--out", str(tmp_path / "in-order.parquet"), "--json"]) == 0
     in_order = json.loads(capsys.readouterr().out)
-    assert sorted(r["distance"] for r in out["records"]) == sorted(r["distance"] for r in in_order["records"])
+    in_order_rows = pq.read_table(tmp_path / "in-order.parquet").to_pylist()
+    assert [r["distance"] for r in rows] == [r["distance"] for r in in_order_rows]
+    assert out["distances"] == in_order["distances"]
     assert out["hellinger"] == pytest.approx(in_order["hellinger"])
     assert main(argv) == 0
     assert "Not scored against a true pairing" in capsys.readouterr().out
 
 
-def test_cli_intruder_readable_and_check(paper_paths, capsys):
+def test_cli_intruder_readable_and_check(paper_paths, capsys, tmp_path):
     args = ["intruder", "--original", str(paper_paths["original"]), "--anonymized", str(paper_paths["masked"]), "--paired"]
     assert main(args) == 0
     text = capsys.readouterr().out
@@ -293,15 +298,20 @@ def test_cli_intruder_readable_and_check(paper_paths, capsys):
     assert main(args + ["--max-linked-share", "0"]) == 0
     assert "<= 0: met" in capsys.readouterr().out
     # ... and a loose alpha makes records 5, 6, 7, 17 (p = 0.251) confident, which fails the check
-    assert main(args + ["--alpha", "0.3", "--max-linked-share", "0.1", "--json"]) == 1
+    links = tmp_path / "links.csv"
+    assert main(args + ["--alpha", "0.3", "--max-linked-share", "0.1", "--out", str(links), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert [r["record"] for r in out["records"] if r["confidently_linked"]] == [5, 6, 7, 17]
+    assert out["out"] == str(links) and "records" not in out
+    with open(links, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(r["record"]) for r in rows if r["confidently_linked"] == "true"] == [5, 6, 7, 17]
+    assert {r["outcome"] for r in rows} <= {"correct", "multiple", "misidentified"}
     assert out["check"] == {"max_linked_share": 0.1, "satisfied": False}
 
 
 def test_cli_intruder_monte_carlo(paper_paths, capsys):
     code = main(["intruder", "--original", str(paper_paths["original"]), "--anonymized", str(paper_paths["masked"]),
-                 "--monte-carlo", "--samples", "2000", "--seed", "3", "--json"])
+                 "--monte-carlo", "--samples", "2000", "--seed", "3", "--record", "1", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["random"]["method"] == "monte_carlo" and out["random"]["random_records"] == 2000
     lo, hi = out["records"][0]["p_value_interval"]

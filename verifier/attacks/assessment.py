@@ -245,6 +245,8 @@ class Assessment:
     intruder: IntruderReport
     utility: dict[str, Any]
     attribute_disclosure: dict[str, Any]
+    space: RankSpace | None = None
+    """The release's rank space, for per-record rows (deviations)."""
 
     def to_json(self) -> dict[str, Any]:
         pp, it = self.permuted_privacy, self.intruder
@@ -310,5 +312,5 @@ def assess(
     return Assessment(
         schema=schema, paired=paired, permuted_privacy=privacy, intruder=intruder,
         utility=utility_figures(original, anonymized, z, schema, paired=paired),
-        attribute_disclosure=attribute_disclosure(original, anonymized, schema),
+        attribute_disclosure=attribute_disclosure(original, anonymized, schema), space=space,
     )

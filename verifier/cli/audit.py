@@ -8,8 +8,18 @@ import json
 import numpy as np
 
 from verifier.data.tables import read_table
-from verifier.frontend import ExitCode, add_command, add_release_args, print_json, text_table, verified
-from verifier.releases.audit import audit_release
+from verifier.frontend import (
+    ExitCode,
+    UsageError,
+    add_command,
+    add_release_args,
+    check_out_file,
+    print_json,
+    text_table,
+    verified,
+)
+from verifier.data.record_file import BATCH, write_record_file
+from verifier.releases.audit import audit_release, audit_rows
 from verifier.releases.audit_report import write_report
 from verifier.text import figure
 
@@ -29,15 +39,27 @@ def register(sub, common) -> None:
     add_release_args(p)
     p.add_argument("--original", metavar="X.csv", help="the original table, for an auditor entitled to it")
     p.add_argument("--report", metavar="audit.md", help="write a Markdown report with PNG plots beside it")
+    p.add_argument("--out", metavar="FILE",
+                   help="with --original, write every original record's row (her distance, matches, deviations and "
+                   "spreads, and the intruder's link and p-value) to FILE.parquet or FILE.csv (no list columns)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out and not args.original:
+        raise UsageError("--out lists every original record's figures: give --original X.csv too")
+    check_out_file(args.out, args.original)
     release = verified(args)
+    if args.out and release.family == "generalized":
+        raise UsageError("--out lists permutation distances, which a generalized release does not have; "
+                         "its groups are in the audit and --report")
     original = read_table(args.original, release.schema()) if args.original else None
     result = audit_release(release, original)
+    out = args.out if args.out and "assessment" in result.figures else None  # not when X and Y differ in size
+    if out:
+        write_record_file(out, audit_rows(result, batch=BATCH))
     written = write_report(result, args.report) if args.report else []
     if args.json:
-        print_json({**result.to_json(), "report": written})
+        print_json({**result.to_json(), "report": written, "out": out})
     else:
         print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}); auditing its claims"
               + (" with the original" if original is not None else " from the release alone"))
@@ -51,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             by_reason.setdefault(reason, []).append(figure_path)
         for reason, paths in by_reason.items():
             print(f"not checked ({reason}): " + ", ".join(paths))
-        for path in written:
+        for path in written + ([out] if out else []):
             print(f"wrote {path}")
     return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED
 

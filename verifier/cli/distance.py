@@ -7,11 +7,26 @@ from typing import Any
 
 from verifier.cli.inputs import add_pair_args, load_pair
 from verifier.core.permutation import RankSpace, compute_permuted_privacy
+from verifier.core.record_rows import distance_columns, distance_summary
+from verifier.data.record_file import BATCH, write_record_file
 from verifier.data.tables import Table
-from verifier.frontend import ExitCode, ProgressBar, UsageError, add_command, finite, parse_v, print_json, text_table
+from verifier.frontend import (
+    ExitCode,
+    ProgressBar,
+    UsageError,
+    add_command,
+    check_out_file,
+    finite,
+    parse_v,
+    print_json,
+    text_table,
+)
 from verifier.text import figure
 
 __all__ = ["register"]
+
+#: records the readable output lists before pointing to --out
+SHOWN = 50
 
 
 def register(sub, common) -> None:
@@ -26,10 +41,16 @@ def register(sub, common) -> None:
     p.add_argument("--record", type=int, metavar="N", help="only record N of X (numbered from 1)")
     p.add_argument("--d", type=int, metavar="D", help="check: permutation distance at least D")
     p.add_argument("--v", metavar="V1,V2,...", help="check: spread above v_j for every attribute (one value for all)")
-    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.add_argument("--out", metavar="FILE",
+                   help="write every record's row (distance, matches, deviations, spreads) to FILE.parquet or "
+                   "FILE.csv (no list columns); streamed, written whole or not at all")
+    p.add_argument("--json", action="store_true",
+                   help="the summary as JSON on stdout (D, v, quantiles of the distances); per-record JSON only with "
+                   "--record N, every record with --out")
 
 
 def run(args: argparse.Namespace) -> int:
+    check_out_file(args.out, args.original, args.anonymized)
     x, y = load_pair(args.original, args.anonymized, args.schema)
     m = x.n_attributes
     v = parse_v(args.v, m)
@@ -39,26 +60,21 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--record must be between 1 and {x.n_records}, got {args.record}", path=args.original)
     space = RankSpace(y.values, y.kinds)
     report = compute_permuted_privacy(space, x.values, progress=ProgressBar("permutation distances"))
-    wanted = [args.record - 1] if args.record is not None else range(x.n_records)
-    records = []
-    for r in wanted:
-        matches = report.record_matches(r)
-        records.append(
-            {
-                "record": r + 1,
-                "distance": int(report.distances[r]),
-                "matches": (matches + 1).tolist(),
-                "query_blocks": [[int(a), int(b)] for a, b in zip(report.query_lo[r], report.query_hi[r])],
-                "deviations": space.deviations(report.query_lo[r], report.query_hi[r], matches).tolist(),
-                "variances_at_dataset_distance": [finite(t) for t in report.spread_at_dataset_distance[r]],
-                "variances_at_record_distance": [finite(t) for t in report.spread_at_record_distance[r]],
-            }
-        )
+    if args.out:
+        write_record_file(args.out, distance_columns(report, space, x.names, batch=BATCH))
+    if args.record is not None:
+        wanted = [args.record - 1]
+    else:
+        wanted = [] if args.json else range(min(x.n_records, SHOWN))
+    records = [_record(report, space, r) for r in wanted]
     out: dict[str, Any] = {
         "attributes": x.names,
         "spread_kinds": report.spread_kinds,
-        "records": records,
+        "n_records": x.n_records,
         "dataset": {"distance": report.dataset_distance, "variances": [finite(t) for t in report.dataset_spread]},
+        "distances": distance_summary(report.distances, report.match_offsets),
+        "out": args.out,
+        **({"records": records} if args.record is not None else {}),
     }
     check = None
     if args.d is not None:
@@ -78,6 +94,19 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.OK if check is None or check.satisfied else ExitCode.CHECK_FAILED
 
 
+def _record(report, space: RankSpace, r: int) -> dict[str, Any]:
+    matches = report.record_matches(r)
+    return {
+        "record": r + 1,
+        "distance": int(report.distances[r]),
+        "matches": (matches + 1).tolist(),
+        "query_blocks": [[int(a), int(b)] for a, b in zip(report.query_lo[r], report.query_hi[r])],
+        "deviations": space.deviations(report.query_lo[r], report.query_hi[r], matches).tolist(),
+        "variances_at_dataset_distance": [finite(t) for t in report.spread_at_dataset_distance[r]],
+        "variances_at_record_distance": [finite(t) for t in report.spread_at_record_distance[r]],
+    }
+
+
 def _print_distance(x: Table, report, records, check, args) -> None:
     names = x.names
     kinds = report.spread_kinds
@@ -91,7 +120,7 @@ def _print_distance(x: Table, report, records, check, args) -> None:
         rows = [[str(mi), *[str(t) for t in dev]] for mi, dev in zip(rec["matches"][:50], rec["deviations"][:50])]
         print(text_table(rows, ["match", *[f"dev {n}" for n in names]]))
         if len(rec["matches"]) > 50:
-            print(f"  ... and {len(rec['matches']) - 50} more (use --json for all)")
+            print(f"  ... and {len(rec['matches']) - 50} more (--json lists them all)")
         print(f"  spread at d = {rec['distance']}: " + ", ".join(f"{n}={figure(t)}" for n, t in zip(names, rec["variances_at_record_distance"])))
         print(f"  spread at D = {report.dataset_distance}: " + ", ".join(f"{n}={figure(t)}" for n, t in zip(names, rec["variances_at_dataset_distance"])))
     else:
@@ -102,8 +131,9 @@ def _print_distance(x: Table, report, records, check, args) -> None:
             for r in shown
         ]
         print(text_table(rows, ["record", "d", "matches", *[f"spread@D {n}" for n in names]]))
-        if len(records) > 50:
-            print(f"... {len(records) - 50} more records (use --json for all)")
+        if x.n_records > SHOWN:
+            print(f"... {x.n_records - SHOWN} more records" + (f" (every record is in {args.out})" if args.out
+                                                              else " (--out FILE.parquet writes every record)"))
     print(
         f"\nData set: D = {report.dataset_distance}, v = ("
         + ", ".join(figure(t) for t in report.dataset_spread)

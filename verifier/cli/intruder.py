@@ -8,12 +8,24 @@ from typing import Any
 import numpy as np
 
 from verifier.attacks.intruder import run_intruder, subject_test
+from verifier.attacks.link_rows import link_columns
+from verifier.core.record_rows import distance_summary
 from verifier.cli.inputs import check_exhaustive, intruder_options, load_pair
 from verifier.core.permutation import RankSpace
+from verifier.data.record_file import BATCH, write_record_file
 from verifier.data.schema import load_schema
 from verifier.data.tables import Table, read_table
 from verifier.errors import InvalidInputError
-from verifier.frontend import ExitCode, ProgressBar, UsageError, add_command, finite, print_json, text_table
+from verifier.frontend import (
+    ExitCode,
+    ProgressBar,
+    UsageError,
+    add_command,
+    check_out_file,
+    finite,
+    print_json,
+    text_table,
+)
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.facts import p_value_words
 from verifier.text import figure
@@ -57,10 +69,16 @@ def register(sub, common) -> None:
                    help="row i of Y anonymizes row i of X (a table kept in X's order, never a shuffled release): "
                    "also score the links against that pairing (correct, multiple, misidentified shares and the "
                    "rank correlation of X and Z); without it those figures are left out and the JSON says why")
+    p.add_argument("--record", type=int, metavar="N",
+                   help="with --json, also record N's link (distance, matches, p-value; numbered from 1)")
+    p.add_argument("--out", metavar="FILE",
+                   help="write every record's link (distance, matches, p-value, confident, outcome with --paired) to "
+                   "FILE.parquet or FILE.csv (no list columns); streamed, written whole or not at all")
     p.add_argument("--max-linked-share", type=float, metavar="S",
                    help="check: exit 1 if more than this share of records is confidently linked "
                    "(with --subject-record: if her record is)")
-    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    p.add_argument("--json", action="store_true",
+                   help="the summary as JSON on stdout; per-record JSON only with --record N, every record with --out")
 
 
 def as_dict(values: np.ndarray, size: int) -> dict[str, float | None]:
@@ -120,10 +138,13 @@ def run(args: argparse.Namespace) -> int:
     if (args.original is None) == (args.subject_record is None):
         raise UsageError("give --original X.csv (the protector's test) or --subject-record FILE (a subject's), not both")
     if args.subject_record is not None:
-        if args.paired:
-            raise UsageError("--paired belongs to the protector's test (--original)")
+        if args.paired or args.out or args.record is not None:
+            raise UsageError("--paired, --record and --out belong to the protector's test (--original)")
         return _subject_intruder(args, options)
+    check_out_file(args.out, args.original, args.anonymized)
     x, y = load_pair(args.original, args.anonymized, args.schema)
+    if args.record is not None and not 1 <= args.record <= x.n_records:
+        raise UsageError(f"--record must be between 1 and {x.n_records}, got {args.record}", path=args.original)
     if x.n_records != y.n_records:
         raise InvalidInputError(
             f"has {y.n_records} records and the original {x.n_records}; the intruder reverse-maps Y onto X, "
@@ -133,21 +154,14 @@ def run(args: argparse.Namespace) -> int:
     report = run_intruder(
         x.values, y.values, x.kinds, paired=args.paired, progress=ProgressBar("random-match test"), **options
     )
-    link = report.linkage
     size = max(report.random.pmf.size, report.original_pmf.size)
-    records = []
-    for r in range(report.n_records):
-        entry = {
-            "record": r + 1,
-            "distance": int(link.distances[r]),
-            "matches": (link.record_matches(r) + 1).tolist(),
-            "p_value": finite(report.p_values[r]),
-            "p_value_interval": [finite(report.p_value_low[r]), finite(report.p_value_high[r])],
-            "confidently_linked": bool(report.confidently_linked[r]),
-        }
-        if report.outcomes is not None:
-            entry["outcome"] = str(report.outcomes[r])
-        records.append(entry)
+    if args.out:
+        write_record_file(args.out, link_columns(report, batch=BATCH))
+    if args.record is not None:
+        wanted = [args.record - 1]
+    else:
+        wanted = [] if args.json else range(min(report.n_records, 50))
+    records = [_link_record(report, r) for r in wanted]
     limit = args.max_linked_share
     passed = limit is None or report.confidently_linked_share <= limit
     out: dict[str, Any] = {
@@ -156,7 +170,9 @@ def run(args: argparse.Namespace) -> int:
         "alpha": report.alpha,
         "seed": args.seed,
         "paired": args.paired,
-        "records": records,
+        "out": args.out,
+        **({"records": records} if args.record is not None else {}),
+        "distances": distance_summary(report.linkage.distances, report.linkage.offsets),
         "random_distribution": as_dict(report.random.pmf, size),
         "original_distribution": as_dict(report.original_pmf, size),
         "random": random_json(report.random),
@@ -177,6 +193,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_intruder(x, report, records, args, passed)
     return ExitCode.OK if passed else ExitCode.CHECK_FAILED
+
+
+def _link_record(report, r: int) -> dict[str, Any]:
+    link = report.linkage
+    entry = {
+        "record": r + 1,
+        "distance": int(link.distances[r]),
+        "matches": (link.record_matches(r) + 1).tolist(),
+        "p_value": finite(report.p_values[r]),
+        "p_value_interval": [finite(report.p_value_low[r]), finite(report.p_value_high[r])],
+        "confidently_linked": bool(report.confidently_linked[r]),
+    }
+    if report.outcomes is not None:
+        entry["outcome"] = str(report.outcomes[r])
+    return entry
 
 
 def _print_intruder(x: Table, report, records, args, passed: bool) -> None:
@@ -213,7 +244,8 @@ def _print_intruder(x: Table, report, records, args, passed: bool) -> None:
         header = ["record", "d", "matches in Z", "p-value", "confident", *(["outcome"] if paired else [])]
         print("\n" + text_table(rows, header))
     else:
-        print("(use --json for every record's distance, matches and p-value)")
+        print(f"({n} records are too many to list here; " + (f"every record's link is in {args.out})" if args.out
+              else "--out FILE.parquet writes every record's link)"))
     if linked == 0:
         print("\nVerdict: no link is closer than chance explains at this alpha: "
               "the release withstands the known-plaintext attack.")

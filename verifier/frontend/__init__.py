@@ -8,6 +8,7 @@ from verifier.errors import UsageError
 from verifier.frontend.arguments import (
     check_fraction,
     check_non_negative,
+    check_out_file,
     check_positive,
     check_probability,
     parse_v,
@@ -20,6 +21,6 @@ from verifier.frontend.release_args import add_release_args, verified
 from verifier.frontend.steps import run_steps
 
 __all__ = [
-    "ExitCode", "ProgressBar", "UsageError", "add_command", "add_release_args", "verified", "check_fraction", "check_non_negative", "check_positive",
+    "ExitCode", "ProgressBar", "UsageError", "add_command", "add_release_args", "verified", "check_fraction", "check_non_negative", "check_out_file", "check_positive",
     "check_probability", "finite", "new_parser", "parse_v", "print_json", "run_parsed", "run_steps", "same_file", "text_table",
 ]

@@ -7,7 +7,8 @@ import os
 
 from verifier.errors import UsageError
 
-__all__ = ["check_fraction", "check_non_negative", "check_positive", "check_probability", "parse_v", "same_file"]
+__all__ = ["check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_probability", "parse_v",
+           "same_file"]
 
 
 def check_probability(flag: str, value: float) -> float:
@@ -59,3 +60,15 @@ def same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def check_out_file(out: str | None, *inputs: str | None) -> None:
+    """``--out FILE`` for per-record rows: ``.parquet`` or ``.csv``, and never one of the command's inputs."""
+    if out is None:
+        return
+    from verifier.data.record_file import record_file_format
+
+    record_file_format(out)
+    for given in inputs:
+        if given and same_file(out, given):
+            raise UsageError(f"--out would overwrite the input {given}", path=out)

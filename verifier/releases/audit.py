@@ -36,7 +36,9 @@ import numpy as np
 
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
+from verifier.attacks.link_rows import link_columns
 from verifier.core.permutation import spread_kind
+from verifier.core.record_rows import distance_columns
 from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
 from verifier.releases.family import derived_parameters
@@ -44,7 +46,7 @@ from verifier.releases.recompute import family_disclosure, group_release_claims
 from verifier.releases.verdict import disclosure_breaches
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 
-__all__ = ["ClaimCheck", "AuditResult", "audit_release", "figure_paths", "derived_figures", "PAIRING",
+__all__ = ["ClaimCheck", "AuditResult", "audit_release", "audit_rows", "figure_paths", "derived_figures", "PAIRING",
            "NEEDS_ORIGINAL", "DERIVED"]
 
 _REL = 1e-9
@@ -343,13 +345,28 @@ def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict
                 ledger.check(f"utility.attributes.{name}.{key}", entry[key])
     for key in ("correlation_original", "max_abs_correlation_change"):
         ledger.check(f"utility.{key}", utility[key])
-    figures.update(original_distribution=result["intruder"]["original_distribution"],
+    figures.update(assessment=assessed, original_distribution=result["intruder"]["original_distribution"],
                    random_distribution=result["intruder"]["random_distribution"],
                    record_distances=assessed.permuted_privacy.distances,
                    variances=result["permuted_privacy"]["variances"],
                    claimed_distance=(release.claims.get("permuted_privacy") or {}).get("distance"),
                    claimed_variances=(release.claims.get("permuted_privacy") or {}).get("variances"),
                    spread_kinds=result["permuted_privacy"]["spread_kinds"])
+
+
+def audit_rows(result: AuditResult, *, batch: int) -> Iterator[dict[str, Any]]:
+    """Every original record's row of an audit with the original: her permutation distance to the release, its
+    matches, deviations and spreads (:mod:`verifier.core.record_rows`), then her link by the intruder
+    (``link_distance``, ``p_value`` with its interval, ``confidently_linked``)."""
+    assessed = result.figures.get("assessment")
+    if assessed is None:
+        raise ValueError("per-record rows need an audit with the original table of a release with ranks")
+    names = assessed.schema.names
+    rows = distance_columns(assessed.permuted_privacy, assessed.space, names, batch=batch)
+    for own, link in zip(rows, link_columns(assessed.intruder, batch=batch)):
+        yield {**own, "link_distance": link["distance"], "p_value": link["p_value"],
+               "p_value_low": link["p_value_low"], "p_value_high": link["p_value_high"],
+               "confidently_linked": link["confidently_linked"]}
 
 
 def _num(x: float) -> float | None:
