@@ -11,43 +11,45 @@ The verifier never imports the publisher, and nothing here imports a user
 interface: a data subject installs nothing that anonymizes.
 """
 
-from verifier.api import (
-    Intruder,
-    PermutedPrivacy,
-    RecordCheck,
-    Release,
-    check_record,
-    intruder,
-    open_release,
-    permuted_privacy,
-)
-from verifier.errors import InvalidInputError, PrivacyWarning, VerifierError
-from verifier.attacks.intruder import (
-    IntruderReport,
-    RandomMatchDistribution,
-    SubjectReport,
-    intruder_test,
-    random_match_distribution,
-    run_intruder,
-    subject_test,
-)
-from verifier.data.tables import Table, read_table
-from verifier.core.permutation import (
-    DVPrivacyResult,
-    PermutedPrivacyReport,
-    RankSpace,
-    RecordDistance,
-    check_dv_privacy,
-    compute_distances,
-    compute_permuted_privacy,
-    compute_record_distance,
-    compute_window_spread,
-)
-from verifier.core.ranks import ReverseMappingResult, block_ranks, rank_deviation, reverse_map
-from verifier.releases.record import read_record
-from verifier.data.schema import Attribute, Schema, load_schema
+from importlib import import_module
+from typing import TYPE_CHECKING
 
 from verifier.version import __version__
+
+#: public name -> the module that defines it. Loaded on first use, so that a command (``verifier check``) pays
+#: for the modules it needs, not for pandas, scipy.stats and the notebook API on every start.
+_WHERE = {
+    **dict.fromkeys(["Intruder", "PermutedPrivacy", "RecordCheck", "Release", "check_record", "intruder",
+                     "open_release", "permuted_privacy"], "verifier.api"),
+    **dict.fromkeys(["InvalidInputError", "PrivacyWarning", "VerifierError"], "verifier.errors"),
+    **dict.fromkeys(["IntruderReport", "RandomMatchDistribution", "SubjectReport", "intruder_test",
+                     "random_match_distribution", "run_intruder", "subject_test"], "verifier.attacks.intruder"),
+    **dict.fromkeys(["Table", "read_table"], "verifier.data.tables"),
+    **dict.fromkeys(["DVPrivacyResult", "PermutedPrivacyReport", "RankSpace", "RecordDistance", "check_dv_privacy",
+                     "compute_distances", "compute_permuted_privacy", "compute_record_distance",
+                     "compute_window_spread"], "verifier.core.permutation"),
+    **dict.fromkeys(["ReverseMappingResult", "block_ranks", "rank_deviation", "reverse_map"], "verifier.core.ranks"),
+    "read_record": "verifier.releases.record",
+    **dict.fromkeys(["Attribute", "Schema", "load_schema"], "verifier.data.schema"),
+}
+
+if TYPE_CHECKING:  # what a type checker and an IDE see
+    from verifier.api import (  # noqa: F401
+        Intruder, PermutedPrivacy, RecordCheck, Release, check_record, intruder, open_release, permuted_privacy,
+    )
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'verifier' has no attribute {name!r}")
+    value = getattr(import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "Intruder",

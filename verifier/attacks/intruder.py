@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
 
 import numpy as np
-from scipy import stats
+from scipy.special import betaincinv
 
 from verifier.core.validation import as_generator, check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
@@ -74,8 +74,8 @@ def _clopper_pearson(k: np.ndarray, total: int, confidence: float) -> tuple[np.n
     k = np.asarray(k, dtype=np.float64)
     a = (1.0 - confidence) / 2.0
     with np.errstate(invalid="ignore"):
-        lo = np.where(k > 0, stats.beta.ppf(a, k, total - k + 1), 0.0)
-        hi = np.where(k < total, stats.beta.ppf(1 - a, k + 1, total - k), 1.0)
+        lo = np.where(k > 0, betaincinv(k, total - k + 1, a), 0.0)
+        hi = np.where(k < total, betaincinv(k + 1, total - k, 1 - a), 1.0)
     return lo, hi
 
 

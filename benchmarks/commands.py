@@ -1,0 +1,187 @@
+"""Whole-process benchmarks: the real commands, as a user runs them, in a subprocess (issue 15).
+
+    python -m benchmarks.commands             # 1e6 records (the targets apply)
+    python -m benchmarks.commands --quick     # 1e5 records, a smoke test
+    python -m benchmarks.commands --rows 1e7 --only distance
+    python -m benchmarks.commands --json
+
+Each row runs one command twice in a fresh Python process: once timed (wall
+time, and the child's peak resident memory from getrusage(RUSAGE_CHILDREN),
+which a row reads from its own short-lived runner process so that rows never
+share a maximum), once under cProfile, from which the row says where the time
+goes: reading the tables (CSV parsing or Parquet), verifying the release,
+ranks, the nearest-neighbour tree, the spreads, writing the output (the
+``startup`` row is Python and the imports alone: ``verifier --version``). Each row
+also gives its time as a multiple of a numpy argsort of every column of the
+same table in the same run: a yardstick for the machine.
+
+Data: X ~ N(0, 1) per attribute, rounded to 2 decimals, with one heavily tied
+column (20 distinct values); Y = X + N(0, 0.5^2) noise, shuffled, for the
+commands that compare two tables; a signed release of X with additive noise
+and reverse mapping for audit and check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pstats
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+#: phase -> functions whose cumulative time it is (module path suffix, function name)
+PHASES = {
+    "read tables": [("verifier/data/tables.py", "read_table"), ("verifier/data/tables.py", "read_table_bytes")],
+    "verify": [("verifier/releases/verification.py", "verify_release")],
+    "ranks": [("verifier/core/permutation.py", "__init__")],
+    "tree": [("verifier/core/permutation.py", "tree")],
+    "distances": [("verifier/core/permutation.py", "compute_distances")],
+    "spreads": [("verifier/core/permutation.py", "compute_window_spread")],
+    "random-match test": [("verifier/attacks/intruder.py", "random_match_distribution")],
+    "anonymize": [("publisher/methods/chain.py", "anonymize")],
+    "write output": [("verifier/data/record_file.py", "write_record_file"),
+                     ("publisher/signed_release.py", "_write")],
+}
+TARGETS = {  # row -> (seconds, MB) at 1e6 records
+    "distance": (20, 2048), "release": (45, 3072), "audit": (45, 3072), "check_csv": (5, None),
+    "check_parquet": (5, None),
+}
+
+
+def _write_tables(folder: Path, n: int, m: int, seed: int = 11) -> dict[str, Path]:
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(size=(n, m)), 2)
+    x[:, 0] = rng.integers(0, 20, n)  # heavily tied
+    y = x + rng.normal(scale=0.5, size=(n, m))
+    y = np.round(y[rng.permutation(n)], 4)
+    names = [f"a{j}" for j in range(m)]
+    paths = {"x": folder / "x.csv", "y": folder / "y.csv", "x_parquet": folder / "x.parquet"}
+    pd.DataFrame(x, columns=names).to_csv(paths["x"], index=False)
+    pd.DataFrame(y, columns=names).to_csv(paths["y"], index=False)
+    pd.DataFrame(x, columns=names).to_parquet(paths["x_parquet"], index=False)
+    return paths
+
+
+def _argsort_seconds(path: Path) -> float:
+    import pandas as pd
+
+    x = pd.read_parquet(path).to_numpy()
+    start = time.perf_counter()
+    for j in range(x.shape[1]):
+        np.argsort(x[:, j], kind="stable")
+    return time.perf_counter() - start
+
+
+def _phases(profile: Path) -> dict[str, float]:
+    stats = pstats.Stats(str(profile)).stats  # (file, line, name) -> (cc, nc, tt, ct, callers)
+    out = {}
+    for phase, functions in PHASES.items():
+        total = sum(ct for (file, _, name), (_, _, _, ct, _) in stats.items()
+                    if any(file.endswith(suffix) and name == fn for suffix, fn in functions))
+        if total > 0.005:
+            out[phase] = round(total, 3)
+    return out
+
+
+def _runner(argv: list[str]) -> None:
+    """Run one command in a child and print its wall time and the child's peak RSS (this process runs nothing else)."""
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "peak_mb": peak, "code": proc.returncode,
+                      "stderr": proc.stderr.decode(errors="replace")[-500:]}))
+
+
+def _measure(command: list[str], folder: Path, name: str) -> dict:
+    """Time ``command`` (a console script and its arguments) whole, then profile it for its phases."""
+    exe = [sys.executable, "-m", command[0], *command[1:]]
+    timed = json.loads(subprocess.run([sys.executable, "-m", "benchmarks.commands", "--run", json.dumps(exe)],
+                                      capture_output=True, text=True, check=True).stdout)
+    if timed["code"] not in (0, 1):
+        raise RuntimeError(f"{name}: exit {timed['code']}: {timed['stderr']}")
+    profile = folder / f"{name}.prof"
+    if name == "release":  # the profiled run must not find the timed run's release
+        subprocess.run(["rm", "-rf", command[command.index("--out") + 1]], check=True)
+    subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", command[0], *command[1:]],
+                   capture_output=True)
+    return {"seconds": round(timed["seconds"], 2), "peak_mb": round(timed["peak_mb"]), "phases": _phases(profile)}
+
+
+def _commands(paths: dict[str, Path], folder: Path, only: list[str] | None) -> dict[str, list[str]]:
+    keys, release = folder / "keys", folder / "release"
+    out = {
+        "distance": ["verifier", "distance", "--original", str(paths["x"]), "--anonymized", str(paths["y"]),
+                     "--out", str(folder / "distances.parquet"), "--json"],
+        "release": ["publisher", "release", "--input", str(paths["x"]), "--method", "additive_noise", "--param",
+                    "relative_sd=0.5", "--then", "reverse_mapping", "--key", str(keys / "private.pem"),
+                    "--dataset-id", "bench", "--out", str(release)],
+        "audit": ["verifier", "audit", str(release), "--key", str(keys / "public.pem"), "--original", str(paths["x"]),
+                  "--json"],
+        "check_csv": ["verifier", "check", str(release), "--key", str(keys / "public.pem"), "--record",
+                      str(folder / "me.json"), "--json"],
+    }
+    return {k: v for k, v in out.items() if not only or k in only}
+
+
+def run(n: int, m: int, only: list[str] | None) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-commands-") as tmp:
+        folder = Path(tmp)
+        paths = _write_tables(folder, n, m)
+        subprocess.run([sys.executable, "-m", "publisher", "keygen", "--out", str(folder / "keys"), "--unencrypted"],
+                       check=True, capture_output=True)
+        first = paths["x"].read_text().splitlines()[:2]
+        (folder / "me.json").write_text(json.dumps(dict(zip(first[0].split(","), map(float, first[1].split(","))))))
+        yardstick = _argsort_seconds(paths["x_parquet"])
+        rows = {"startup": _measure(["verifier", "--version"], folder, "startup")}
+        for name, command in _commands(paths, folder, only).items():
+            if name in ("audit", "check_csv") and not (folder / "release").exists():
+                rows["release (setup)"] = _measure(_commands(paths, folder, ["release"])["release"], folder, "release")
+            if name == "release" and (folder / "release").exists():
+                continue
+            rows[name] = _measure(command, folder, name)
+            rows[name]["argsort_ratio"] = round(rows[name]["seconds"] / yardstick, 1)
+        return {"n": n, "m": m, "argsort_seconds": round(yardstick, 3), "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.commands", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1e5 records (targets do not apply)")
+    parser.add_argument("--rows", type=float, help="number of records (default 1e6)")
+    parser.add_argument("--attributes", type=int, default=5)
+    parser.add_argument("--only", action="append", choices=["distance", "release", "audit", "check_csv"])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--run", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.run:
+        _runner(json.loads(args.run))
+        return 0
+    n = int(args.rows or (1e5 if args.quick else 1e6))
+    result = run(n, args.attributes, args.only)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"n = {n:,}, m = {args.attributes}; numpy argsort of every column: {result['argsort_seconds']} s "
+          f"({os.cpu_count()} cores)\n")
+    for name, r in result["rows"].items():
+        target = TARGETS.get(name.split(" ")[0]) if n == 1_000_000 else None
+        verdict = "" if target is None else (" met" if r["seconds"] <= target[0] and (
+            target[1] is None or r["peak_mb"] <= target[1]) else " MISSED") + f" (target {target[0]} s" + (
+            f", {target[1]} MB)" if target[1] else ")")
+        phases = ", ".join(f"{k} {v:.1f} s" for k, v in r["phases"].items())
+        print(f"{name:<16} {r['seconds']:>8.2f} s {r['peak_mb']:>7,} MB  x{r.get('argsort_ratio', '-')} argsort{verdict}")
+        print(f"{'':<16} where: {phases}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
