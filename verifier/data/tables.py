@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from verifier.errors import InputIOError, InvalidInputError
+from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_numbers, arrow_positions, plain
 from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
@@ -80,6 +81,8 @@ class Table:
     schema: Schema
     values: np.ndarray
     text: np.ndarray | None = None
+    text_columns: list | None = None
+    """The cells as Arrow string arrays (the fast CSV reader's), turned into ``text`` only when asked."""
 
     @property
     def n_records(self) -> int:
@@ -101,6 +104,11 @@ class Table:
         """The cells as text: the input's spelling where known, else ``repr`` of floats."""
         if self.text is not None:
             return self.text
+        if self.text_columns is not None:
+            out = np.empty(self.values.shape, dtype=object)
+            for j, column in enumerate(self.text_columns):
+                out[:, j] = column.to_numpy(zero_copy_only=False)
+            return out
         out = np.empty(self.values.shape, dtype=object)
         for j, attr in enumerate(self.schema.attributes):
             if attr.categories is not None:
@@ -191,19 +199,7 @@ def _parse_csv(path: str, raw: bytes) -> tuple[list[str], list[list[str]]]:
         rows.pop()
         lines.pop()
     header, body = rows[0], rows[1:]
-    for k, name in enumerate(header, start=1):
-        if not name.strip():
-            raise _fail(path, "HEADER_INVALID", f"column {k} of the header is blank")
-        if name != name.strip():
-            raise _fail(path, "HEADER_INVALID", f"column name {name!r} has leading or trailing spaces")
-    seen: dict[str, int] = {}
-    for k, name in enumerate(header, start=1):
-        if name in seen:
-            raise _fail(path, "COLUMN_DUPLICATE", f"column {name!r} appears twice (columns {seen[name]} and {k})")
-        seen[name] = k
-    if len(header) == 1 and any(sep in header[0] for sep in ";\t|"):
-        sep = next(s for s in ";\t|" if s in header[0])
-        raise _fail(path, "CSV_MALFORMED", f"the header is one column {header[0]!r}: the file looks {sep!r}-separated; use commas")
+    _check_header(path, header)
     if not body:
         raise _fail(path, "TABLE_EMPTY", "the table has a header but no rows")
     width = len(header)
@@ -217,6 +213,52 @@ def _parse_csv(path: str, raw: bytes) -> tuple[list[str], list[list[str]]]:
             what = f"has {lengths[first]} cells, the header has {width}"
         raise _fail(path, "CSV_MALFORMED", f"row {first + 1} (line {lines[first + 1]}) {what}")
     return header, body
+
+
+def _check_header(path: str, header: Sequence[str]) -> None:
+    """Blank, padded or repeated column names, and a header that is one column of another separator."""
+    for k, name in enumerate(header, start=1):
+        if not name.strip():
+            raise _fail(path, "HEADER_INVALID", f"column {k} of the header is blank")
+        if name != name.strip():
+            raise _fail(path, "HEADER_INVALID", f"column name {name!r} has leading or trailing spaces")
+    seen: dict[str, int] = {}
+    for k, name in enumerate(header, start=1):
+        if name in seen:
+            raise _fail(path, "COLUMN_DUPLICATE", f"column {name!r} appears twice (columns {seen[name]} and {k})")
+        seen[name] = k
+    if len(header) == 1 and any(sep in header[0] for sep in ";\t|"):
+        sep = next(s for s in ";\t|" if s in header[0])
+        raise _fail(path, "CSV_MALFORMED", f"the header is one column {header[0]!r}: the file looks {sep!r}-separated; use commas")
+
+
+def _fast_table(path: str, raw: bytes, schema: Schema | None) -> Table | None:
+    """A plain CSV file through pyarrow's parser (:mod:`verifier.data.fast_csv`); None for the strict reader."""
+    if not plain(raw):
+        return None
+    header = raw[3 if raw.startswith(b"\xef\xbb\xbf") else 0 : raw.find(b"\n")].decode("utf-8").split(",")
+    _check_header(path, header)
+    schema, positions = _select(path, header, schema)
+    columns = arrow_columns(raw, positions)
+    if columns is None:
+        return None
+    values = np.empty((len(columns[0]), len(schema)), dtype=np.float64)
+    attrs = list(schema.attributes)
+    for j, (attr, column) in enumerate(zip(attrs, columns)):
+        if attr.kind == "numeric":
+            parsed = arrow_numbers(column, _NUMBER)
+        else:
+            if attr.categories is None:
+                cells, counts = arrow_categories(column)
+                if any(c.strip() in MISSING_SENTINELS for c in cells):
+                    return None
+                attr = attrs[j] = Attribute(attr.name, attr.kind, attr.role,
+                                            tuple(c for _, c in sorted(zip(-counts, cells))))
+            parsed = arrow_positions(column, attr.categories)
+        if parsed is None:
+            return None
+        values[:, j] = parsed
+    return Table(path=path, schema=Schema(tuple(attrs)), values=values, text_columns=columns)
 
 
 def _numeric_from_text(path: str, name: str, cells: Sequence[str]) -> np.ndarray:
@@ -461,6 +503,9 @@ def read_table_bytes(name: str, raw: bytes, schema: Schema | None = None) -> Tab
     """
     if Path(name).suffix.lower() in PARQUET_SUFFIXES:
         return _read_parquet(name, raw, schema)
+    fast = _fast_table(name, raw, schema)
+    if fast is not None:
+        return fast
     header, body = _parse_csv(name, raw)
     schema, positions = _select(name, header, schema)
     columns = [[row[k] for row in body] for k in positions]

@@ -1,0 +1,102 @@
+"""The fast path of the strict CSV reader: pyarrow's multi-threaded parser, for the files it reads exactly alike.
+
+The strict reader (:mod:`verifier.data.tables`) parses with Python's csv
+module and checks every cell; on a census file that takes tens of seconds.
+pyarrow parses in C++ on every core. It is used only where it cannot read a
+file differently: valid UTF-8 without NUL bytes, no quote character, no blank
+line, every cell read as text (no type inference), every row as wide as the
+header. Numbers are checked against the same decimal pattern (RE2, in Arrow)
+and converted by Arrow's correctly rounded parser, which gives the same
+float64 as Python's ``float``. Whenever anything is unusual (a parse error, a
+cell that is not a plain number, a value that overflows, a zero that could be
+an underflow, an integer too long for a float, a category the schema does not
+know) these functions return ``None`` and the strict reader reads the whole
+file again, so every refusal is the same FAIL line, row numbers included.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["plain", "arrow_columns", "arrow_numbers", "arrow_categories", "arrow_positions"]
+
+#: below this size the strict reader is fast enough, and the fast path is not worth its start-up
+MIN_BYTES = 1 << 20
+
+
+def plain(raw: bytes) -> bool:
+    """Whether the fast path reads this file exactly as the strict reader: large, UTF-8, no NUL, quote, CR or blank line."""
+    if len(raw) < MIN_BYTES or b'"' in raw or b"\x00" in raw or b"\r" in raw or b"\n\n" in raw or b"\n" not in raw:
+        return False
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def arrow_columns(raw: bytes, wanted: Sequence[int]) -> list | None:
+    """The ``wanted`` columns (by position) of a :func:`plain` CSV file as Arrow string arrays, or None."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    body = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    header = body[: body.find(b"\n")].decode("utf-8").split(",") if b"\n" in body else None
+    if header is None:
+        return None
+    try:
+        table = pcsv.read_csv(
+            pa.BufferReader(body),
+            read_options=pcsv.ReadOptions(column_names=[f"c{k}" for k in range(len(header))], skip_rows=1,
+                                          use_threads=True),
+            parse_options=pcsv.ParseOptions(quote_char=False, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types={f"c{k}": pa.string() for k in range(len(header))},
+                                                strings_can_be_null=False, quoted_strings_can_be_null=False),
+        )
+    except (pa.ArrowInvalid, pa.ArrowException):
+        return None
+    if table.num_rows == 0:
+        return None
+    return [table.column(f"c{k}").combine_chunks() for k in wanted]
+
+
+def arrow_numbers(column, pattern: str) -> np.ndarray | None:
+    """The column as float64 when every cell is a plain decimal number the strict reader would take, else None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not pc.all(pc.match_substring_regex(column, f"^(?:{pattern})$")).as_py():
+        return None
+    try:
+        values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        return None
+    if not np.isfinite(values).all():
+        return None
+    zeros = np.flatnonzero(values == 0.0)
+    if zeros.size and pc.any(pc.match_substring_regex(column.take(pa.array(zeros)), "^[^eE]*[1-9]")).as_py():
+        return None  # an underflow to 0: the strict reader says which row
+    if pc.any(pc.match_substring_regex(column, "^[+-]?[0-9]{16,}$")).as_py():
+        return None  # a long integer may not fit a float exactly: the strict reader checks it
+    return values
+
+
+def arrow_categories(column) -> tuple[list[str], np.ndarray]:
+    """The distinct cells of a column and how often each occurs."""
+    import pyarrow.compute as pc
+
+    counts = pc.value_counts(column)
+    return counts.field("values").to_pylist(), counts.field("counts").to_numpy()
+
+
+def arrow_positions(column, categories: Sequence[str]) -> np.ndarray | None:
+    """Each cell's position in ``categories``, or None when a cell is not one of them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    index = pc.index_in(column, value_set=pa.array(list(categories), type=pa.string()))
+    if index.null_count:
+        return None
+    return index.to_numpy(zero_copy_only=False).astype(np.float64)
