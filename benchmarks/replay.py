@@ -36,7 +36,7 @@ CASES = {
     "randomized_response": ("keep_probabilities", 0.9, "randomized share", {}),
     "random_attribute_replacement": ("k", 1, "times", {"n_queries": 1}),
     "sd_k_anonymity": ("k", 3, "times", {}),
-    "multi_sensitive_generalization": ("alpha_qi", 0.9, "divided", {"alpha_sa": 0.9}),
+    "multi_sensitive_generalization": ("k", 2, "times", {"alpha_qi": 0.9, "alpha_sa": 0.9}),
 }
 FACTORS = (2, 3, 10)
 
