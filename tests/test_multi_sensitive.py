@@ -31,6 +31,14 @@ def test_msa_3_info_loss():
         build_hierarchy(WORKCLASS, ["Retired"], False)
 
 
+def test_remembered_leaves_follow_a_tree_that_grows():
+    h = build_hierarchy(DISEASE_TREE, LEAVES, False)
+    assert h.leaves("Genetic") == ("Albinism", "Haemophilia") and h.leaf_count("*") == 8
+    h.add("Rare", "Genetic")
+    assert h.leaves("Genetic") == ("Albinism", "Haemophilia", "Rare") and h.leaf_count("*") == 9
+    assert h.info_loss("Genetic") == pytest.approx(2 / 9)
+
+
 def test_msa_4_numeric_hierarchies():
     h = build_hierarchy(None, [23, 25, 25, 31, 38, 44, 52, 52, 60], True)
     assert h.root == "[23,60]"

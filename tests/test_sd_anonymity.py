@@ -10,6 +10,7 @@ import pytest
 
 from publisher.methods import make_method
 from publisher.methods.sd_anonymity import SDModel, discernibility, ncp, sd_classes, value_distances
+from publisher.methods.sd_model import sd_classes_exhaustive
 from verifier.errors import InvalidInputError
 from verifier.data.schema import Schema
 
@@ -132,3 +133,46 @@ def test_adult_end_to_end(tmp_path, capsys):
     a = json.loads(capsys.readouterr().out)
     assert a["k"] >= 5 and a["data_utility"] == pytest.approx(m["data_utility"])
     assert a["attribute_disclosure"]["salary-class"]["mode"] == "group"
+
+
+# ----------------------------------------------------------------------------- the fast clustering (issue 15, item 4)
+
+
+def _random_model(rng: np.random.Generator, trial: int) -> SDModel:
+    n, k, q = int(rng.integers(2, 150)), int(rng.integers(2, 6)), int(rng.integers(1, 5))
+    k = min(k, n)
+    cols, numeric = [], []
+    for _ in range(q):
+        if rng.random() < 0.4:  # numeric: continuous, or few values (ties), or constant
+            kind = trial % 3
+            col = (np.round(rng.normal(size=n), 1) if kind == 0 else
+                   rng.integers(0, int(rng.integers(1, 8)), n).astype(float))
+            cols.append(col)
+            numeric.append(True)
+        else:
+            cols.append(np.array([f"v{v}" for v in rng.integers(0, int(rng.integers(1, 7)), n)]))
+            numeric.append(False)
+    return SDModel([f"a{j}" for j in range(q)], numeric, cols, k)
+
+
+def test_the_fast_clustering_gives_the_plain_classes_on_random_tables():
+    rng = np.random.default_rng(2026)
+    for trial in range(150):
+        model = _random_model(rng, trial)
+        assert sd_classes(model) == sd_classes_exhaustive(model), trial
+
+
+@pytest.mark.parametrize("model", [_model(SD4, 3), _model(SD4, 2), _model(SD4[:6], 3), _fig1(3), _fig1(12)])
+def test_the_fast_clustering_gives_the_plain_classes_on_the_spec_tables(model):
+    assert sd_classes(model) == sd_classes_exhaustive(model)
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
+@pytest.mark.parametrize("k", [2, 5])
+def test_the_fast_clustering_gives_the_plain_classes_on_adult(k):
+    names = ["age", "marital-status", "race", "sex", "workclass"]
+    frame = pd.read_csv(ADULT).dropna(subset=names)
+    numeric = [True, False, False, False, False]
+    cols = [frame[c].to_numpy(dtype=float) if num else frame[c].astype(str).to_numpy() for c, num in zip(names, numeric)]
+    model = SDModel(names, numeric, cols, k)
+    assert sd_classes(model) == sd_classes_exhaustive(model)

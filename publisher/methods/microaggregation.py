@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
-from publisher.methods.kernels import mdav_groups
+from publisher.methods.mdav import mdav_groups
 
 __all__ = ["Microaggregation"]
 
@@ -48,7 +48,7 @@ class Microaggregation(Method):
             raise fail(f"microaggregation: k = {self.k} is larger than the number of records ({n})")
         sd = x.std(axis=0)
         z = (x - x.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-        group = mdav_groups(np.ascontiguousarray(z), self.k)
+        group = mdav_groups(z, self.k)
         sizes = np.bincount(group)
         means = np.zeros((sizes.size, x.shape[1]))
         np.add.at(means, group, x)

@@ -39,21 +39,26 @@ class Hierarchy:
     parent: dict[str, str] = field(default_factory=dict)
     order: dict[str, int] = field(default_factory=dict)  # pre-order position
     leaf_of: dict[Any, str] = field(default_factory=dict)  # raw value -> leaf label
+    _leaves: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def add(self, label: str, parent: str | None) -> None:
         if label in self.order:
             raise _invalid(f"hierarchy labels must be unique; {label!r} appears twice", "HIERARCHY_INVALID")
+        self._leaves.clear()
         self.order[label] = len(self.order)
         self.children.setdefault(label, [])
         if parent is not None:
             self.parent[label] = parent
             self.children[parent].append(label)
 
-    def leaves(self, label: str) -> list[str]:
-        kids = self.children.get(label, [])
-        if not kids:
-            return [label]
-        return [leaf for k in kids for leaf in self.leaves(k)]
+    def leaves(self, label: str) -> tuple[str, ...]:
+        """The leaves under ``label`` in pre-order (remembered until the tree changes)."""
+        found = self._leaves.get(label)
+        if found is None:
+            kids = self.children.get(label, [])
+            found = (label,) if not kids else tuple(leaf for k in kids for leaf in self.leaves(k))
+            self._leaves[label] = found
+        return found
 
     def leaf_count(self, label: str) -> int:
         return len(self.leaves(label))

@@ -1,0 +1,97 @@
+"""MDAV through the deletable KD-tree equals MDAV by exhaustive scans (issue 15, item 3).
+
+The index answers two questions, "farthest live record from a point" and "k-1
+nearest live records to a record", with the scan's tie-breaking (the lowest
+slot). Each is compared with a plain numpy scan while records are deleted, and
+the whole partition with the exhaustive MDAV, on continuous tables and on
+tables with many ties and many equal records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from publisher.methods import point_index
+from publisher.methods.mdav import mdav_groups, mdav_groups_exhaustive
+
+
+def _table(rng: np.random.Generator, n: int, d: int, kind: str) -> np.ndarray:
+    if kind == "continuous":
+        return rng.normal(size=(n, d))
+    if kind == "ties":  # few distinct values per column: many equal records and equal distances
+        return rng.integers(0, 3, size=(n, d)).astype(float)
+    z = rng.normal(size=(n, d))  # one heavily tied column among continuous ones
+    z[:, 0] = np.round(z[:, 0])
+    return z
+
+
+def _scan_far(z, live, slot, point):
+    dist = ((z - point) ** 2).sum(axis=1)
+    cand = [r for r in live if dist[r] == max(dist[live])]
+    return min(cand, key=lambda r: slot[r])
+
+
+def _scan_near(z, live, slot, point, m, exclude):
+    dist = ((z - point) ** 2).sum(axis=1)
+    others = [r for r in live if r != exclude]
+    return sorted(others, key=lambda r: (dist[r], slot[r]))[:m]
+
+
+@pytest.mark.parametrize("kind", ["continuous", "ties", "one tied column"])
+def test_index_answers_equal_the_scans_while_records_are_deleted(kind):
+    rng = np.random.default_rng(7)
+    for trial in range(6):
+        n, d = int(rng.integers(40, 300)), int(rng.integers(1, 5))
+        z = np.ascontiguousarray(_table(rng, n, d, kind))
+        tree = point_index.build(z)
+        slot = rng.permutation(n)  # any order of the live list
+        live = list(range(n))
+        while len(live) > 3:
+            q = z[live[int(rng.integers(len(live)))]].copy()
+            c = z[live].mean(axis=0)
+            assert point_index.farthest(z, tree, c, slot) == _scan_far(z, live, slot, c)
+            assert point_index.farthest(z, tree, q, slot) == _scan_far(z, live, slot, q)
+            seed = live[0]
+            near = point_index.nearest(z, tree, z[seed].copy(), 3, seed, slot)
+            assert list(near) == _scan_near(z, live, slot, z[seed], 3, seed)
+            for r in rng.choice(live, size=min(len(live) - 3, int(rng.integers(1, 8))), replace=False):
+                point_index.delete(z, tree, r)
+                live.remove(r)
+
+
+def test_the_ranking_by_a_past_centroid_finds_the_farthest_record():
+    rng = np.random.default_rng(3)
+    z = np.ascontiguousarray(_table(rng, 500, 3, "ties"))
+    slot = np.arange(500)
+    dead = np.zeros(500, bool)
+    ref = z.mean(axis=0)
+    ranking = point_index.ranked(z, np.arange(500), 500, ref)
+    head = 0
+    for step in range(100):
+        point = ref + rng.normal(scale=0.05 * (step + 1), size=3)
+        drift = float(np.sqrt(((point - ref) ** 2).sum()))
+        live = np.flatnonzero(~dead)
+        r, head, scanned = point_index.farthest_ranked(z, ranking, head, dead, slot, point, drift)
+        assert r == _scan_far(z, list(live), slot, point)
+        assert 1 <= scanned <= 500 - head  # dead records inside the window count too
+        dead[rng.choice(live, size=3, replace=False)] = True
+
+
+@pytest.mark.parametrize("kind", ["continuous", "ties", "one tied column"])
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_mdav_with_the_index_gives_the_exhaustive_partition(kind, k):
+    rng = np.random.default_rng(100 + k)
+    for trial in range(12):
+        n, d = int(rng.integers(k, 700)), int(rng.integers(1, 6))
+        z = _table(rng, n, d, kind)
+        fast, plain = mdav_groups(z, k), mdav_groups_exhaustive(z, k)
+        np.testing.assert_array_equal(fast, plain)
+        sizes = np.bincount(fast)
+        assert sizes.sum() == n and sizes.min() >= k and sizes.max() <= 2 * k - 1
+
+
+def test_mdav_on_a_few_thousand_records_with_ties():
+    rng = np.random.default_rng(5)
+    z = _table(rng, 4000, 4, "one tied column")
+    np.testing.assert_array_equal(mdav_groups(z, 4), mdav_groups_exhaustive(z, 4))
