@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from publisher.methods import METHODS
+from verifier.data.memory import ensure_fits
 from verifier.data.schema import load_schema
 from verifier.data.tables import read_table
 from verifier.errors import InputIOError, InvalidInputError
@@ -36,8 +37,13 @@ def add_intruder_args(p: argparse.ArgumentParser) -> None:
                    help="random records of the intruder's test when n^m is too many to enumerate (default 10000)")
 
 
+#: bytes per input cell the publisher's commands hold at their peak (release: 1.6 GB at 1e6 x 5, rounded up)
+PER_CELL = 350
+
+
 def load_input(path: str, schema_path: str | None):
     schema = load_schema(schema_path) if schema_path else None
+    ensure_fits([(path, len(schema.names) if schema else None)], PER_CELL)
     table = read_table(path, schema)
     return table, table.schema
 

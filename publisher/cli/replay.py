@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--runs must be at least 2, got {args.runs}")
     check_probability("--alpha", args.alpha)
     check_non_negative("--seed", args.seed)
-    release = verified(args)
+    release = verified(args, per_cell=350, also=[args.original])  # the methods' working copies
     original = read_table(args.original, release.schema())
     result = replay_release(release, original, runs=args.runs, alpha=args.alpha, seed=args.seed,
                             progress=ProgressBar("replaying the methods"))

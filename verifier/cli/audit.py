@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out and not args.original:
         raise UsageError("--out lists every original record's figures: give --original X.csv too")
     check_out_file(args.out, args.original)
-    release = verified(args)
+    release = verified(args, per_cell=160, also=[args.original])  # X and Y, both trees: 1.5 GB at 1e6 x 5
     if args.out and release.family == "generalized":
         raise UsageError("--out lists permutation distances, which a generalized release does not have; "
                          "its groups are in the audit and --report")

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from verifier.data.memory import ensure_fits
 from verifier.data.schema import load_schema
 from verifier.data.tables import Table, read_table
 from verifier.frontend import UsageError, check_fraction, check_non_negative, check_positive, check_probability
 
-__all__ = ["add_pair_args", "check_exhaustive", "intruder_options", "load_pair"]
+__all__ = ["add_pair_args", "check_exhaustive", "intruder_options", "load_pair", "PER_CELL"]
+
+#: bytes per cell of X and Y that distance and the intruder hold at their peak (1.1 GB at 1e6 x 5, rounded up)
+PER_CELL = 120
 
 
 def add_pair_args(p: argparse.ArgumentParser) -> None:
@@ -21,6 +25,8 @@ def add_pair_args(p: argparse.ArgumentParser) -> None:
 def load_pair(original: str, anonymized: str, schema_path: str | None) -> tuple[Table, Table]:
     """X with its schema (nominal orders from X), then Y read with X's schema."""
     schema = load_schema(schema_path) if schema_path else None
+    columns = len(schema.names) if schema else None
+    ensure_fits([(original, columns), (anonymized, columns)], PER_CELL)
     x = read_table(original, schema)
     y = read_table(anonymized, x.schema)
     return x, y

@@ -10,8 +10,9 @@ import numpy as np
 from verifier.attacks.intruder import run_intruder, subject_test
 from verifier.attacks.link_rows import link_columns
 from verifier.core.record_rows import distance_summary
-from verifier.cli.inputs import check_exhaustive, intruder_options, load_pair
+from verifier.cli.inputs import PER_CELL, check_exhaustive, intruder_options, load_pair
 from verifier.core.permutation import RankSpace
+from verifier.data.memory import ensure_fits
 from verifier.data.record_file import BATCH, write_record_file
 from verifier.data.schema import load_schema
 from verifier.data.tables import Table, read_table
@@ -260,6 +261,7 @@ def _print_intruder(x: Table, report, records, args, passed: bool) -> None:
 def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
     refuse_record_on_command_line(args.subject_record)
     schema = load_schema(args.schema) if args.schema else None
+    ensure_fits([(args.anonymized, len(schema.names) if schema else None)], PER_CELL)
     y = read_table(args.anonymized, schema)
     record = read_record(args.subject_record, y.schema)
     check_exhaustive(y.n_records, y.n_attributes, args)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Sequence
 
+from verifier.data.memory import ensure_fits
 from verifier.errors import UsageError
 from verifier.releases.facts import open_release
-from verifier.releases.verification import VerifiedRelease
+from verifier.releases.verification import DATA_FILES, VerifiedRelease
 
 __all__ = ["add_release_args", "verified"]
 
@@ -21,12 +24,24 @@ def add_release_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
-def verified(args: argparse.Namespace) -> VerifiedRelease:
-    """Verify the release directory against the user's key; the key never comes from the release."""
+#: bytes per cell of the release's table a command holds at its peak (docs/performance.md, rounded up)
+PER_CELL = 150
+
+
+def verified(args: argparse.Namespace, *, per_cell: int = PER_CELL, also: Sequence[str | None] = ()) -> VerifiedRelease:
+    """Verify the release directory against the user's key; the key never comes from the release.
+
+    Once it verifies (its bytes hashed, not yet parsed), the release's table
+    and the tables in ``also`` must fit in memory at ``per_cell`` bytes a cell
+    (:func:`verifier.data.memory.ensure_fits`; exit 4 when they do not).
+    """
     if not args.key:
         raise UsageError(
             "give the trusted public key with --key public.pem (a key inside a release proves nothing)",
             path=args.release, reason="NO_TRUSTED_KEY",
         )
-    return open_release(args.release, args.key, fingerprint=args.fingerprint, dataset_id=args.dataset_id,
-                        min_version=args.min_version)
+    release = open_release(args.release, args.key, fingerprint=args.fingerprint, dataset_id=args.dataset_id,
+                           min_version=args.min_version)
+    data = [Path(args.release) / name for name in DATA_FILES if (Path(args.release) / name).is_file()]
+    ensure_fits([(path, None) for path in [*data, *[a for a in also if a]]], per_cell)
+    return release
