@@ -10,6 +10,8 @@ key and no seed.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import base64
 import datetime as _dt
 import hashlib
@@ -149,15 +151,19 @@ def make_release(
     samples: int = 10_000,
     created_at: str | None = None,
     progress=None,
+    phase=None,
     data_format: str = "csv",
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
 
-    ``data_format`` is ``csv`` (``release.csv``) or ``parquet`` (``release.parquet``).
+    ``data_format`` is ``csv`` (``release.csv``) or ``parquet`` (``release.parquet``). ``progress``
+    follows the assessment, ``phase(label)`` (a context manager) the other steps.
     """
+    phase = phase or (lambda label: nullcontext())
     target = Path(out)
     _check_arguments(target, dataset_id, release_version, data_format)
-    result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
+    with phase("anonymizing"):
+        result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
     listed, hierarchies = _publishable(result.parameters)
     family = family_of(listed)
     if family == "generalized":
@@ -188,5 +194,6 @@ def make_release(
         "payload": base64.b64encode(manifest).decode("ascii"),
         "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(signature).decode("ascii")}],
     })
-    _write(target, [*files, (MANIFEST, manifest), (ENVELOPE, envelope)], trusted)
+    with phase(f"writing {target}"):
+        _write(target, [*files, (MANIFEST, manifest), (ENVELOPE, envelope)], trusted)
     return target

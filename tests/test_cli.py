@@ -121,6 +121,63 @@ def test_progress_bar_draws_only_on_a_terminal():
     assert drawn.endswith("\n\x1b[?25h") and "\x1b[?25l" in drawn
 
 
+def test_phases_show_a_spinner_and_the_time_of_those_over_a_second():
+    import io
+    import time
+
+    import pytest as _pytest
+
+    from verifier.frontend import Phases
+
+    silent = io.StringIO()
+    phases = Phases(silent)
+    with phases("reading x.csv"):
+        pass
+    assert silent.getvalue() == "" and "reading x.csv" in phases.seconds
+    shown = io.StringIO()
+    phases = Phases(shown, force=True, min_seconds=0.05)
+    with phases("quick"):
+        pass
+    with phases("ranking the anonymized records"):
+        time.sleep(0.1)
+    with _pytest.raises(ValueError):
+        with phases("failing"):
+            raise ValueError("the FAIL line says it")
+    drawn = shown.getvalue()
+    assert "quick" in drawn and "quick:" not in drawn  # the spinner only: it took under min_seconds
+    assert "ranking the anonymized records: 0.1 s" in drawn
+    assert "failing" in drawn and "failing:" not in drawn
+    assert phases.seconds["ranking the anonymized records"] >= 0.1
+
+
+def test_a_command_on_a_terminal_shows_its_phases(paper_paths, tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "verifier", "distance", "--original", str(paper_paths["original"]),
+                             "--anonymized", str(paper_paths["masked"]), "--out", str(tmp_path / "d.csv"), "--json"],
+                            stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL)
+    os.close(secondary)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    out, _ = proc.communicate()
+    os.close(primary)
+    assert proc.returncode == 0 and out.startswith(b"{")  # stdout stays clean JSON
+    text = drawn.decode(errors="replace")
+    for label in ("reading ", "ranking the anonymized records", f"writing {tmp_path / 'd.csv'}"):
+        assert label in text
+
+
 def test_outputs_get_the_usual_permissions(paper_paths, tmp_path):
     import os
     import stat

@@ -9,7 +9,7 @@ import sys
 from publisher.cli.common import add_method_args, check_out, load_input, route_params, secret_seed
 from publisher.methods import anonymize, frame_rows, make_method
 from verifier.data.tables import write_csv_atomic
-from verifier.frontend import add_command, print_json
+from verifier.frontend import Phases, add_command, print_json
 
 __all__ = ["register"]
 
@@ -35,10 +35,14 @@ def run(args: argparse.Namespace) -> int:
     check_out(args.out, [args.input, args.schema], args.force)
     routed = route_params(methods, args.param)
     chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
-    table, schema = load_input(args.input, args.schema)
-    result = anonymize(table.to_frame(), schema, chain, random_state=secret_seed(args))
+    phases = Phases()
+    with phases(f"reading {args.input}"):
+        table, schema = load_input(args.input, args.schema)
+    with phases("anonymizing"):
+        result = anonymize(table.to_frame(), schema, chain, random_state=secret_seed(args))
     frame = result.table if args.keep_order else result.released
-    write_csv_atomic(args.out, schema.names, frame_rows(frame, schema))
+    with phases(f"writing {args.out}"):
+        write_csv_atomic(args.out, schema.names, frame_rows(frame, schema))
     first = result.steps[0]
     out = {"method": first["method"], "parameters": first["parameters"], "metrics": first["metrics"],
            "steps": result.steps, "output": args.out, "rows_shuffled": not args.keep_order,

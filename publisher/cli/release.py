@@ -11,7 +11,7 @@ from publisher.methods import make_method
 from publisher.keys import key_is_encrypted, load_private_key
 from publisher.signed_release import make_release
 from verifier.errors import InputIOError
-from verifier.frontend import ProgressBar, UsageError, add_command, print_json
+from verifier.frontend import Phases, ProgressBar, UsageError, add_command, print_json
 from verifier.releases.facts import claims_summary
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
 
@@ -55,11 +55,14 @@ def run(args: argparse.Namespace) -> int:
     elif args.passphrase_file:
         passphrase = read_passphrase_file(args.passphrase_file)
     key = load_private_key(args.key, passphrase, expected=expected)
-    table, _ = load_input(args.input, args.schema)
+    phases = Phases()
+    with phases(f"reading {args.input}"):
+        table, _ = load_input(args.input, args.schema)
     target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                           seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
-                          data_format=args.data_format)
-    verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
+                          phase=phases, data_format=args.data_format)
+    with phases("verifying the release as a reader will"):
+        verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
     claims = verified.claims
     if args.json:
         print_json({"release": str(target), "fingerprint": verified.key.fingerprint, "dataset_id": verified.dataset_id,

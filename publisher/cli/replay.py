@@ -7,6 +7,7 @@ import argparse
 from publisher.replay import Replay, replay_release
 from verifier.data.tables import read_table
 from verifier.frontend import (
+    Phases,
     ExitCode,
     ProgressBar,
     UsageError,
@@ -52,8 +53,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--runs must be at least 2, got {args.runs}")
     check_probability("--alpha", args.alpha)
     check_non_negative("--seed", args.seed)
-    release = verified(args, per_cell=350, also=[args.original])  # the methods' working copies
-    original = read_table(args.original, release.schema())
+    phases = Phases()
+    with phases(f"verifying {args.release}"):
+        release = verified(args, per_cell=350, also=[args.original])  # the methods' working copies
+    with phases(f"reading {args.original}"):
+        original = read_table(args.original, release.schema())
     result = replay_release(release, original, runs=args.runs, alpha=args.alpha, seed=args.seed,
                             progress=ProgressBar("replaying the methods"))
     if args.json:

@@ -10,6 +10,7 @@ import numpy as np
 from verifier.data.tables import read_table
 from verifier.frontend import (
     ExitCode,
+    Phases,
     UsageError,
     add_command,
     add_release_args,
@@ -48,16 +49,26 @@ def run(args: argparse.Namespace) -> int:
     if args.out and not args.original:
         raise UsageError("--out lists every original record's figures: give --original X.csv too")
     check_out_file(args.out, args.original)
-    release = verified(args, per_cell=160, also=[args.original])  # X and Y, both trees: 1.5 GB at 1e6 x 5
+    phases = Phases()
+    with phases(f"verifying {args.release}"):
+        release = verified(args, per_cell=160, also=[args.original])  # X and Y, both trees: 1.5 GB at 1e6 x 5
     if args.out and release.family == "generalized":
         raise UsageError("--out lists permutation distances, which a generalized release does not have; "
                          "its groups are in the audit and --report")
-    original = read_table(args.original, release.schema()) if args.original else None
-    result = audit_release(release, original)
+    original = None
+    if args.original:
+        with phases(f"reading {args.original}"):
+            original = read_table(args.original, release.schema())
+    with phases("recomputing the claims"):
+        result = audit_release(release, original)
     out = args.out if args.out and "assessment" in result.figures else None  # not when X and Y differ in size
     if out:
-        write_record_file(out, audit_rows(result, batch=BATCH))
-    written = write_report(result, args.report) if args.report else []
+        with phases(f"writing {out}"):
+            write_record_file(out, audit_rows(result, batch=BATCH))
+    written = []
+    if args.report:
+        with phases(f"writing {args.report}"):
+            written = write_report(result, args.report)
     if args.json:
         print_json({**result.to_json(), "report": written, "out": out})
     else:

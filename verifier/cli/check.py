@@ -6,7 +6,7 @@ import argparse
 import json
 
 from verifier.cli.inputs import check_exhaustive, intruder_options
-from verifier.frontend import ExitCode, ProgressBar, add_command, add_release_args, print_json, text_table, verified
+from verifier.frontend import ExitCode, Phases, ProgressBar, add_command, add_release_args, print_json, text_table, verified
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.subject import check_record, prepare, random_match
 from verifier.text import figure
@@ -37,8 +37,11 @@ def register(sub, common) -> None:
 def run(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
     refuse_record_on_command_line(args.record)
-    release = verified(args)
-    prepared = prepare(release)
+    phases = Phases()
+    with phases(f"verifying {args.release}"):
+        release = verified(args)
+    with phases("reading and ranking the release"):
+        prepared = prepare(release)
     record = read_record(args.record, prepared.schema)
     check = check_record(prepared, record)
     options = intruder_options(args)

@@ -11,6 +11,7 @@ from verifier.core.record_rows import distance_columns, distance_summary
 from verifier.data.record_file import BATCH, write_record_file
 from verifier.data.tables import Table
 from verifier.frontend import (
+    Phases,
     ExitCode,
     ProgressBar,
     UsageError,
@@ -51,17 +52,21 @@ def register(sub, common) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_out_file(args.out, args.original, args.anonymized)
-    x, y = load_pair(args.original, args.anonymized, args.schema)
+    phases = Phases()
+    with phases(f"reading {args.original} and {args.anonymized}"):
+        x, y = load_pair(args.original, args.anonymized, args.schema)
     m = x.n_attributes
     v = parse_v(args.v, m)
     if (args.d is None) != (v is None):
         raise UsageError("--d and --v go together: the (d, v) to check")
     if args.record is not None and not 1 <= args.record <= x.n_records:
         raise UsageError(f"--record must be between 1 and {x.n_records}, got {args.record}", path=args.original)
-    space = RankSpace(y.values, y.kinds)
+    with phases("ranking the anonymized records"):
+        space = RankSpace(y.values, y.kinds)
     report = compute_permuted_privacy(space, x.values, progress=ProgressBar("permutation distances"))
     if args.out:
-        write_record_file(args.out, distance_columns(report, space, x.names, batch=BATCH))
+        with phases(f"writing {args.out}"):
+            write_record_file(args.out, distance_columns(report, space, x.names, batch=BATCH))
     if args.record is not None:
         wanted = [args.record - 1]
     else:

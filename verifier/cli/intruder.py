@@ -18,6 +18,7 @@ from verifier.data.schema import load_schema
 from verifier.data.tables import Table, read_table
 from verifier.errors import InvalidInputError
 from verifier.frontend import (
+    Phases,
     ExitCode,
     ProgressBar,
     UsageError,
@@ -143,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--paired, --record and --out belong to the protector's test (--original)")
         return _subject_intruder(args, options)
     check_out_file(args.out, args.original, args.anonymized)
-    x, y = load_pair(args.original, args.anonymized, args.schema)
+    with Phases()(f"reading {args.original} and {args.anonymized}"):
+        x, y = load_pair(args.original, args.anonymized, args.schema)
     if args.record is not None and not 1 <= args.record <= x.n_records:
         raise UsageError(f"--record must be between 1 and {x.n_records}, got {args.record}", path=args.original)
     if x.n_records != y.n_records:
@@ -262,7 +264,8 @@ def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
     refuse_record_on_command_line(args.subject_record)
     schema = load_schema(args.schema) if args.schema else None
     ensure_fits([(args.anonymized, len(schema.names) if schema else None)], PER_CELL)
-    y = read_table(args.anonymized, schema)
+    with Phases()(f"reading {args.anonymized}"):
+        y = read_table(args.anonymized, schema)
     record = read_record(args.subject_record, y.schema)
     check_exhaustive(y.n_records, y.n_attributes, args)
     space = RankSpace(y.values, y.kinds)

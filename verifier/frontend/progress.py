@@ -1,12 +1,13 @@
-"""Progress of long work on stderr, drawn by ``rich.progress`` and only on a terminal."""
+"""Progress of long work on stderr, drawn by rich and only on a terminal: bars, and the phases of a command."""
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from contextlib import contextmanager
+from typing import Iterator, TextIO
 
-__all__ = ["ProgressBar"]
+__all__ = ["ProgressBar", "Phases"]
 
 
 class ProgressBar:
@@ -57,3 +58,44 @@ class ProgressBar:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+
+class Phases:
+    """The phases of a command on stderr: a spinner while each runs, and its time once it took over a second.
+
+    Use as ``with phases("reading X.csv"): ...``. Like :class:`ProgressBar`,
+    silent unless stderr is a terminal (``force=True`` draws anyway); rich is
+    imported on the first phase drawn. A phase that fails prints nothing: the
+    FAIL line says what happened.
+    """
+
+    def __init__(self, stream: TextIO | None = None, *, force: bool = False, min_seconds: float = 1.0):
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = force or bool(getattr(self.stream, "isatty", lambda: False)())
+        self._force = force
+        self.min_seconds = min_seconds
+        self._console = None
+        self.seconds: dict[str, float] = {}
+
+    def _console_for(self):
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(file=self.stream, force_terminal=True if self._force else None,
+                                    width=80 if self._force else None, highlight=False)
+        return self._console
+
+    @contextmanager
+    def __call__(self, label: str) -> Iterator[None]:
+        start = time.monotonic()
+        if not self.enabled:
+            yield
+            self.seconds[label] = time.monotonic() - start
+            return
+        console = self._console_for()
+        with console.status(label, spinner="dots"):
+            yield
+        took = time.monotonic() - start
+        self.seconds[label] = took
+        if took >= self.min_seconds:
+            console.print(f"{label}: {took:.1f} s", markup=False)
