@@ -142,6 +142,8 @@ def _commands(paths: dict[str, Path], folder: Path, only: list[str] | None) -> d
                              "--param", "k=5", "--out", str(folder / "mdav.csv"), "--force"],
         "check_csv": ["verifier", "check", str(release), "--key", str(keys / "public.pem"), "--record",
                       str(folder / "me.json"), "--json"],
+        "check_parquet": ["verifier", "check", str(folder / "release-pq"), "--key", str(keys / "public.pem"),
+                          "--record", str(folder / "me.json"), "--json"],
     }
     return {k: v for k, v in out.items() if not only or k in only}
 
@@ -176,6 +178,10 @@ def run(n: int, m: int, only: list[str] | None) -> dict:
                 rows["release (setup)"] = _measure(_commands(paths, folder, ["release"])["release"], folder, "release")
             if name == "release" and (folder / "release").exists():
                 continue
+            if name == "check_parquet":  # a release of the same table as release.parquet
+                setup = _commands(paths, folder, ["release"])["release"]
+                setup[setup.index("--out") + 1] = str(folder / "release-pq")
+                rows["release --format parquet (setup)"] = _measure([*setup, "--format", "parquet"], folder, "release")
             rows[name] = _measure(command, folder, name)
             rows[name]["argsort_ratio"] = round(rows[name]["seconds"] / yardstick, 1)
         for name, command in _adult_commands(folder, only).items():
@@ -189,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=float, help="number of records (default 1e6)")
     parser.add_argument("--attributes", type=int, default=5)
     parser.add_argument("--only", action="append",
-                        choices=["distance", "release", "audit", "check_csv", "microaggregation", "sd_k_anonymity",
-                                 "multi_sensitive"])
+                        choices=["distance", "release", "audit", "check_csv", "check_parquet", "microaggregation",
+                                 "sd_k_anonymity", "multi_sensitive"])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--run", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -202,3 +202,16 @@ def test_calibrate_cli_exit_1_when_no_value_meets_the_targets(x_csv, tmp_path, c
     assert code == 1 and "No value meets the targets" in capsys.readouterr().out
     code = publisher(["calibrate", "--input", str(x_csv), "--method", "rank_swapping", "--param-grid", "p=1,-2"])
     assert code == 3 and "FAIL:" in capsys.readouterr().err
+
+
+def test_smallest_class_equals_counting_whole_rows():
+    from verifier.attacks.assessment import smallest_class
+
+    rng = np.random.default_rng(4)
+    for trial in range(100):
+        n, m = int(rng.integers(1, 300)), int(rng.integers(1, 9))
+        spread = 5 if trial % 2 else 2000  # few values (ties), or so many that the codes are re-numbered
+        keys = rng.integers(-spread, spread, (n, m)).astype(float)
+        keys[keys == 0] = -0.0 if trial % 3 == 0 else 0.0
+        expected = int(np.unique(keys + 0.0, axis=0, return_counts=True)[1].min())
+        assert smallest_class(keys, Schema.all_numeric([f"a{j}" for j in range(m)])) == expected

@@ -90,3 +90,16 @@ def test_crlf_and_blank_lines_and_small_files_take_the_strict_reader():
     for raw in (crlf, blank, ("\n".join(lines[:50]) + "\n").encode()):
         assert tables._fast_table("t.csv", raw, SCHEMA) is None
         assert _outcome(lambda r, s: tables.read_table_bytes("t.csv", r, s), raw, SCHEMA) == _outcome(_strict, raw, SCHEMA)
+
+
+def test_numbers_are_written_at_c_speed_exactly_as_one_by_one():
+    from verifier.data.tables import number_label, number_labels
+
+    rng = np.random.default_rng(0)
+    values = np.concatenate([
+        rng.normal(size=20_000) * 10.0 ** rng.integers(-8, 25, 20_000),  # every exponent range of repr
+        np.round(rng.normal(size=5_000) * 1000),  # whole numbers: no ".0"
+        [0.0, -0.0, np.nan, np.inf, -np.inf, 2.0**53, 2.0**53 + 2, -(2.0**53), 1e16, 123456789012345.0, 5e-324],
+    ])
+    assert number_labels(values) == [number_label(v) for v in values]
+    assert number_labels(np.array([3, -7, 2**60])) == ["3", "-7", number_label(float(2**60))]

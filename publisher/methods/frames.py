@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods.base import fail
-from verifier.data.tables import number_label
+from verifier.data.tables import number_label, number_labels
 from verifier.data.schema import Schema
 
 __all__ = ["frame_rows", "frame_to_keys", "keys_to_frame"]
@@ -33,9 +33,12 @@ def frame_rows(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
     cols = []
     for attr in schema.attributes:
         col = frame[attr.name]
-        # a generalized numeric cell ("[25,45]") is already text
-        cols.append([v if isinstance(v, str) else number_label(float(v)) for v in col] if attr.kind == "numeric"
-                    else [str(v) for v in col])
+        if attr.kind != "numeric":
+            cols.append([str(v) for v in col])
+        elif pd.api.types.is_numeric_dtype(col.dtype):
+            cols.append(number_labels(col.to_numpy()))
+        else:  # a generalized numeric cell ("[25,45]") is already text
+            cols.append([v if isinstance(v, str) else number_label(float(v)) for v in col])
     return [list(r) for r in zip(*cols)]
 
 

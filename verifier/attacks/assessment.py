@@ -223,8 +223,18 @@ def smallest_class(keys: np.ndarray, schema: Schema) -> int:
     cols = [j for j, a in enumerate(schema.attributes) if a.role == "quasi_identifier"] or list(range(len(schema)))
     if keys.shape[0] == 0:
         return 0
-    _, counts = np.unique(keys[:, cols] + 0.0, axis=0, return_counts=True)
-    return int(counts.min())
+    # one integer code per distinct combination, built a column at a time (np.unique with axis=0 sorts rows
+    # as records and is several times slower); codes are re-numbered before they could overflow
+    code = np.zeros(keys.shape[0], np.int64)
+    distinct = 1
+    for j in cols:
+        values, column = np.unique(keys[:, j] + 0.0, return_inverse=True)
+        if distinct * values.size >= 2**62:
+            code = np.unique(code, return_inverse=True)[1].ravel()
+            distinct = int(code.max()) + 1
+        code = code * values.size + column.ravel()
+        distinct *= values.size
+    return int(np.unique(code, return_counts=True)[1].min())
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:

@@ -71,12 +71,13 @@ Progress = Callable[[int, int], None]
 
 def _clopper_pearson(k: np.ndarray, total: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact (Clopper-Pearson) two-sided interval of a binomial share ``k / total``."""
-    k = np.asarray(k, dtype=np.float64)
+    shape = np.shape(k)
+    k, where = np.unique(np.asarray(k, dtype=np.float64).ravel(), return_inverse=True)  # few counts, many records
     a = (1.0 - confidence) / 2.0
     with np.errstate(invalid="ignore"):
         lo = np.where(k > 0, betaincinv(k, total - k + 1, a), 0.0)
         hi = np.where(k < total, betaincinv(k + 1, total - k, 1 - a), 1.0)
-    return lo, hi
+    return lo[where].reshape(shape), hi[where].reshape(shape)
 
 
 @dataclass(frozen=True, eq=False)
