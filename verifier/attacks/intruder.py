@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
 
 import numpy as np
-from scipy.special import betaincinv
 
 from verifier.core.validation import as_generator, check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
@@ -71,6 +70,8 @@ Progress = Callable[[int, int], None]
 
 def _clopper_pearson(k: np.ndarray, total: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact (Clopper-Pearson) two-sided interval of a binomial share ``k / total``."""
+    from scipy.special import betaincinv  # only here: the commands start without scipy
+
     shape = np.shape(k)
     k, where = np.unique(np.asarray(k, dtype=np.float64).ravel(), return_inverse=True)  # few counts, many records
     a = (1.0 - confidence) / 2.0

@@ -86,13 +86,15 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
     for node in range(first_leaf):
         s = start[node]
         e = end[node]
-        # split along the axis of widest spread of positions
+        # split along the axis of widest spread of positions, judged on at most about 256 of the node's
+        # records (any axis keeps the search exact; a sample keeps the build near one select per level)
+        step = max(1, (e - s) // 256)
         best_axis = 0
         best_spread = -1
         for j in range(m):
             lo = pos[idx[s], j]
             hi = lo
-            for t in range(s, e):
+            for t in range(s, e, step):
                 v = pos[idx[t], j]
                 if v < lo:
                     lo = v

@@ -33,10 +33,12 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence, TextIO
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not when a command starts
+    import pandas as pd
 
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_numbers, arrow_positions, plain
@@ -120,6 +122,8 @@ class Table:
 
     def to_frame(self) -> pd.DataFrame:
         """A pandas DataFrame: floats for numeric columns, strings for categorical ones."""
+        import pandas as pd  # only here: the commands start without pandas (0.4 s)
+
         data = {}
         text = None
         for j, attr in enumerate(self.schema.attributes):
