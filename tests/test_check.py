@@ -55,3 +55,40 @@ def test_verdict_headlines():
     assert exact.claim_holds() is True
     assert exact.verdict()[0].startswith("Your record meets the publisher's claim, but a released record sits at")
     assert exact.verdict(linked)[0] == "Your record is exposed: a match as close as yours is rarely chance."
+
+
+WARM_UP_PROBE = """
+import numpy as np, pyarrow as pa
+from verifier.core import kdtree, window
+from verifier.core.permutation import RankSpace, SingleRecord, compute_distances, compute_window_spread
+from verifier.core.warm_up import KernelWarmUp
+from verifier.data import decimal_cells
+from verifier.data.fast_csv import arrow_numbers
+kernels = [kdtree._build, kdtree._nearest, kdtree._within, window.compensated_prefix, window.two_pass_variance,
+           decimal_cells._first_bad, decimal_cells._long_integers]
+before = [len(k.signatures) for k in kernels]
+KernelWarmUp().wait()
+warmed = [len(k.signatures) for k in kernels]
+rng = np.random.default_rng(0)
+y = np.round(rng.normal(size=(3000, 3)), 1)
+space = RankSpace(y)
+compute_distances(space, y[:50])
+qlo, qhi = space.query_blocks(y[:50])
+space.tree.distances(qlo, qhi)
+compute_window_spread(space, qlo, qhi, 40)
+SingleRecord(y, None, y[0]).spread_at(40)
+arrow_numbers(pa.array([str(v) for v in y[:, 0]]).slice(1))
+print(before, warmed, [len(k.signatures) for k in kernels])
+"""
+
+
+def test_kernel_warm_up_loads_the_kernels_real_calls_use():
+    """In a fresh process the warm-up loads each kernel once, with the types the commands then call it with."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True, text=True, check=True).stdout
+    before, warmed, after = (json.loads(part + "]") for part in out.strip()[:-1].split("] "))
+    assert before == [0] * 7
+    assert warmed == [1] * 7
+    assert after == warmed  # nothing compiled or loaded again

@@ -8,10 +8,16 @@ cell text, or the same FAIL line.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verifier.data import tables
+from verifier.data.decimal_cells import first_bad_cell, long_integer_cells
 from verifier.data.fast_csv import MIN_BYTES
 from verifier.data.schema import Schema
 from verifier.errors import InvalidInputError
@@ -61,6 +67,10 @@ DEFECTS = {
     "unknown category": lambda cells: [*cells[:3], "astronaut"],
     "missing category": lambda cells: [*cells[:3], "?"],
     "spaces": lambda cells: [cells[0], " 1.5", *cells[2:]],
+    "bare point": lambda cells: [cells[0], ".", *cells[2:]],
+    "bare exponent": lambda cells: [cells[0], "1e", *cells[2:]],
+    "arabic digit": lambda cells: [cells[0], "\u0663", *cells[2:]],
+    "odd but valid": lambda cells: [cells[0], "+1.e-3", *cells[2:]],
 }
 
 
@@ -103,3 +113,19 @@ def test_numbers_are_written_at_c_speed_exactly_as_one_by_one():
     ])
     assert number_labels(values) == [number_label(v) for v in values]
     assert number_labels(np.array([3, -7, 2**60])) == ["3", "-7", number_label(float(2**60))]
+
+
+NUMBER_LIKE = st.text(alphabet="0123456789+-.eE", max_size=12) | st.text(max_size=6) | st.sampled_from(
+    ["1.", ".5", "+1", "-.5e-3", "1e5", "1E+05", ".", "1e", "e5", "-", "+", "1.2.3", "1e+-5", "--1", "1..2",
+     "\u0663", "\uff11", " 1", "1 ", "1_000", "0x10", "inf", "nan", "", "12345678901234567", "+1234567890123456"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(cells=st.lists(NUMBER_LIKE, min_size=1, max_size=12), cut=st.integers(0, 3), wide=st.booleans())
+def test_compiled_decimal_rule_is_the_pattern(cells, cut, wide):
+    """The automaton of ``decimal_cells`` accepts exactly the cells the strict reader's pattern accepts."""
+    column = pa.array(["pad"] * cut + cells, type=pa.large_string() if wide else pa.string())[cut:]
+    bad = [i for i, c in enumerate(cells) if tables._NUMBER_RE.fullmatch(c) is None]
+    assert first_bad_cell(column) == (bad[0] if bad else -1)
+    long = [c for c in cells if re.fullmatch(r"[+-]?[0-9]{16,}", c)]
+    assert long_integer_cells(column) == bool(long)

@@ -248,3 +248,23 @@ def test_single_record_without_sorting_equals_the_rank_space(case, t, where):
         slow = compute_window_spread_bruteforce(space, ref.query_lo[None], ref.query_hi[None], d)[0]
         np.testing.assert_allclose(fast.spread_at(d), slow, rtol=1e-9,
                                    atol=1e-12 * max(1.0, float(np.abs(y).max()) ** 2))
+
+
+@pytest.mark.parametrize("ties", ["none", "one column", "every column"])
+def test_tree_of_thousands_equals_brute_force(ties):
+    """A tree deep enough that its levels are split in parallel: distances and match sets as brute force."""
+    rng = np.random.default_rng(len(ties))
+    n, m = 4000, 4
+    y = np.round(rng.normal(size=(n, m)), 3)
+    if ties != "none":
+        y[:, 0] = rng.integers(0, 7, n)
+    if ties == "every column":
+        y[:, 1:] = rng.integers(0, 3, size=(n, m - 1))
+    x = y[rng.permutation(n)[:300]] + rng.normal(scale=0.3, size=(300, m))
+    space = RankSpace(y)
+    distances, offsets, matches = compute_distances(space, x)
+    ref_distances, ref_matches = compute_distances_bruteforce(space, x)
+    assert distances.tolist() == ref_distances.tolist()
+    assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
+    qlo, qhi = space.query_blocks(x)
+    assert space.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()

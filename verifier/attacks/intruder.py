@@ -26,6 +26,9 @@ Y. For a pure-permutation release this is exactly the intruder's test for her.
 
 from __future__ import annotations
 
+import importlib
+import sys
+import threading
 from dataclasses import dataclass
 from typing import Callable, Literal, Sequence
 
@@ -66,6 +69,22 @@ _CHUNK = 1 << 15
 
 Mode = Literal["auto", "exhaustive", "monte_carlo"]
 Progress = Callable[[int, int], None]
+
+
+def _import_special_meanwhile() -> None:
+    """Import scipy.special (a quarter of a second) in a thread, while the search runs in compiled code.
+
+    The interval's own import then finds it loaded, or waits for it; a
+    failure here is left for that import to report.
+    """
+    def load() -> None:
+        try:
+            importlib.import_module("scipy.special")
+        except BaseException:  # noqa: BLE001 - reported by the import in _clopper_pearson
+            pass
+
+    if "scipy.special" not in sys.modules:
+        threading.Thread(target=load, name="import-scipy-special", daemon=True).start()
 
 
 def _clopper_pearson(k: np.ndarray, total: int, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -251,6 +270,7 @@ def random_match_distribution(
             f"more than the limit {exhaustive_limit}",
             reason="TOO_MANY_COMBINATIONS",
         )
+    _import_special_meanwhile()
     if mode == "exhaustive" or (mode == "auto" and combos <= exhaustive_limit):
         return RandomMatchDistribution("exhaustive", _exhaustive(space, progress), combos, confidence)
     rng = as_generator(random_state)

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from verifier.cli.inputs import check_exhaustive, intruder_options
+from verifier.core.warm_up import KernelWarmUp
 from verifier.frontend import ExitCode, Phases, ProgressBar, add_command, add_release_args, print_json, text_table, verified
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.subject import check_record, prepare, random_match
@@ -38,11 +39,13 @@ def run(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
     refuse_record_on_command_line(args.record)
     phases = Phases()
+    kernels = KernelWarmUp()  # loads the search kernels while the release is verified and read
     with phases(f"verifying {args.release}"):
         release = verified(args)
     with phases("reading and ranking the release"):
         prepared = prepare(release)
     record = read_record(args.record, prepared.schema)
+    kernels.wait()
     check = check_record(prepared, record)
     options = intruder_options(args)
     if args.no_random_match or not check.ranks_apply:

@@ -11,8 +11,9 @@ points (a tied block in the middle stretches the gap across it, so the triangle
 inequality fails) and no point embedding is exact, which rules out scipy's
 trees. So this module is a small KD-tree of its own:
 
-- every anonymized record is a point of *ordinal* positions (its position in
-  each column sorted with ties in any fixed order), all distinct per axis;
+- every anonymized record is a point of its block starts, and nodes are
+  split at the median of one axis (tied records fall on either side, which
+  only balances the tree);
 - each node keeps, per axis, the lowest block start and the highest block
   end among its records;
 - the lower bound of a node for a query is the block gap between the query
@@ -41,8 +42,8 @@ def _select(idx, s, e, mid, pos, axis):
     """Reorder ``idx[s:e]`` so that the records before ``mid`` are those of the lowest positions on ``axis``.
 
     Quickselect (median-of-three pivot, Hoare partition): O(e - s) on average
-    where a sort costs O((e - s) log(e - s)). Positions are distinct per axis,
-    so the split, and every node of the tree, is the one a sort would give.
+    where a sort costs O((e - s) log(e - s)). Tied positions stop both scans
+    and are swapped, so a column of few distinct values still splits in half.
     """
     lo, hi = s, e - 1
     while lo < hi:
@@ -66,12 +67,48 @@ def _select(idx, s, e, mid, pos, axis):
             break
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
+def _split(node, idx, start, end, pos):
+    """Split ``node`` at its median along the axis of widest spread of positions, into its two children.
+
+    The spread is judged on at most about 256 of the node's records (any axis
+    keeps the search exact; a sample keeps the build near one select per level).
+    """
+    s = start[node]
+    e = end[node]
+    step = max(1, (e - s) // 256)
+    best_axis = 0
+    best_spread = -1
+    for j in range(pos.shape[1]):
+        lo = pos[idx[s], j]
+        hi = lo
+        for t in range(s, e, step):
+            v = pos[idx[t], j]
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+        if hi - lo > best_spread:
+            best_spread = hi - lo
+            best_axis = j
+    mid = (s + e) // 2
+    _select(idx, s, e, mid, pos, best_axis)
+    left = 2 * node + 1
+    start[left] = s
+    end[left] = mid
+    start[left + 1] = mid
+    end[left + 1] = e
+
+
+@nb.njit(cache=True, parallel=True)
 def _build(pos, rec_lo, rec_hi, leaf_size):
     """Median-split KD-tree over integer positions; heap-ordered nodes.
 
-    Returns the tree order of the records, each node's slice of it, and each
-    node's box in block space (lowest block start, highest block end per axis).
+    Returns the tree order of the records, each node's slice of it, each
+    node's box in block space (lowest block start, highest block end per axis)
+    and the records' blocks in tree order. The nodes of one level own
+    disjoint slices, so each level is split in parallel; the tree is the same
+    as a sequential build's.
     """
     n, m = pos.shape
     depth = 0
@@ -83,53 +120,37 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
     start = np.zeros(n_nodes, np.int64)
     end = np.zeros(n_nodes, np.int64)
     end[0] = n
-    for node in range(first_leaf):
-        s = start[node]
-        e = end[node]
-        # split along the axis of widest spread of positions, judged on at most about 256 of the node's
-        # records (any axis keeps the search exact; a sample keeps the build near one select per level)
-        step = max(1, (e - s) // 256)
-        best_axis = 0
-        best_spread = -1
-        for j in range(m):
-            lo = pos[idx[s], j]
-            hi = lo
-            for t in range(s, e, step):
-                v = pos[idx[t], j]
-                if v < lo:
-                    lo = v
-                if v > hi:
-                    hi = v
-            if hi - lo > best_spread:
-                best_spread = hi - lo
-                best_axis = j
-        mid = (s + e) // 2
-        _select(idx, s, e, mid, pos, best_axis)
-        left = 2 * node + 1
-        start[left] = s
-        end[left] = mid
-        start[left + 1] = mid
-        end[left + 1] = e
+    for level in range(depth):
+        for c in nb.prange(1 << level):
+            _split((1 << level) - 1 + c, idx, start, end, pos)
     blk_lo = np.empty((n_nodes, m), np.int64)
     blk_hi = np.empty((n_nodes, m), np.int64)
-    for node in range(first_leaf, n_nodes):
+    leaf_lo = np.empty((n, m), np.int64)
+    leaf_hi = np.empty((n, m), np.int64)
+    for c in nb.prange(n_nodes - first_leaf):
+        node = first_leaf + c
         for j in range(m):
-            lo = _BIG
-            hi = -_BIG
-            for t in range(start[node], end[node]):
-                r = idx[t]
-                if rec_lo[r, j] < lo:
-                    lo = rec_lo[r, j]
-                if rec_hi[r, j] > hi:
-                    hi = rec_hi[r, j]
-            blk_lo[node, j] = lo
-            blk_hi[node, j] = hi
-    for node in range(first_leaf - 1, -1, -1):
-        a = 2 * node + 1
-        for j in range(m):
-            blk_lo[node, j] = min(blk_lo[a, j], blk_lo[a + 1, j])
-            blk_hi[node, j] = max(blk_hi[a, j], blk_hi[a + 1, j])
-    return idx, start, end, blk_lo, blk_hi, first_leaf
+            blk_lo[node, j] = _BIG
+            blk_hi[node, j] = -_BIG
+        for t in range(start[node], end[node]):
+            r = idx[t]
+            for j in range(m):
+                lo = rec_lo[r, j]
+                hi = rec_hi[r, j]
+                leaf_lo[t, j] = lo
+                leaf_hi[t, j] = hi
+                if lo < blk_lo[node, j]:
+                    blk_lo[node, j] = lo
+                if hi > blk_hi[node, j]:
+                    blk_hi[node, j] = hi
+    for level in range(depth - 1, -1, -1):
+        for c in nb.prange(1 << level):
+            node = (1 << level) - 1 + c
+            a = 2 * node + 1
+            for j in range(m):
+                blk_lo[node, j] = min(blk_lo[a, j], blk_lo[a + 1, j])
+                blk_hi[node, j] = max(blk_hi[a, j], blk_hi[a + 1, j])
+    return idx, start, end, blk_lo, blk_hi, first_leaf, leaf_lo, leaf_hi
 
 
 @nb.njit(cache=True, inline="always")
@@ -279,24 +300,21 @@ class RankTree:
 
     Parameters
     ----------
-    ordinal
-        ``(n, m)`` 0-based ordinal position of each record in each sorted
-        column (ties in any fixed order). Only used to split the space.
     record_lo, record_hi
-        ``(n, m)`` 1-based block of each record on each attribute.
+        ``(n, m)`` 1-based block of each record on each attribute. Nodes are
+        split on the block starts; any split keeps the search exact, since a
+        node's bound comes from the blocks of the records it holds.
     """
 
     #: matches kept per query during the search; larger match sets are listed again
     buffer = 8
 
-    def __init__(self, ordinal: np.ndarray, record_lo: np.ndarray, record_hi: np.ndarray):
-        ordinal = np.ascontiguousarray(ordinal, dtype=np.int64)
+    def __init__(self, record_lo: np.ndarray, record_hi: np.ndarray):
         record_lo = np.ascontiguousarray(record_lo, dtype=np.int64)
         record_hi = np.ascontiguousarray(record_hi, dtype=np.int64)
-        idx, start, end, blk_lo, blk_hi, first_leaf = _build(ordinal, record_lo, record_hi, _LEAF_SIZE)
-        # record blocks stored in tree order, so that each leaf is contiguous
-        self._leaf_lo = np.ascontiguousarray(record_lo[idx])
-        self._leaf_hi = np.ascontiguousarray(record_hi[idx])
+        # record blocks are stored in tree order, so that each leaf is contiguous
+        idx, start, end, blk_lo, blk_hi, first_leaf, self._leaf_lo, self._leaf_hi = _build(
+            record_lo, record_lo, record_hi, _LEAF_SIZE)
         self._tree = (start, end, blk_lo, blk_hi, self._leaf_lo, self._leaf_hi, idx, int(first_leaf))
 
     def nearest(self, qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -81,26 +81,29 @@ class RankSpace:
         # One argsort per column gives the sorted column and, scattered back,
         # each record's block (ties in argsort's order, which no result depends
         # on). Columns are independent, so they are prepared in two threads
-        # (numpy sorts release the GIL).
-        self._orders: list[np.ndarray] = [None] * m  # type: ignore[list-item]
+        # (numpy sorts release the GIL). Each column is copied out of the
+        # row-major table first and scattered into a contiguous buffer: random
+        # access to a column of the (n, m) table touches a cache line per record.
         self.columns: list[ColumnBlocks] = [None] * m  # type: ignore[list-item]
         self.record_lo = np.empty((n, m), dtype=np.int64)
         self.record_hi = np.empty((n, m), dtype=np.int64)
 
         def prepare(j: int) -> None:
-            order = np.argsort(y[:, j])
-            col = ColumnBlocks.from_sorted(y[order, j])
-            self._orders[j] = order
+            column = np.ascontiguousarray(y[:, j])
+            order = np.argsort(column)
+            col = ColumnBlocks.from_sorted(column[order])
             self.columns[j] = col
+            scattered = np.empty(n, dtype=np.int64)
             if col.unique.size == n:  # no ties: every block is one position
-                ranks = np.empty(n, dtype=np.int64)
-                ranks[order] = np.arange(1, n + 1)
-                self.record_lo[:, j] = ranks
-                self.record_hi[:, j] = ranks
+                scattered[order] = np.arange(1, n + 1)
+                self.record_lo[:, j] = scattered
+                self.record_hi[:, j] = scattered
             else:
                 pos_lo, pos_hi = col.position_blocks()
-                self.record_lo[order, j] = pos_lo
-                self.record_hi[order, j] = pos_hi
+                scattered[order] = pos_lo
+                self.record_lo[:, j] = scattered
+                scattered[order] = pos_hi
+                self.record_hi[:, j] = scattered
 
         for_each_column(prepare, n, m)
 
@@ -137,11 +140,7 @@ class RankSpace:
         """The exact nearest-neighbour index, built on first use."""
         from verifier.core.kdtree import RankTree
 
-        n, m = self.values.shape
-        ordinal = np.empty((n, m), dtype=np.int64)
-        for j, order in enumerate(self._orders):
-            ordinal[order, j] = np.arange(n)
-        return RankTree(ordinal, self.record_lo, self.record_hi)
+        return RankTree(self.record_lo, self.record_hi)
 
 
 @dataclass(frozen=True, eq=False)

@@ -5,9 +5,9 @@ module and checks every cell; on a census file that takes tens of seconds.
 pyarrow parses in C++ on every core. It is used only where it cannot read a
 file differently: valid UTF-8 without NUL bytes, no quote character, no blank
 line, every cell read as text (no type inference), every row as wide as the
-header. Numbers are checked against the same decimal pattern (RE2, in Arrow)
-and converted by Arrow's correctly rounded parser, which gives the same
-float64 as Python's ``float``. Whenever anything is unusual (a parse error, a
+header. Numbers are checked against the same decimal pattern (compiled,
+:mod:`verifier.data.decimal_cells`) and converted by Arrow's correctly
+rounded parser, which gives the same float64 as Python's ``float``. Whenever anything is unusual (a parse error, a
 cell that is not a plain number, a value that overflows, a zero that could be
 an underflow, an integer too long for a float, a category the schema does not
 know) these functions return ``None`` and the strict reader reads the whole
@@ -16,11 +16,13 @@ file again, so every refusal is the same FAIL line, row numbers included.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
 import numpy as np
 
-__all__ = ["plain", "arrow_columns", "arrow_numbers", "arrow_categories", "arrow_positions"]
+__all__ = ["plain", "arrow_columns", "arrow_numbers", "arrow_number_columns", "arrow_categories", "arrow_positions"]
 
 #: below this size the strict reader is fast enough, and the fast path is not worth its start-up
 MIN_BYTES = 1 << 20
@@ -62,12 +64,14 @@ def arrow_columns(raw: bytes, wanted: Sequence[int]) -> list | None:
     return [table.column(f"c{k}").combine_chunks() for k in wanted]
 
 
-def arrow_numbers(column, pattern: str) -> np.ndarray | None:
+def arrow_numbers(column) -> np.ndarray | None:
     """The column as float64 when every cell is a plain decimal number the strict reader would take, else None."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not pc.all(pc.match_substring_regex(column, f"^(?:{pattern})$")).as_py():
+    from verifier.data.decimal_cells import first_bad_cell, long_integer_cells
+
+    if first_bad_cell(column) >= 0:
         return None
     try:
         values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
@@ -78,9 +82,17 @@ def arrow_numbers(column, pattern: str) -> np.ndarray | None:
     zeros = np.flatnonzero(values == 0.0)
     if zeros.size and pc.any(pc.match_substring_regex(column.take(pa.array(zeros)), "^[^eE]*[1-9]")).as_py():
         return None  # an underflow to 0: the strict reader says which row
-    if pc.any(pc.match_substring_regex(column, "^[+-]?[0-9]{16,}$")).as_py():
+    if long_integer_cells(column):
         return None  # a long integer may not fit a float exactly: the strict reader checks it
     return values
+
+
+def arrow_number_columns(columns: Sequence) -> list[np.ndarray | None]:
+    """:func:`arrow_numbers` of each column, in threads (Arrow's cast and the compiled check release the GIL)."""
+    if len(columns) < 2:
+        return [arrow_numbers(c) for c in columns]
+    with ThreadPoolExecutor(max_workers=min(len(columns), os.cpu_count() or 1)) as pool:
+        return list(pool.map(arrow_numbers, columns))
 
 
 def arrow_categories(column) -> tuple[list[str], np.ndarray]:

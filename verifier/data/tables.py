@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not when a co
     import pandas as pd
 
 from verifier.errors import InputIOError, InvalidInputError
-from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_numbers, arrow_positions, plain
+from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_number_columns, arrow_positions, plain
 from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
@@ -259,9 +259,11 @@ def _fast_table(path: str, raw: bytes, schema: Schema | None) -> Table | None:
         return None
     values = np.empty((len(columns[0]), len(schema)), dtype=np.float64)
     attrs = list(schema.attributes)
+    numeric = [j for j, attr in enumerate(attrs) if attr.kind == "numeric"]
+    numbers = dict(zip(numeric, arrow_number_columns([columns[j] for j in numeric])))
     for j, (attr, column) in enumerate(zip(attrs, columns)):
         if attr.kind == "numeric":
-            parsed = arrow_numbers(column, _NUMBER)
+            parsed = numbers[j]
         else:
             if attr.categories is None:
                 cells, counts = arrow_categories(column)
