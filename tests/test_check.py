@@ -92,3 +92,28 @@ def test_kernel_warm_up_loads_the_kernels_real_calls_use():
     assert before == [0] * 7
     assert warmed == [1] * 7
     assert after == warmed  # nothing compiled or loaded again
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_her_record_in_the_whole_rank_space_equals_linear_selection(tmp_path, ties):
+    """check_record(whole_space=True), used when the random-match test follows, gives the same report to the bit."""
+    from publisher.cli import main as publisher
+    from verifier.releases.subject import check_record, prepare
+    from verifier.releases.verification import load_public_key, verify_release
+
+    rng = np.random.default_rng(7 + ties)
+    x = np.round(rng.normal(size=(500, 3)) * [1, 10, 100], 2)
+    if ties:
+        x[:, 0] = rng.integers(0, 4, 500)
+        x[:, 2] = np.round(x[:, 2], -2)
+    write(tmp_path / "x.csv", "a,b,c\n" + "".join(f"{a!r},{b!r},{c!r}\n" for a, b, c in x.tolist()))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--method", "additive_noise", "--param",
+                      "relative_sd=0.5", "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "t",
+                      "--seed", "3", "--out", str(tmp_path / "rel")]) == 0
+    prepared = prepare(verify_release(tmp_path / "rel", load_public_key(tmp_path / "keys" / "public.pem")))
+    records = [x[0], x[17], np.floor(x[3]) + 0.5, x[5] + 1e4, x[9] - 1e4]
+    for record in records:
+        linear = check_record(prepared, record).to_json(None)
+        whole = check_record(prepared, record, whole_space=True).to_json(None)
+        assert json.dumps(whole, sort_keys=True) == json.dumps(linear, sort_keys=True)

@@ -506,14 +506,17 @@ def subject_test(
     *,
     alpha: float = ALPHA,
     random_state: int | np.random.Generator | None = 0,
+    mine: RecordDistance | None = None,
     **options,
 ) -> SubjectReport:
     """Her distance to Y against the distance of random records drawn from Y's columns.
 
-    ``options`` go to :func:`random_match_distribution`.
+    ``mine`` is her record's distance when the caller has it already (it is
+    then not computed again); ``options`` go to :func:`random_match_distribution`.
     """
     alpha = _check_alpha(alpha)
-    mine = compute_record_distance(space, np.asarray(record, dtype=np.float64))
+    if mine is None:
+        mine = compute_record_distance(space, np.asarray(record, dtype=np.float64))
     random = random_match_distribution(space, random_state=random_state, **options)
     low, high = random.p_value_interval(mine.distance)
     return SubjectReport(

@@ -46,12 +46,14 @@ def run(args: argparse.Namespace) -> int:
         prepared = prepare(release)
     record = read_record(args.record, prepared.schema)
     kernels.wait()
-    check = check_record(prepared, record)
+    testing = not args.no_random_match and prepared.ranks_apply
+    if testing:
+        check_exhaustive(prepared.n_records, len(prepared.kinds), args)
+    check = check_record(prepared, record, whole_space=testing)  # the test needs the whole rank space anyway
     options = intruder_options(args)
-    if args.no_random_match or not check.ranks_apply:
+    if not testing:
         report = None
     else:
-        check_exhaustive(prepared.n_records, len(prepared.kinds), args)
         report = random_match(prepared, check, alpha=options["alpha"], samples=options["samples"],
                               seed=options["random_state"], progress=ProgressBar("random-match test"))
     out = check.to_json(report)

@@ -29,7 +29,7 @@ from verifier.text import figure, literal
 from verifier.errors import InvalidInputError, UsageError
 from verifier.attacks.classes import PublishedCells
 from verifier.attacks.intruder import SubjectReport, subject_test
-from verifier.core.permutation import RankSpace, RecordDistance, SingleRecord, spread_kind
+from verifier.core.permutation import RankSpace, RecordDistance, SingleRecord, SpaceRecord, spread_kind
 from verifier.releases.exposure import her_disclosure
 from verifier.releases.facts import MODEL_WORDS, p_value_words, release_facts
 from verifier.releases.family import NO_RANKS
@@ -104,7 +104,7 @@ class SubjectCheck:
 
     prepared: Prepared
     record: np.ndarray
-    view: SingleRecord
+    view: SingleRecord | SpaceRecord
     spread_at_own: np.ndarray
     claimed_distance: int | None
     claimed_v: list[float] | None
@@ -245,16 +245,20 @@ class SubjectCheck:
         return "\n".join(lines) + "\n"
 
 
-def check_record(prepared: Prepared, record: np.ndarray) -> SubjectCheck | GroupCheck:
+def check_record(prepared: Prepared, record: np.ndarray, *, whole_space: bool = False) -> SubjectCheck | GroupCheck:
     """Everything about her record but the random-match test (SPEC sections 4 and 6).
 
-    In a generalized release: her equivalence class and her risks in it
+    ``whole_space`` measures her record in ``prepared.space`` (built once,
+    for the random-match test that will follow) instead of by linear
+    selection; the results are the same to the last bit. In a generalized
+    release: her equivalence class and her risks in it
     (:class:`~verifier.releases.group_check.GroupCheck`), as ranks do not apply.
     """
     record = np.asarray(record, dtype=np.float64)
     if not prepared.ranks_apply:
         return check_group(prepared, record)
-    view = SingleRecord(prepared.values, prepared.kinds, record)
+    view: SingleRecord | SpaceRecord = (SpaceRecord(prepared.space, record) if whole_space
+                                        else SingleRecord(prepared.values, prepared.kinds, record))
     own = view.spread_at(view.result.distance)
     d, v = _claimed(prepared.release)
     at_claimed = view.spread_at(d) if d is not None else None
@@ -272,4 +276,4 @@ def random_match(prepared: Prepared, check: SubjectCheck, *, alpha: float = 0.01
         raise UsageError(f"the random-match test does not apply: {NO_RANKS}",
                          path=prepared.release.path, reason="NOT_APPLICABLE")
     return subject_test(prepared.space, check.record, alpha=alpha, samples=samples, random_state=seed,
-                        progress=progress)
+                        progress=progress, mine=check.result)
