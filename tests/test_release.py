@@ -605,3 +605,38 @@ def test_parquet_release_tampering_and_wrong_media_type_are_refused(keys, tmp_pa
         name="release.txt", mediaType="application/vnd.apache.parquet"))
     data.rename(out / "release.txt")
     expect_fail(out, keys["public"], capsys, "SCHEMA_INVALID")
+
+
+def _recode(text: str, url: bool, pad: bool) -> str:
+    out = (base64.urlsafe_b64encode if url else base64.b64encode)(base64.b64decode(text)).decode()
+    return out if pad else out.rstrip("=")
+
+
+@pytest.mark.parametrize("url", [False, True], ids=["standard", "url-safe"])
+@pytest.mark.parametrize("pad", [True, False], ids=["padded", "unpadded"])
+def test_envelope_in_either_base64_alphabet_verifies(release, keys, capsys, url, pad):
+    """The DSSE spec allows standard and URL-safe base64; padding may be left off."""
+    env = json.loads((release / ENVELOPE).read_bytes())
+    env["payload"] = _recode(env["payload"], url, pad)
+    env["signatures"][0]["sig"] = _recode(env["signatures"][0]["sig"], url, pad)
+    assert url is False or set("-_") & set(env["payload"] + env["signatures"][0]["sig"])  # the test means it
+    (release / ENVELOPE).write_bytes(dumps_manifest(env))
+    assert verifier(["verify", str(release), "--key", str(keys["public"])]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("sig", ["mixed", "three pads", "stray pad", "one char over", "space", "newline"])
+def test_envelope_base64_refusals(release, keys, capsys, sig):
+    env = json.loads((release / ENVELOPE).read_bytes())
+    good = env["signatures"][0]["sig"]
+    body = good.rstrip("=")
+    env["signatures"][0]["sig"] = {
+        "mixed": "-+" + good[2:],
+        "three pads": body + "===",
+        "stray pad": body + "AA" + "=",
+        "one char over": body + "A" * ((1 - len(body)) % 4 or 4),
+        "space": good[:8] + " " + good[8:],
+        "newline": good[:8] + "\n" + good[8:],
+    }[sig]
+    (release / ENVELOPE).write_bytes(dumps_manifest(env))
+    expect_fail(release, keys["public"], capsys, "SIGNATURE_MALFORMED")

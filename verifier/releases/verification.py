@@ -348,12 +348,28 @@ def _read_listed(path: Path, sha256: str, size: int, shown: str) -> bytes:
 
 
 def _b64(text: Any, what: str, shown: str, reason: str) -> bytes:
+    """Standard or URL-safe base64, as the DSSE spec allows; padding optional, but correct when present.
+
+    One alphabet per string (``+/`` or ``-_``, never both), no whitespace, no
+    other character.
+    """
     if not isinstance(text, str):
         raise _fail(shown, reason, f"{what} is not a base64 string")
+    body = text.rstrip("=")
+    padding = len(text) - len(body)
+    if "-" in body or "_" in body:
+        if "+" in body or "/" in body:
+            raise _fail(shown, reason, f"{what} mixes the standard and URL-safe base64 alphabets")
+        body = body.translate(_URL_SAFE)
+    if len(body) % 4 == 1 or (padding and (len(text) % 4 or padding > 2)):
+        raise _fail(shown, reason, f"{what} is not valid base64 (its length or padding is wrong)")
     try:
-        return base64.b64decode(text.encode("ascii"), validate=True)
+        return base64.b64decode((body + "=" * (-len(body) % 4)).encode("ascii"), validate=True)
     except (ValueError, UnicodeEncodeError):
         raise _fail(shown, reason, f"{what} is not valid base64") from None
+
+
+_URL_SAFE = str.maketrans("-_", "+/")
 
 
 def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
