@@ -55,6 +55,8 @@ PHASES = {
     "write output": [("verifier/data/record_file.py", "write_record_file"),
                      ("publisher/signed_release.py", "_write")],
 }
+#: the attributes each row's target is set at (issue 15): the subject's check at 1e6 x 8, the rest at 1e6 x 5
+TARGET_ATTRIBUTES = {"check_csv": 8, "check_parquet": 8}
 TARGETS = {  # row -> (seconds, MB) at 1e6 records
     "distance": (20, 2048), "release": (45, 3072), "audit": (45, 3072), "check_csv": (5, None),
     "check_parquet": (5, None), "microaggregation": (120, None),
@@ -211,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"n = {n:,}, m = {args.attributes}; numpy argsort of every column: {result['argsort_seconds']} s "
           f"({os.cpu_count()} cores)\n")
     for name, r in result["rows"].items():
-        target = TARGETS.get(name.split(" ")[0]) if n == 1_000_000 else None
+        row = name.split(" ")[0]
+        target = TARGETS.get(row) if n == 1_000_000 and TARGET_ATTRIBUTES.get(row, 5) == args.attributes else None
         if name.endswith("(Adult)"):
             target = (ADULT_TARGETS[name.split(" ")[0]], None)
         verdict = "" if target is None else (" met" if r["seconds"] <= target[0] and (
