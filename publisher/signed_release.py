@@ -28,6 +28,7 @@ from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet
 from publisher.version import __version__
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
+from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.releases.family import family_of, generalized_columns
@@ -63,11 +64,19 @@ def _check_arguments(out: Path, dataset_id: str, release_version: int, data_form
         raise InvalidInputError("the release version is an integer from 1 up", reason="PARAMETER_INVALID")
 
 
+def _refuse_formula_cells(found: FormulaCells, where: str, allowed: bool) -> None:
+    """``FORMULA_LIKE_CELL`` (exit 3) for text a spreadsheet would run, unless ``--allow-formula-cells``."""
+    if found.count and not allowed:
+        raise InvalidInputError(f"{found.describe()}; rename it in the schema and data, or pass "
+                                "--allow-formula-cells", path=where, reason="FORMULA_LIKE_CELL")
+
+
 def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: float, samples: int,
-            data_format: str, progress) -> tuple[bytes, dict, dict]:
+            data_format: str, progress, allow_formula_cells: bool) -> tuple[bytes, dict, dict]:
     """Data, claims and utility of a release whose cells have ranks (every family but ``generalized``)."""
     schema = table.schema
     y = frame_to_keys(result.released, schema)
+    _refuse_formula_cells(formula_cells_in_keys(schema, y), "the released table", allow_formula_cells)
     x = table.values[result.order]  # the original in the released row order, for the assessment only
     assessment = assess(x, y, schema, paired=True, alpha=alpha, samples=samples, random_state=0,
                         progress=progress).to_json()
@@ -78,10 +87,11 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
 
 
 def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | None,
-                 data_format: str) -> tuple[bytes, dict, dict]:
+                 data_format: str, allow_formula_cells: bool) -> tuple[bytes, dict, dict]:
     """Data, claims and utility of a generalized release; the claims come from the published cells alone."""
     schema = table.schema
     rows, published = published_cells(result.released, schema, hierarchies)
+    _refuse_formula_cells(formula_cells_in_text(schema, published.text), "the released table", allow_formula_cells)
     claims = group_release_claims(published, methods)
     original = table.to_frame()
     assessed = assess_generalized({n: original[n].tolist() for n in schema.names},
@@ -153,24 +163,29 @@ def make_release(
     progress=None,
     phase=None,
     data_format: str = "csv",
+    allow_formula_cells: bool = False,
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
 
     ``data_format`` is ``csv`` (``release.csv``) or ``parquet`` (``release.parquet``). ``progress``
-    follows the assessment, ``phase(label)`` (a context manager) the other steps.
+    follows the assessment, ``phase(label)`` (a context manager) the other steps. Text cells a
+    spreadsheet would run as formulas are refused (``FORMULA_LIKE_CELL``) in the input and in
+    the released table, unless ``allow_formula_cells``.
     """
     phase = phase or (lambda label: nullcontext())
     target = Path(out)
     _check_arguments(target, dataset_id, release_version, data_format)
+    _refuse_formula_cells(formula_cells_in_keys(table.schema, table.values), table.path, allow_formula_cells)
     with phase("anonymizing"):
         result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
     listed, hierarchies = _publishable(result.parameters)
     family = family_of(listed)
     if family == "generalized":
-        data, claims, utility = _generalized(table, result, listed, hierarchies, data_format)
+        data, claims, utility = _generalized(table, result, listed, hierarchies, data_format, allow_formula_cells)
     else:
         data, claims, utility = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
-                                        data_format=data_format, progress=progress)
+                                        data_format=data_format, progress=progress,
+                                        allow_formula_cells=allow_formula_cells)
     files = [("release.parquet" if data_format == "parquet" else DATA_FILE, data)]
     if hierarchies is not None:
         files.append((HIERARCHIES, dumps_manifest(hierarchies)))

@@ -81,7 +81,7 @@ def hostile(tmp_path_factory):
               + [{"name": SENSITIVE, "kind": "ordinal", "categories": HOSTILE_CATEGORIES, "role": "sensitive"}]}
     schema_path = write(tmp / "schema.json", json.dumps(schema))
     return _release(tmp, source, "--schema", str(schema_path), "--method", "rank_swapping", "--param", "p=20",
-                    dataset="[b]evil[/b] \x1b[2J [link=https://evil.example]x[/link]")
+                    "--allow-formula-cells", dataset="[b]evil[/b] \x1b[2J [link=https://evil.example]x[/link]")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -511,6 +511,7 @@ async def test_case_35_untrusted_strings_are_shown_literally(hostile, tmp_path, 
         verification = shown(app, "#verification")
         assert verification.startswith("VERIFIED")
         assert '"[b]evil[/b] \\u001b[2J [link=https://evil.example]x[/link]"' in verification  # JSON-escaped
+        assert "10 text cells of release.csv start with =, +, -, @, a tab or a carriage return" in verification
         await pilot.press("f3")
         await pilot.pause()
         labels = [str(s.render()) for s in app.query(".row > .name")]

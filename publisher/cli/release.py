@@ -36,6 +36,9 @@ def register(sub, common) -> None:
     p.add_argument("--release-version", type=int, default=1, metavar="N", help="grows with each release (default 1)")
     p.add_argument("--format", choices=("csv", "parquet"), default="csv", dest="data_format",
                    help="the data file: release.csv (default) or release.parquet")
+    p.add_argument("--allow-formula-cells", action="store_true",
+                   help="publish text cells that start with =, +, -, @, a tab or a carriage return, which a "
+                   "spreadsheet would run as formulas (refused by default: FORMULA_LIKE_CELL, exit 3)")
     p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         table, _ = load_input(args.input, args.schema)
     target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                           seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
-                          phase=phases, data_format=args.data_format)
+                          phase=phases, data_format=args.data_format, allow_formula_cells=args.allow_formula_cells)
     with phases("verifying the release as a reader will"):
         verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
     claims = verified.claims

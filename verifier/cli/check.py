@@ -8,6 +8,7 @@ import json
 from verifier.cli.inputs import check_exhaustive, intruder_options
 from verifier.core.warm_up import KernelWarmUp
 from verifier.frontend import ExitCode, Phases, ProgressBar, add_command, add_release_args, print_json, text_table, verified
+from verifier.releases.facts import formula_warning
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.subject import check_record, prepare, random_match
 from verifier.text import figure
@@ -62,6 +63,9 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.OK
     print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}): dataset "
           f"{json.dumps(release.dataset_id)}, version {release.release_version}")
+    warning = formula_warning(release, prepared.formula_cells)
+    if warning:
+        print(warning)
     print("\n" + "\n".join(out["verdict"]) + "\n")
     if check.ranks_apply:
         _print_ranks(check, out, report)

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from verifier.frontend import ExitCode, add_command, add_release_args, print_json, verified
-from verifier.releases.facts import WITHHELD, claims_summary
+from verifier.releases.facts import WITHHELD, claims_summary, formula_cells, formula_warning
 
 __all__ = ["register"]
 
@@ -15,7 +15,8 @@ def register(sub, common) -> None:
     p = add_command(
         sub, common, "verify", run=run, help="verify a signed release (SPEC section 9)",
         description="Check the release's signature with the key you trust, its manifest, and every file's size and "
-        "digest, in the order of SPEC section 9; print who signed what, and every parameter.",
+        "digest, in the order of SPEC section 9; print who signed what, and every parameter. Then read the data "
+        "and warn about text cells a spreadsheet would run as formulas (formula_like_cells in --json).",
         epilog="Exit codes: 0 verified, 1 not trustworthy (FAIL line with the reason), 2 usage error (no --key), "
         "4 the key file is unusable.",
     )
@@ -30,12 +31,14 @@ def _method_text(step: dict) -> str:
 def run(args: argparse.Namespace) -> int:
     release = verified(args)
     claims = release.claims
+    found = formula_cells(release)
     if args.json:
         print_json({
             "verified": True, "release": release.path, "fingerprint": release.key.fingerprint,
             "key_id": release.key.key_id, "dataset_id": release.dataset_id, "release_version": release.release_version,
             "created_at": release.created_at, "methods": release.methods,
             "data_file": {"name": release.data_name, "size": len(release.data)}, "claims": claims,
+            "formula_like_cells": found.count,
         })
         return ExitCode.OK
     print(f"OK: {release.path}")
@@ -46,4 +49,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  method: {_method_text(step)}")
     print(f"  withheld: {WITHHELD}")
     print(f"  claims: {claims_summary(release)}")
+    warning = formula_warning(release, found)
+    if warning:
+        print(warning)
     return ExitCode.OK

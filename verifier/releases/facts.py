@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.errors import UsageError, VerifierError
-from verifier.releases.verification import VerifiedRelease, load_public_key, verify_release
+from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
+from verifier.errors import InvalidInputError, UsageError, VerifierError
+from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
 from verifier.text import figure, literal
 
-__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "open_release", "p_value_words", "release_facts"]
+__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "formula_cells", "formula_warning", "open_release",
+           "p_value_words", "release_facts"]
 
 
 def open_release(directory: str, key_path: str, *, fingerprint: str | None = None, dataset_id: str | None = None,
@@ -30,6 +32,31 @@ def open_release(directory: str, key_path: str, *, fingerprint: str | None = Non
     return verify_release(directory, key, dataset_id=dataset_id, min_version=min_version)
 
 
+def formula_cells(release: VerifiedRelease) -> FormulaCells:
+    """The release's text cells a spreadsheet would run as formulas, from its verified bytes.
+
+    A data file that does not parse is refused (``DATA_MALFORMED``), as by every reader of the release.
+    """
+    try:
+        if release.family == "generalized":
+            published = release.published()
+            return formula_cells_in_text(published.schema, published.text)
+        table = release.table()
+    except InvalidInputError as exc:
+        raise ReleaseError(f"the signed data cannot be read: {exc.message}", path=release.path,
+                           reason="DATA_MALFORMED") from None
+    return formula_cells_in_keys(table.schema, table.values)
+
+
+def formula_warning(release: VerifiedRelease, found: FormulaCells) -> str | None:
+    """A warning line for people about to open the data in a spreadsheet, or None."""
+    if not found.count:
+        return None
+    return (f"WARNING: {found.count} text cell{'s' if found.count > 1 else ''} of {release.data_name} start with "
+            f"=, +, -, @, a tab or a carriage return (the first: {found.where()}): a "
+            "spreadsheet would run them as formulas. Open the file as text, or import every column as text.")
+
+
 #: how each attribute-disclosure mode reaches its figure, for people
 MODEL_WORDS = {
     "randomized_response": "under the published randomized-response probabilities",
@@ -40,11 +67,12 @@ MODEL_WORDS = {
 }
 
 
-def release_facts(release: VerifiedRelease) -> list[tuple[str, str]]:
+def release_facts(release: VerifiedRelease, found: FormulaCells | None = None) -> list[tuple[str, str]]:
     """What was verified, for people: who signed, which dataset and version, when, and every method parameter.
 
     Strings from the manifest are JSON-quoted (so control characters are
     escaped); parameters that are null are left out, as in ``verifier verify``.
+    ``found``, the formula-like cells of the data, adds a warning when there are any.
     """
     import json
 
@@ -62,6 +90,9 @@ def release_facts(release: VerifiedRelease) -> list[tuple[str, str]]:
                 facts.append((f"  {literal(name)}", json.dumps(value)))
     facts.append(("withheld", WITHHELD))
     facts.append(("claims", claims_summary(release)))
+    warning = formula_warning(release, found) if found is not None else None
+    if warning:
+        facts.append(("warning", warning.removeprefix("WARNING: ")))
     return facts
 
 

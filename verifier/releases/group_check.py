@@ -100,6 +100,7 @@ class GroupCheck:
             "class_size": self.class_size, "class_rows": self.rows,
             "claimed": {"k": self.claimed_k}, "claim_holds": self.claim_holds(),
             "attribute_disclosure": self.disclosure,
+            "formula_like_cells": self.prepared.formula_cells.count,
             "distance": None, "matches": None, "p_value": None,
             "not_applicable": {"permutation_distance": NO_RANKS, "random_match_test": NO_RANKS},
             "verdict": self.verdict(),

@@ -36,6 +36,7 @@ from verifier.releases.family import NO_RANKS
 from verifier.releases.group_check import GroupCheck, check_group
 from verifier.releases.verdict import certain_disclosure, disclosure_breaches, headline
 from verifier.releases.verification import ReleaseError, VerifiedRelease
+from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.schema import Schema
 
 __all__ = ["Prepared", "prepare", "SubjectCheck", "check_record", "random_match"]
@@ -63,6 +64,13 @@ class Prepared:
     @cached_property
     def space(self) -> RankSpace:
         return RankSpace(self.values, self.kinds)
+
+    @cached_property
+    def formula_cells(self) -> FormulaCells:
+        """Text cells a spreadsheet would run as formulas (docs/release-format.md, section 1.4)."""
+        if self.published is not None:
+            return formula_cells_in_text(self.schema, self.published.text)
+        return formula_cells_in_keys(self.schema, self.values)
 
     @property
     def n_records(self) -> int:
@@ -191,6 +199,7 @@ class SubjectCheck:
             else [num(v) for v in self.spread_at_claimed],
             "claim_holds": self.claim_holds(),
             "attribute_disclosure": self.disclosure,
+            "formula_like_cells": self.prepared.formula_cells.count,
             "p_value": None,
             "verdict": self.verdict(random),
         }

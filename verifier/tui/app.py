@@ -203,7 +203,7 @@ class SubjectApp(App[None]):
             return
         self._verification_failed = False
         self._prepared = prepared
-        self.query_one(ReleaseTab).show_verified(release_facts(prepared.release))
+        self.query_one(ReleaseTab).show_verified(release_facts(prepared.release, prepared.formula_cells))
         self._goto("release")
         record = self.query_one(RecordTab)
         await record.build_form(prepared.schema)
