@@ -13,7 +13,7 @@ release=${1:?usage: verify-by-hand.sh RELEASE_DIR PUBLIC_KEY.pem [ANNOUNCED_FING
 key=${2:?usage: verify-by-hand.sh RELEASE_DIR PUBLIC_KEY.pem [ANNOUNCED_FINGERPRINT]}
 announced=${3:-}
 type=application/vnd.in-toto+json
-predicate=https://permuted-privacy.dev/release/v1
+predicate=https://permuted-privacy.dev/release/     # format version 1 or 2 (2 adds datapackage.json)
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 sha256() { if command -v sha256sum >/dev/null; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1; }
@@ -66,7 +66,7 @@ openssl pkeyutl -verify -pubin -inkey "$key" -rawin -in "$scratch/pae.bin" -sigf
   || fail "the signature does not verify under $key"
 
 # 4. The statement, then every file it lists: a plain name, the size, the sha256; and no other file.
-jq -e --arg p "$predicate" '._type == "https://in-toto.io/Statement/v1" and .predicateType == $p' \
+jq -e --arg p "$predicate" '._type == "https://in-toto.io/Statement/v1" and (.predicateType | IN($p + "v1", $p + "v2"))' \
   "$scratch/payload.json" > /dev/null || fail "not a permuted-privacy release statement"
 printf '%s\n' manifest.json manifest.dsse.json > "$scratch/expected"
 while IFS=$'\t' read -r name digest bytes; do

@@ -21,7 +21,8 @@ import pandas as pd
 from publisher.methods import Anonymized, anonymize as _anonymize, make_method
 from publisher.keys import load_private_key
 from publisher.signed_release import make_release
-from verifier.data.schema import Schema, load_schema
+from verifier.data.schema import Schema
+from verifier.data.schema_file import load_schema
 from verifier.data.tables import table_from_frame
 
 __all__ = ["anonymize", "release"]

@@ -31,6 +31,7 @@ from verifier.attacks.generalized import assess_generalized
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError
+from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.releases.family import family_of, generalized_columns
 from verifier.releases.recompute import family_disclosure, group_release_claims
 from verifier.releases.verification import (
@@ -189,6 +190,9 @@ def make_release(
     files = [("release.parquet" if data_format == "parquet" else DATA_FILE, data)]
     if hierarchies is not None:
         files.append((HIERARCHIES, dumps_manifest(hierarchies)))
+    files.append((DATAPACKAGE, dumps_manifest(datapackage(
+        dataset_id=dataset_id, release_version=release_version, schema=table.schema, data_name=files[0][0],
+        sha256=hashlib.sha256(data).hexdigest(), size=len(data), generalized=generalized_columns(listed, table.schema)))))
     manifest = dumps_manifest(_statement(files, {
         "datasetId": dataset_id,
         "releaseVersion": release_version,

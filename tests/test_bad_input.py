@@ -15,7 +15,8 @@ from verifier import RankSpace, compute_permuted_privacy
 from verifier.cli import main
 from verifier.errors import InvalidInputError
 from verifier.data.tables import read_table
-from verifier.data.schema import Schema, load_schema
+from verifier.data.schema import Schema
+from verifier.data.schema_file import load_schema
 
 GOOD_Y = "a,b\n1,2\n2,3\n3,1\n"
 

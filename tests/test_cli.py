@@ -205,7 +205,7 @@ def test_publisher_demo_releases_verifies_audits_and_checks_a_record(tmp_path, c
     out = capsys.readouterr().out
     assert f"OK: {tmp_path / 'release'}" in out
     assert "FALSE" not in out and "Your p-value F_rand(" in out
-    assert sorted(p.name for p in (tmp_path / "release").iterdir()) == ["manifest.dsse.json", "manifest.json", "release.csv"]
+    assert sorted(p.name for p in (tmp_path / "release").iterdir()) == ["datapackage.json", "manifest.dsse.json", "manifest.json", "release.csv"]
     assert (tmp_path / "audit.md").exists()
     assert "replayed additive_noise then reverse_mapping 30 times" in out and "Verdict: plausible" in out
     assert "Your record is " in out and "Your p-value F_rand(" in out

@@ -121,7 +121,7 @@ def test_round_trip_on_the_paper_example(release, keys, capsys):
     assert code == 0 and err == ""
     assert out.startswith(f"OK: {release}") and keys["fingerprint"] in out
     assert "additive_noise(correlated=false, relative_sd=0.8)" in out and "reverse_mapping()" in out
-    assert sorted(os.listdir(release)) == ["manifest.dsse.json", "manifest.json", "release.csv"]
+    assert sorted(os.listdir(release)) == ["datapackage.json", "manifest.dsse.json", "manifest.json", "release.csv"]
     code = verifier(["audit", str(release), "--key", str(keys["public"]), "--original", str(ORIGINAL), "--json",
                      "--report", str(release.parent / "audit.md")])
     result = json.loads(capsys.readouterr().out)
@@ -165,6 +165,19 @@ def test_golden_release_verifies(capsys):
     assert table.n_records == 20 and table.names == ["x1", "x2", "x3"]
     # and through the command line, auditing with the original
     assert verifier(["audit", str(GOLDEN / "release"), "--key", str(GOLDEN / "public.pem"), "--original", str(ORIGINAL)]) == 0
+
+
+def test_golden_release_of_format_version_2_verifies(capsys):
+    """The frozen release of format version 2 (with datapackage.json): verified, audited, its package valid."""
+    key = load_public_key(GOLDEN / "v2" / "public.pem")
+    result = verify_release(GOLDEN / "v2" / "release", key, dataset_id="paper-example", min_version=1)
+    assert key.fingerprint == "46077fcd70ce8130e7778d0ddf95eba5610f5ffe43e8452dac8e155039d5b243"
+    assert result.statement["predicateType"] == "https://permuted-privacy.dev/release/v2"
+    assert result.created_at == "2026-11-23T00:00:00Z" and result.claims["n_records"] == 20
+    assert set(result.extras) == {"datapackage.json"}
+    assert verifier(["audit", str(GOLDEN / "v2" / "release"), "--key", str(GOLDEN / "v2" / "public.pem"),
+                     "--original", str(ORIGINAL)]) == 0
+    capsys.readouterr()
 
 
 def test_round_trip_on_a_10000_record_table(keys, tmp_path, capsys):
@@ -574,7 +587,8 @@ def test_parquet_release_carries_the_same_data_as_the_csv_release(keys, tmp_path
                           "relative_sd=0.8", "--then", "reverse_mapping", "--seed", "7", "--format", fmt,
                           "--key", str(keys["private"]), "--dataset-id", "paper-example",
                           "--out", str(outs[fmt])]) == 0
-    assert sorted(os.listdir(outs["parquet"])) == ["manifest.dsse.json", "manifest.json", "release.parquet"]
+    assert sorted(os.listdir(outs["parquet"])) == ["datapackage.json", "manifest.dsse.json", "manifest.json",
+                                                   "release.parquet"]
     statement = json.loads((outs["parquet"] / MANIFEST).read_bytes())
     assert statement["subject"][0]["mediaType"] == "application/vnd.apache.parquet"
     tables = {fmt: verify_release(outs[fmt], load_public_key(keys["public"])).table() for fmt in outs}

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "docs" / "verify-by-hand.sh"
 GOLDEN = ROOT / "tests" / "data" / "golden"
 FINGERPRINT = "beebd58ce6419555bf6bfd1143c5e7685c45412f3569a6b1c576c53e7e61deba"
+FINGERPRINT_V2 = "46077fcd70ce8130e7778d0ddf95eba5610f5ffe43e8452dac8e155039d5b243"
 ED25519_SPKI = bytes.fromhex("302a300506032b6570032100")
 #: the eight points of small order (libsodium's list) and the sign-flipped forms of the two with x = 0
 SMALL_ORDER = [
@@ -47,13 +48,15 @@ def _run(release: Path, key: Path, *more: str, cwd: Path) -> subprocess.Complete
                           cwd=cwd)
 
 
-@pytest.fixture
-def golden(tmp_path):
+@pytest.fixture(params=["v1", "v2"])
+def golden(tmp_path, request):
+    """The golden release of format version 1, or of version 2 (with datapackage.json)."""
+    source = GOLDEN if request.param == "v1" else GOLDEN / "v2"
     release = tmp_path / "release"
-    shutil.copytree(GOLDEN / "release", release)
+    shutil.copytree(source / "release", release)
     key = tmp_path / "keys" / "public.pem"
     key.parent.mkdir()
-    shutil.copy(GOLDEN / "public.pem", key)
+    shutil.copy(source / "public.pem", key)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     return release, key, elsewhere
@@ -76,9 +79,10 @@ def test_golden_release_verifies_by_hand_and_still_with_the_verifier(golden):
 
     release, key, elsewhere = golden
     before = sorted(p.name for p in release.iterdir())
-    done = _run(release, key, FINGERPRINT, cwd=elsewhere)
+    fingerprint = FINGERPRINT if not (release / "datapackage.json").exists() else FINGERPRINT_V2
+    done = _run(release, key, fingerprint, cwd=elsewhere)
     assert done.returncode == 0, done.stderr
-    assert f"fingerprint {FINGERPRINT}" in done.stdout
+    assert f"fingerprint {fingerprint}" in done.stdout
     assert "dataset paper-example, version 1" in done.stdout
     assert sorted(p.name for p in release.iterdir()) == before  # nothing written into the release
     assert list(elsewhere.iterdir()) == []

@@ -30,7 +30,8 @@ _WHERE = {
                      "compute_window_spread"], "verifier.core.permutation"),
     **dict.fromkeys(["ReverseMappingResult", "block_ranks", "rank_deviation", "reverse_map"], "verifier.core.ranks"),
     "read_record": "verifier.releases.record",
-    **dict.fromkeys(["Attribute", "Schema", "load_schema"], "verifier.data.schema"),
+    **dict.fromkeys(["Attribute", "Schema"], "verifier.data.schema"),
+    "load_schema": "verifier.data.schema_file",
 }
 
 if TYPE_CHECKING:  # what a type checker and an IDE see

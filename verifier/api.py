@@ -31,7 +31,8 @@ import pandas as pd
 
 from verifier.attacks.intruder import IntruderReport, SubjectReport, run_intruder
 from verifier.core.permutation import DVPrivacyResult, PermutedPrivacyReport, RankSpace, compute_permuted_privacy
-from verifier.data.schema import Schema, load_schema
+from verifier.data.schema import Schema
+from verifier.data.schema_file import load_schema
 from verifier.data.tables import Table, read_table_bytes, table_from_frame
 from verifier.errors import InvalidInputError
 from verifier.releases.record import parse_record

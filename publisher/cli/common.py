@@ -8,7 +8,7 @@ from typing import Sequence
 
 from publisher.methods import METHODS
 from verifier.data.memory import ensure_fits
-from verifier.data.schema import load_schema
+from verifier.data.schema_file import load_schema
 from verifier.data.tables import read_table
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.frontend import UsageError, check_non_negative, same_file

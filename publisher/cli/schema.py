@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from publisher.schema_infer import infer_schema
+from verifier.data.frictionless import table_schema
 from verifier.data.tables import write_atomic
 from verifier.errors import InputIOError
 from verifier.frontend import add_command
@@ -25,13 +26,17 @@ def register(sub, common) -> None:
     p.add_argument("--input", required=True, metavar="X.csv")
     p.add_argument("--sensitive", action="append", default=[], metavar="COLUMN", help="a sensitive column (repeatable)")
     p.add_argument("--other", action="append", default=[], metavar="COLUMN", help="a column that is neither (repeatable)")
+    p.add_argument("--format", choices=("project", "frictionless"), default="project", dest="schema_format",
+                   help="project: {\"attributes\": [...]} (default); frictionless: a Frictionless Table Schema "
+                   "with the roles and kinds in its permuted_privacy:role and permuted_privacy:kind field properties")
     p.add_argument("--out", metavar="schema.json", help="write here (default: stdout)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
 
 
 def run(args: argparse.Namespace) -> int:
     schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other)
-    text = json.dumps(schema.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    drafted = table_schema(schema) if args.schema_format == "frictionless" else schema.to_dict()
+    text = json.dumps(drafted, indent=2, ensure_ascii=False) + "\n"
     if args.out:
         if Path(args.out).exists() and not args.force:
             raise InputIOError("already exists; pass --force to replace it", path=args.out, reason="OUTPUT_EXISTS")

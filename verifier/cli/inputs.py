@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from verifier.data.memory import ensure_fits
-from verifier.data.schema import load_schema
+from verifier.data.schema_file import load_schema
 from verifier.data.tables import Table, read_table
 from verifier.frontend import UsageError, check_fraction, check_non_negative, check_positive, check_probability
 

@@ -14,7 +14,7 @@ from verifier.cli.inputs import PER_CELL, check_exhaustive, intruder_options, lo
 from verifier.core.permutation import RankSpace
 from verifier.data.memory import ensure_fits
 from verifier.data.record_file import BATCH, write_record_file
-from verifier.data.schema import load_schema
+from verifier.data.schema_file import load_schema
 from verifier.data.tables import Table, read_table
 from verifier.errors import InvalidInputError
 from verifier.frontend import (

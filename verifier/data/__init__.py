@@ -2,7 +2,8 @@
 papers' running example shipped with the package (``paper/``).
 """
 
-from verifier.data.schema import Attribute, Schema, load_schema
+from verifier.data.schema import Attribute, Schema
+from verifier.data.schema_file import load_schema
 from verifier.data.tables import Table, read_table
 
 __all__ = ["Attribute", "Schema", "Table", "load_schema", "read_table"]

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError
 
-__all__ = ["KINDS", "ROLES", "Attribute", "Schema", "load_schema", "nominal_order"]
+__all__ = ["KINDS", "ROLES", "Attribute", "Schema", "nominal_order"]
 
 KINDS = ("numeric", "ordinal", "nominal")
 ROLES = ("quasi_identifier", "sensitive", "other")
@@ -149,22 +147,3 @@ def nominal_order(values: Iterable[str]) -> tuple[str, ...]:
     """
     counts = Counter(values)
     return tuple(sorted(counts, key=lambda c: (-counts[c], c)))
-
-
-def load_schema(path: str | Path) -> Schema:
-    """Read a schema file (JSON, SPEC section 1), strictly."""
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInputError("no such file", path=str(p), reason="FILE_NOT_FOUND") from None
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read: {exc.strerror}", path=str(p), reason="FILE_UNREADABLE") from None
-    try:
-        data = loads_strict(raw)
-    except StrictJSONError as exc:
-        raise InvalidInputError(f"not a valid schema file: {exc}", path=str(p), reason="SCHEMA_INVALID") from None
-    try:
-        return Schema.from_dict(data)
-    except InvalidInputError as exc:
-        raise InvalidInputError(exc.message, path=str(p), reason="SCHEMA_INVALID") from None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import enum
+import os
 import sys
 from typing import Callable
 
@@ -84,6 +85,10 @@ def run_parsed(args: argparse.Namespace) -> int:
         if args.verbose:
             raise
         print("FAIL: -: OUT_OF_MEMORY: not enough memory for this table", file=sys.stderr)
+        return ExitCode.IO_ERROR
+    except BrokenPipeError:  # the reader went away (`| head`): the command did not finish, so it did not pass
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())  # nothing left to flush at exit
+        print("FAIL: -: OUTPUT_CLOSED: the output was closed before the command finished", file=sys.stderr)
         return ExitCode.IO_ERROR
     finally:
         sys.stdout = stdout

@@ -33,6 +33,7 @@ from typing import Any
 
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import VerifierError
+from verifier.releases.datapackage import DATAPACKAGE, datapackage_problem
 
 __all__ = [
     "STATEMENT_TYPE",
@@ -58,14 +59,17 @@ __all__ = [
 ]
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "https://permuted-privacy.dev/release/v1"
+#: this format's versioned URI; version 2 adds datapackage.json. Releases of version 1 still verify.
+PREDICATE_TYPE = "https://permuted-privacy.dev/release/v2"
+PREDICATE_TYPE_V1 = "https://permuted-privacy.dev/release/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 MANIFEST = "manifest.json"
 ENVELOPE = "manifest.dsse.json"
 DATA_FILE = "release.csv"
 DATA_FILES = {"release.csv": "text/csv", "release.parquet": "application/vnd.apache.parquet"}
-#: files a release may list besides its data: the hierarchies its generalized cells are read with
-EXTRA_FILES = {"hierarchies.json": "application/json"}
+#: files a release may list besides its data: the hierarchies its generalized cells are read with, and (from
+#: version 2, then always) its Frictionless data package
+EXTRA_FILES = {"hierarchies.json": "application/json", DATAPACKAGE: "application/json"}
 HIERARCHIES = "hierarchies.json"
 MAX_EXTRA_BYTES = 16 << 20
 """The data file a release may hold, and the media type its manifest entry must give (SPEC section 9)."""
@@ -381,8 +385,8 @@ def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
         raise bad("the manifest is not a JSON object")
     if statement.get("_type") != STATEMENT_TYPE:
         raise bad(f"_type is not {STATEMENT_TYPE}: this is not an in-toto statement of a release")
-    if statement.get("predicateType") != PREDICATE_TYPE:
-        raise bad(f"predicateType is not {PREDICATE_TYPE}: another kind of signed document")
+    if statement.get("predicateType") not in (PREDICATE_TYPE, PREDICATE_TYPE_V1):
+        raise bad(f"predicateType is not {PREDICATE_TYPE} (or {PREDICATE_TYPE_V1}): another kind of signed document")
     subject = statement.get("subject")
     if not isinstance(subject, list) or not 1 <= len(subject) <= 1 + len(EXTRA_FILES) \
             or not all(isinstance(e, dict) for e in subject):
@@ -393,6 +397,8 @@ def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
     if len(data) != 1 or len(set(names)) != len(names) or any(n not in DATA_FILES and n not in EXTRA_FILES for n in names):
         raise bad(f"subject must list exactly one data file ({', '.join(DATA_FILES)}) and at most "
                   f"{', '.join(EXTRA_FILES)} besides; it lists {json.dumps(names)}")
+    if (DATAPACKAGE in names) != (statement["predicateType"] == PREDICATE_TYPE):
+        raise bad(f"a release of format version 2 lists {DATAPACKAGE}, and one of version 1 does not")
     predicate = statement.get("predicate")
     if not isinstance(predicate, dict):
         raise bad("predicate is missing")
@@ -515,6 +521,11 @@ def verify_release(
         raise _fail(f"{shown}/{extra[0]}", "UNLISTED_FILE", "is not listed in the manifest; a release holds only its listed files")
     contents = {name: _read_listed(root / name, sha256, size, f"{shown}/{name}") for name, sha256, size in listed}
     data = contents.pop(data_name)
+    if DATAPACKAGE in contents:
+        problem = datapackage_problem(statement["predicate"], data_name, listed[0][1], listed[0][2],
+                                      contents[DATAPACKAGE])
+        if problem:
+            raise _fail(f"{shown}/{DATAPACKAGE}", "DATAPACKAGE_MISMATCH", problem)
     # 6. manifest.json is the signed payload, byte for byte
     manifest = _read_capped(root / MANIFEST, MAX_MANIFEST_BYTES, f"{shown}/{MANIFEST}")
     if manifest != payload:

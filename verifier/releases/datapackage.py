@@ -1,0 +1,76 @@
+"""The release as a Frictionless data package: ``datapackage.json`` (docs/release-format.md, section 1.5).
+
+A reader outside the project (pandas, R, a spreadsheet import, a data
+portal) cannot know from ``release.csv`` alone that ``00501`` is a category
+and not the number 501, which categories a column may hold, or that ``[20,40)``
+is an interval. The data package says it in a standard vocabulary: one
+tabular resource (path, ``hash``, ``bytes``, ``mediatype``) and its Table
+Schema (a type per column, categories as ``enum`` and ``categories`` with
+``categoriesOrdered``, no missing values, generalized cells described).
+The project's roles and kinds sit in documented custom properties
+(:mod:`verifier.data.frictionless`), so ``--schema`` can read a data package back.
+
+The file is derived from the signed manifest and the data's digest: the
+publisher writes it, lists it in the statement, and the verifier rebuilds it
+and refuses a release whose copy says anything else (``DATAPACKAGE_MISMATCH``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from verifier.data.frictionless import table_schema
+from verifier.data.schema import Schema
+from verifier.data.strict_json import StrictJSONError, loads_strict
+from verifier.errors import InvalidInputError
+from verifier.releases.family import generalized_columns
+
+__all__ = ["DATAPACKAGE", "PROFILE", "datapackage", "datapackage_problem"]
+
+DATAPACKAGE = "datapackage.json"
+PROFILE = "https://datapackage.org/profiles/2.0/datapackage.json"
+_MEDIA = {"csv": "text/csv", "parquet": "application/vnd.apache.parquet"}
+
+
+def _package_name(dataset_id: str) -> str:
+    """The package's ``name`` (lower-case letters, digits, ``.``, ``_``, ``-``); the dataset id itself is the title."""
+    return re.sub(r"[^a-z0-9._-]+", "-", dataset_id.lower()).strip("-") or "release"
+
+
+def datapackage(*, dataset_id: str, release_version: int, schema: Schema, data_name: str, sha256: str, size: int,
+                generalized: Sequence[str] = ()) -> dict[str, Any]:
+    """The data package of a release: one tabular resource, the data file, with its Table Schema."""
+    data_format = "parquet" if data_name.endswith(".parquet") else "csv"
+    resource: dict[str, Any] = {
+        "name": "release", "type": "table", "path": data_name, "format": data_format,
+        "mediatype": _MEDIA[data_format], "hash": f"sha256:{sha256}", "bytes": size,
+    }
+    if data_format == "csv":
+        resource["encoding"] = "utf-8"
+        resource["dialect"] = {"delimiter": ",", "header": True, "quoteChar": '"', "doubleQuote": True,
+                               "lineTerminator": "\n"}
+    resource["schema"] = table_schema(schema, generalized=generalized, data_format=data_format)
+    return {"$schema": PROFILE, "name": _package_name(dataset_id), "title": dataset_id,
+            "version": str(release_version), "resources": [resource]}
+
+
+def datapackage_problem(predicate: dict[str, Any], data_name: str, sha256: str, size: int, raw: bytes) -> str | None:
+    """Why the release's ``datapackage.json`` is not the one its manifest and data imply, or None when it is."""
+    try:
+        schema = Schema.from_dict(predicate["schema"])
+    except InvalidInputError as exc:
+        return f"the manifest's schema is not valid ({exc.message})"
+    expected = datapackage(dataset_id=predicate["datasetId"], release_version=predicate["releaseVersion"],
+                           schema=schema, data_name=data_name, sha256=sha256, size=size,
+                           generalized=generalized_columns(predicate["methods"], schema))
+    try:
+        got = loads_strict(raw)
+    except StrictJSONError as exc:
+        return f"it is not strict JSON: {exc}"
+    if got == expected:
+        return None
+    if not isinstance(got, dict):
+        return "it is not a JSON object"
+    differ = sorted(k for k in set(got) | set(expected) if got.get(k) != expected.get(k))
+    return f"it says something else than the manifest and the data about {', '.join(map(repr, differ))}"
