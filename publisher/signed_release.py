@@ -19,15 +19,17 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from publisher.claims import permutation_claims
+from publisher.claims import check_metadata, permutation_claims
+from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
 from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes, published_cells
 from publisher.version import __version__
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
+from verifier.attacks.reidentification import table_risk
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError
@@ -82,6 +84,8 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
     assessment = assess(x, y, schema, paired=True, alpha=alpha, samples=samples, random_state=0,
                         progress=progress).to_json()
     claims = permutation_claims(assessment, smallest_class(y, schema))
+    claims["reidentification"] = table_risk(y, schema)
+    claims["risk_original"] = table_risk(table.values, schema)
     claims["attribute_disclosure"] = family_disclosure(family, methods, x, y, schema, assessment["attribute_disclosure"])
     data = parquet_bytes(y, schema) if data_format == "parquet" else csv_bytes(frame_rows(result.released, schema), schema)
     return data, claims, assessment["utility"]
@@ -94,6 +98,7 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     rows, published = published_cells(result.released, schema, hierarchies)
     _refuse_formula_cells(formula_cells_in_text(schema, published.text), "the released table", allow_formula_cells)
     claims = group_release_claims(published, methods)
+    claims["risk_original"] = table_risk(table.values, schema)
     original = table.to_frame()
     assessed = assess_generalized({n: original[n].tolist() for n in schema.names},
                                   {n: published.text[n] for n in schema.names}, schema, hierarchies=hierarchies)
@@ -165,17 +170,29 @@ def make_release(
     phase=None,
     data_format: str = "csv",
     allow_formula_cells: bool = False,
+    metadata: Mapping[str, str] | None = None,
+    dropped_identifiers: Sequence[str] = (),
+    publish_protector_figures: bool = False,
+    protector_report: str | Path | None = None,
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
 
     ``data_format`` is ``csv`` (``release.csv``) or ``parquet`` (``release.parquet``). ``progress``
     follows the assessment, ``phase(label)`` (a context manager) the other steps. Text cells a
     spreadsheet would run as formulas are refused (``FORMULA_LIKE_CELL``) in the input and in
-    the released table, unless ``allow_formula_cells``.
+    the released table, unless ``allow_formula_cells``. ``metadata`` (publisher, contact,
+    purpose, license) goes into the manifest's ``release_metadata``, and ``dropped_identifiers``
+    (the names of the direct identifiers left out of the release) into ``dropped_identifiers``. The link shares that need
+    the secret row pairing stay out of the manifest unless ``publish_protector_figures``; they
+    are written to ``protector_report`` (mode 0600, never overwritten) when it is given.
     """
     phase = phase or (lambda label: nullcontext())
     target = Path(out)
     _check_arguments(target, dataset_id, release_version, data_format)
+    metadata = check_metadata(metadata or {})
+    if protector_report is not None and (Path(protector_report).exists() or Path(protector_report).is_symlink()):
+        raise InputIOError("already exists; a protector's report is never overwritten", path=str(protector_report),
+                           reason="OUTPUT_EXISTS")
     _refuse_formula_cells(formula_cells_in_keys(table.schema, table.values), table.path, allow_formula_cells)
     with phase("anonymizing"):
         result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
@@ -193,7 +210,8 @@ def make_release(
     files.append((DATAPACKAGE, dumps_manifest(datapackage(
         dataset_id=dataset_id, release_version=release_version, schema=table.schema, data_name=files[0][0],
         sha256=hashlib.sha256(data).hexdigest(), size=len(data), generalized=generalized_columns(listed, table.schema)))))
-    manifest = dumps_manifest(_statement(files, {
+    protector = None if publish_protector_figures else claims.pop("protector_only", None)
+    predicate = {
         "datasetId": dataset_id,
         "releaseVersion": release_version,
         "createdAt": created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
@@ -203,7 +221,12 @@ def make_release(
         "claims": {"model": family, **claims},
         "utility": utility,
         "toolkit": {"name": "permuted-privacy", "version": __version__, "randomness": result.randomness},
-    }))
+        "environment": environment(),
+        "dropped_identifiers": [str(c) for c in dropped_identifiers],
+    }
+    if metadata:
+        predicate["release_metadata"] = dict(metadata)
+    manifest = dumps_manifest(_statement(files, predicate))
     signature = key.sign(pae(PAYLOAD_TYPE, manifest))
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
     if not trusted.verify(signature, pae(PAYLOAD_TYPE, manifest)):  # sign, then check before writing anything
@@ -215,4 +238,8 @@ def make_release(
     })
     with phase(f"writing {target}"):
         _write(target, [*files, (MANIFEST, manifest), (ENVELOPE, envelope)], trusted)
+    if protector is not None and protector_report is not None:
+        write_new(Path(protector_report), dumps_manifest({"release": str(target), "datasetId": dataset_id,
+                                                          "releaseVersion": release_version,
+                                                          "protector_only": protector}), 0o600)
     return target

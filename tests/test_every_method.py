@@ -236,7 +236,7 @@ def test_every_figure_of_the_manifest_is_checked_or_said_why_not(world, capsys, 
         assert {f"utility.attributes.{a}.variance_anonymized" for a in ("age", "income")} <= alone_checked
     # with the original only the pairing and the method's rerun remain
     pairing = {u["figure"] for u in with_original["unchecked"] if u["reason"] == PAIRING}
-    assert all(f.startswith(("protector_only.", "utility.distortion", "utility.attributes.")) for f in pairing)
+    assert all(f.startswith(("protector_only.", "utility.distortion", "utility.il1s", "utility.attributes.")) for f in pairing)
 
 
 @pytest.mark.parametrize("figure", ["utility.attributes.income.rank_correlation", "utility.distortion"])

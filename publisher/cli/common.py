@@ -8,8 +8,9 @@ from typing import Sequence
 
 from publisher.methods import METHODS
 from verifier.data.memory import ensure_fits
+from verifier.data.schema import Schema
 from verifier.data.schema_file import load_schema
-from verifier.data.tables import read_table
+from verifier.data.tables import column_names, read_table
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.frontend import UsageError, check_non_negative, same_file
 
@@ -41,8 +42,24 @@ def add_intruder_args(p: argparse.ArgumentParser) -> None:
 PER_CELL = 350
 
 
-def load_input(path: str, schema_path: str | None):
+def load_input(path: str, schema_path: str | None, *, drop: Sequence[str] = ()):
+    """The input table by its schema; ``drop`` names direct identifiers that must not be released.
+
+    Each dropped column must be a column of the file and not one of the schema's (exit 3,
+    ``COLUMN_MISSING`` or ``IDENTIFIER_RELEASED``); without a schema every other column is taken.
+    """
     schema = load_schema(schema_path) if schema_path else None
+    if drop:
+        names = column_names(path)
+        for column in drop:
+            if column not in names:
+                raise InvalidInputError(f"--drop-identifier {column!r} is not a column of the file", path=path,
+                                        reason="COLUMN_MISSING")
+            if schema is not None and column in schema.names:
+                raise InvalidInputError(f"column {column!r} is a direct identifier and would be released: leave "
+                                        "it out of the schema", path=schema_path, reason="IDENTIFIER_RELEASED")
+        if schema is None:
+            schema = Schema.all_numeric([n for n in names if n not in drop])
     ensure_fits([(path, len(schema.names) if schema else None)], PER_CELL)
     table = read_table(path, schema)
     return table, table.schema

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from publisher.claims import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, route_params, secret_seed
 from publisher.cli.passphrase import prompt, read_passphrase_file
 from publisher.methods import make_method
@@ -39,6 +40,19 @@ def register(sub, common) -> None:
     p.add_argument("--allow-formula-cells", action="store_true",
                    help="publish text cells that start with =, +, -, @, a tab or a carriage return, which a "
                    "spreadsheet would run as formulas (refused by default: FORMULA_LIKE_CELL, exit 3)")
+    p.add_argument("--drop-identifier", action="append", default=[], metavar="COLUMN",
+                   help="a direct identifier of the input (a name, an ID number) that is not released; its name "
+                   "is listed in the manifest's dropped_identifiers (repeatable)")
+    p.add_argument("--publisher", metavar="NAME", help="who publishes the release (release_metadata)")
+    p.add_argument("--contact", metavar="ADDRESS", help="where to write about it: an e-mail or web address")
+    p.add_argument("--purpose", metavar="TEXT", help="what the release is for, in one line")
+    p.add_argument("--license", metavar="SPDX", help="its licence, an SPDX identifier or expression (CC-BY-4.0)")
+    p.add_argument("--publish-protector-figures", action="store_true",
+                   help="also publish the link shares that need the secret row pairing (protector_only); by "
+                   "default they stay out of the manifest and go to --protector-report")
+    p.add_argument("--protector-report", metavar="FILE",
+                   help="where the protector-only link shares are written (mode 0600; default: DIR.protector.json "
+                   "beside the release, never inside it)")
     p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
@@ -48,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputIOError("already exists; a release is never overwritten", path=args.out, reason="OUTPUT_EXISTS")
     if args.release_version < 1:
         raise UsageError("--release-version is an integer from 1 up")
+    report = args.protector_report or f"{str(args.out).rstrip('/')}.protector.json"
     methods = [args.method, *args.then]
     routed = route_params(methods, args.param)
     chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
@@ -60,10 +75,14 @@ def run(args: argparse.Namespace) -> int:
     key = load_private_key(args.key, passphrase, expected=expected)
     phases = Phases()
     with phases(f"reading {args.input}"):
-        table, _ = load_input(args.input, args.schema)
+        table, _ = load_input(args.input, args.schema, drop=list(dict.fromkeys(args.drop_identifier)))
     target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                           seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
-                          phase=phases, data_format=args.data_format, allow_formula_cells=args.allow_formula_cells)
+                          phase=phases, data_format=args.data_format, allow_formula_cells=args.allow_formula_cells,
+                          metadata={k: getattr(args, k) for k in METADATA_FIELDS},
+                          dropped_identifiers=list(dict.fromkeys(args.drop_identifier)),
+                          publish_protector_figures=args.publish_protector_figures,
+                          protector_report=None if args.publish_protector_figures else report)
     with phases("verifying the release as a reader will"):
         verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
     claims = verified.claims

@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from verifier.attacks.reidentification import class_codes, quasi_identifier_columns
 from verifier.attacks.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, IntruderReport, run_intruder
 from verifier.core.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
 from verifier.data.schema import Schema
@@ -70,10 +71,14 @@ def utility_figures(x: np.ndarray, y: np.ndarray, z: np.ndarray, schema: Schema,
         per[attr.name] = entry
     cx, cy = _corr(x[:, ranked]), _corr(y[:, ranked])
     change = np.abs(cx - cy)
-    distortion = None
+    distortion = il1s = None
     if paired and ranked:
         rel = [np.abs(y[:, j] - x[:, j]).mean() / sd_x[j] for j in ranked if sd_x[j] > 0]
         distortion = _num(np.mean(rel)) if rel else 0.0
+    numeric = [j for j, a in enumerate(schema.attributes) if a.kind == "numeric"]
+    if paired and numeric:
+        il1s = _num(np.mean([np.abs(y[:, j] - x[:, j]).mean() / (np.sqrt(2.0) * sd_x[j])
+                             for j in numeric if sd_x[j] > 0] or [0.0]))
     return {
         "attributes": per,
         "correlation_attributes": [names[j] for j in ranked],
@@ -81,7 +86,22 @@ def utility_figures(x: np.ndarray, y: np.ndarray, z: np.ndarray, schema: Schema,
         "correlation_anonymized": [[_num(v) for v in row] for row in cy],
         "max_abs_correlation_change": _num(np.nanmax(change)) if np.isfinite(change).any() else None,
         "distortion": distortion,
+        "il1s": il1s,
+        "eigenvalue_difference": eigenvalue_difference(x[:, numeric], y[:, numeric]),
     }
+
+
+def eigenvalue_difference(x: np.ndarray, y: np.ndarray) -> float | None:
+    """How far the correlation structure moved: sum |lambda_X - lambda_Y| / sum lambda_X over the sorted
+    eigenvalues of the two correlation matrices (sdcMicro's ``eigen`` measure, on correlations so that
+    units do not weigh). Needs no pairing of rows; None for fewer than two numeric columns or a constant one."""
+    if x.shape[1] < 2 or x.shape[0] < 2:
+        return None
+    cx, cy = _corr(x), _corr(y)
+    if not (np.isfinite(cx).all() and np.isfinite(cy).all()):
+        return None
+    lx, ly = np.linalg.eigvalsh(cx), np.linalg.eigvalsh(cy)  # ascending
+    return _num(np.abs(lx - ly).sum() / lx.sum())
 
 
 def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolerance: float = 0.05) -> dict[str, Any]:
@@ -220,20 +240,9 @@ def smallest_class(keys: np.ndarray, schema: Schema) -> int:
     rank keys (never NaN: the loaders refuse missing values), and ``+ 0.0``
     makes ``-0.0`` and ``0.0`` one value.
     """
-    cols = [j for j, a in enumerate(schema.attributes) if a.role == "quasi_identifier"] or list(range(len(schema)))
     if keys.shape[0] == 0:
         return 0
-    # one integer code per distinct combination, built a column at a time (np.unique with axis=0 sorts rows
-    # as records and is several times slower); codes are re-numbered before they could overflow
-    code = np.zeros(keys.shape[0], np.int64)
-    distinct = 1
-    for j in cols:
-        values, column = np.unique(keys[:, j] + 0.0, return_inverse=True)
-        if distinct * values.size >= 2**62:
-            code = np.unique(code, return_inverse=True)[1].ravel()
-            distinct = int(code.max()) + 1
-        code = code * values.size + column.ravel()
-        distinct *= values.size
+    code = class_codes(keys, quasi_identifier_columns(schema))
     return int(np.unique(code, return_counts=True)[1].min())
 
 

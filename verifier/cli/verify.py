@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
             "created_at": release.created_at, "methods": release.methods,
             "data_file": {"name": release.data_name, "size": len(release.data)}, "claims": claims,
             "formula_like_cells": found.count,
+            "release_metadata": release.predicate.get("release_metadata"),
+            "environment": release.predicate.get("environment"),
+            "dropped_identifiers": release.predicate.get("dropped_identifiers"),
         })
         return ExitCode.OK
     print(f"OK: {release.path}")
@@ -47,6 +50,14 @@ def run(args: argparse.Namespace) -> int:
           f"created {json.dumps(release.created_at)}")
     for step in release.methods:
         print(f"  method: {_method_text(step)}")
+    metadata = release.predicate.get("release_metadata")
+    if isinstance(metadata, dict) and metadata:
+        order = ["publisher", "contact", "purpose", "license"]
+        keys = [k for k in order if k in metadata] + sorted(k for k in metadata if k not in order)
+        print("  published by: " + "; ".join(f"{k} {json.dumps(metadata[k], ensure_ascii=False)}" for k in keys))
+    dropped = release.predicate.get("dropped_identifiers")
+    if isinstance(dropped, list) and dropped:
+        print("  direct identifiers dropped: " + ", ".join(json.dumps(c, ensure_ascii=False) for c in dropped))
     print(f"  withheld: {WITHHELD}")
     print(f"  claims: {claims_summary(release)}")
     warning = formula_warning(release, found)

@@ -46,7 +46,7 @@ from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
     "Table", "read_table", "table_from_frame", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
-    "csv_text", "current_umask", "format_rows", "number_label", "number_labels", "read_text_cells",
+    "csv_text", "current_umask", "format_rows", "number_label", "number_labels", "read_text_cells", "column_names",
 ]
 
 MISSING_SENTINELS = frozenset(
@@ -510,6 +510,25 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
             raise _fail(name, "FILE_NOT_FOUND", "no such file")
         return _read_parquet(name, p, schema)
     return read_table_bytes(name, _read_bytes(p), schema)
+
+
+def column_names(path: str | Path) -> list[str]:
+    """The column names of a CSV file (its header row) or a Parquet file, without reading the data."""
+    p = Path(path)
+    if p.suffix.lower() in PARQUET_SUFFIXES:
+        import pyarrow.parquet as pq
+
+        try:
+            return list(pq.ParquetFile(p).schema_arrow.names)
+        except (OSError, ValueError) as exc:
+            raise _fail(str(path), "PARQUET_MALFORMED", f"not a readable Parquet file ({str(exc)[:120]})") from None
+    try:
+        with open(p, encoding="utf-8-sig", newline="") as handle:
+            return next(csv.reader(handle), [])
+    except FileNotFoundError:
+        raise _fail(str(path), "FILE_NOT_FOUND", "no such file") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise _fail(str(path), "CSV_MALFORMED", f"cannot read the header ({str(exc)[:120]})") from None
 
 
 def read_table_bytes(name: str, raw: bytes, schema: Schema | None = None) -> Table:

@@ -35,6 +35,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from verifier.attacks.assessment import assess, smallest_class
+from verifier.attacks.reidentification import table_risk
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.link_rows import link_columns
 from verifier.core.permutation import spread_kind
@@ -180,9 +181,16 @@ class _Ledger:
         else:
             self.check(path, computed)
 
+    def section(self, path: str, computed: Any) -> None:
+        """:meth:`tree` for a section a later release format added: checked where the manifest has it."""
+        if self.claimed(path) is not None:
+            self.tree(path, computed)
+
     def skip(self, path: str, reason: str) -> None:
         """List every leaf under ``path`` not already checked or a setting as unchecked, for ``reason``."""
         done = {c.name for c in self.checks} | set(self.settings)
+        if self.claimed(path) is None:  # not in the manifest: nothing was claimed there
+            return
         for leaf in figure_paths(self.claimed(path), path):
             if leaf not in done:
                 self.unchecked.setdefault(leaf, reason)
@@ -250,13 +258,15 @@ def _audit_generalized(ledger: _Ledger, original: Table | None) -> AuditResult:
     published = _published(release)
     recomputed = group_release_claims(published, release.methods)
     for key, value in recomputed.items():
-        ledger.tree(key, value)
+        (ledger.section if key == "reidentification" else ledger.tree)(key, value)
     _targets(ledger, recomputed)
     figures: dict[str, Any] = {"class_sizes": np.bincount(published.class_labels()).tolist()
                                if published.n_records else [], "k": release.claims.get("k")}
     if original is None:
         ledger.skip("utility", NEEDS_ORIGINAL)
+        ledger.skip("risk_original", NEEDS_ORIGINAL)
         return ledger.result(False, figures)
+    ledger.section("risk_original", table_risk(original.values, published.schema))
     frame = original.to_frame()
     assessed = assess_generalized({n: frame[n].tolist() for n in published.schema.names},
                                   {n: published.text[n] for n in published.schema.names}, published.schema,
@@ -273,6 +283,7 @@ def _release_alone(ledger: _Ledger, table: Table) -> dict[str, Any]:
     release, schema, y = ledger.release, table.schema, table.values
     ledger.check("n_records", table.n_records)
     ledger.check("k", smallest_class(y, schema))
+    ledger.section("reidentification", table_risk(y, schema))
     ledger.check("permuted_privacy.spread_kinds", [spread_kind(a.kind) for a in schema.attributes])
     ranked = [j for j, a in enumerate(schema.attributes) if a.kind != "nominal"]
     for j, attr in enumerate(schema.attributes):
@@ -288,7 +299,7 @@ def _release_alone(ledger: _Ledger, table: Table) -> dict[str, Any]:
         ledger.tree(f"attribute_disclosure.{name}.estimated", entry.get("estimated"))
     for path in ("intruder.alpha", "intruder.random_records", "intruder.intruder_seed"):
         ledger.setting(path)
-    for path in ("protector_only", "utility.distortion"):
+    for path in ("protector_only", "utility.distortion", "utility.il1s"):
         ledger.skip(path, PAIRING)
     for attr in schema.attributes:
         for key in ("rank_correlation", "mean_abs_y_x", "changed_share"):
@@ -306,7 +317,7 @@ def _audit_ranked(ledger: _Ledger, original: Table | None) -> AuditResult:
                            reason="DATA_MALFORMED") from None
     figures = _release_alone(ledger, table)
     if original is None:
-        for path in ("permuted_privacy", "intruder", "attribute_disclosure", "utility"):
+        for path in ("permuted_privacy", "intruder", "attribute_disclosure", "utility", "risk_original"):
             ledger.skip(path, NEEDS_ORIGINAL)
         return ledger.result(False, figures)
     if original.n_records != table.n_records:
@@ -320,6 +331,7 @@ def _audit_ranked(ledger: _Ledger, original: Table | None) -> AuditResult:
 def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict[str, Any]) -> None:
     """(D, v), the intruder's figures rerun with the manifest's settings, the family's risks, the original's figures."""
     release, schema, y = ledger.release, table.schema, table.values
+    ledger.section("risk_original", table_risk(original.values, schema))
     it = release.claims.get("intruder") or {}
     exhaustive = it.get("random_method") == "exhaustive"
     records = int(it.get("random_records") or 10_000)
@@ -345,6 +357,8 @@ def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict
                 ledger.check(f"utility.attributes.{name}.{key}", entry[key])
     for key in ("correlation_original", "max_abs_correlation_change"):
         ledger.check(f"utility.{key}", utility[key])
+    if "eigenvalue_difference" in (release.predicate.get("utility") or {}):  # added by a later format
+        ledger.check("utility.eigenvalue_difference", utility["eigenvalue_difference"])
     figures.update(assessment=assessed, original_distribution=result["intruder"]["original_distribution"],
                    random_distribution=result["intruder"]["random_distribution"],
                    record_distances=assessed.permuted_privacy.distances,
