@@ -293,3 +293,17 @@ def test_verify_says_why_a_path_is_no_release_directory(case, reason, sentence, 
     assert main(["verify", str(given), "--key", str(GOLDEN_DIR / "public.pem")]) == 1
     err = capsys.readouterr().err
     assert err == f"FAIL: {given}: {reason}: {sentence.format(target=target)}\n"
+
+
+def test_a_closed_output_is_one_fail_line_not_a_traceback():
+    """`verifier verify ... | head -0`: the reader is gone before the first line; the command says so and exits 4."""
+    import subprocess
+    import sys
+
+    golden = Path(__file__).parent / "data" / "golden"
+    proc = subprocess.Popen([sys.executable, "-m", "verifier", "verify", str(golden / "release"), "--key",
+                             str(golden / "public.pem")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # closed long before the command has started up and written anything
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 4
+    assert err.strip() == "FAIL: -: OUTPUT_CLOSED: the output was closed before the command finished"
