@@ -27,6 +27,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from verifier.core.kdtree import heap_layout
+
 __all__ = ["build", "delete", "nearest", "farthest", "ranked", "farthest_ranked", "sq_dist"]
 
 LEAF_SIZE = 16
@@ -78,15 +80,9 @@ def build(z, leaf_size=LEAF_SIZE):
     deleted, and the first leaf's node number.
     """
     n, d = z.shape
-    depth = 0
-    while (n >> depth) > leaf_size:
-        depth += 1
-    n_nodes = (1 << (depth + 1)) - 1
+    idx, start, end, depth = heap_layout(n, leaf_size)
+    n_nodes = start.size
     first_leaf = (1 << depth) - 1
-    idx = np.arange(n)
-    start = np.zeros(n_nodes, np.int64)
-    end = np.zeros(n_nodes, np.int64)
-    end[0] = n
     for node in range(first_leaf):
         s, e = start[node], end[node]
         axis, spread = 0, -1.0

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["RankTree"]
+__all__ = ["RankTree", "heap_layout"]
 
 _LEAF_SIZE = 16
 _BIG = np.int64(2**62)
@@ -65,6 +65,26 @@ def _select(idx, s, e, mid, pos, axis):
             lo = i
         else:
             break
+
+
+@nb.njit(cache=True)
+def heap_layout(n, leaf_size):
+    """The empty frame of a median-split tree over ``n`` records, nodes numbered as a heap.
+
+    Returns ``(idx, start, end, depth)``: the records in their initial order,
+    each node's slice of it (only the root's filled in), and the number of
+    levels above the leaves, so that the tree has ``2 ** (depth + 1) - 1``
+    nodes and its first leaf is node ``2 ** depth - 1``. Leaves hold at most
+    ``leaf_size`` records.
+    """
+    depth = 0
+    while (n >> depth) > leaf_size:
+        depth += 1
+    n_nodes = (1 << (depth + 1)) - 1
+    start = np.zeros(n_nodes, np.int64)
+    end = np.zeros(n_nodes, np.int64)
+    end[0] = n
+    return np.arange(n), start, end, depth
 
 
 @nb.njit(cache=True, inline="always")
@@ -111,15 +131,9 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
     as a sequential build's.
     """
     n, m = pos.shape
-    depth = 0
-    while (n >> depth) > leaf_size:
-        depth += 1
-    n_nodes = (1 << (depth + 1)) - 1
+    idx, start, end, depth = heap_layout(n, leaf_size)
+    n_nodes = start.size
     first_leaf = (1 << depth) - 1
-    idx = np.arange(n)
-    start = np.zeros(n_nodes, np.int64)
-    end = np.zeros(n_nodes, np.int64)
-    end[0] = n
     for level in range(depth):
         for c in nb.prange(1 << level):
             _split((1 << level) - 1 + c, idx, start, end, pos)
