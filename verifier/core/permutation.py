@@ -315,12 +315,10 @@ class SpaceRecord:
 
     def spread_at(self, d: int) -> np.ndarray:
         """``var_j(x, d)`` for every attribute, as :meth:`SingleRecord.spread_at`."""
-        n = self._space.n_records
-        qlo, qhi = self.result.query_lo, self.result.query_hi
+        lo, hi = _window(self._space, self.result.query_lo[None], self.result.query_hi[None], int(d))
         out = np.empty(len(self._space.columns))
         for j, col in enumerate(self._space.columns):
-            lo, hi = max(1, int(qlo[j]) - int(d)), min(n, int(qhi[j]) + int(d))
-            out[j] = _single_spread(col.sorted[lo - 1 : hi], self._space.kinds[j])
+            out[j] = _single_spread(col.sorted[lo[0, j] : hi[0, j] + 1], self._space.kinds[j])
         return out
 
 
