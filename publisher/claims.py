@@ -19,38 +19,9 @@ Figures that need the secret pairing of released and original rows stay in
 
 from __future__ import annotations
 
-import re
-from typing import Any, Mapping
+from typing import Any
 
-from verifier.errors import InvalidInputError
-
-__all__ = ["METADATA_FIELDS", "check_metadata", "permutation_claims"]
-
-#: who published a release and why (``publisher release --publisher --contact --purpose --license``)
-METADATA_FIELDS = ("publisher", "contact", "purpose", "license")
-#: line and paragraph separators, and the marks that reorder text on screen (bidi controls)
-_UNSAFE = frozenset("\u2028\u2029\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_SPDX = re.compile(r"[A-Za-z0-9.+-]+(?: (?:AND|OR|WITH) [A-Za-z0-9.+-]+)*")
-
-
-def check_metadata(metadata: Mapping[str, Any]) -> dict[str, str]:
-    """The release metadata as the manifest carries it: single lines of text, the licence an SPDX expression."""
-    out = {}
-    for key, value in metadata.items():
-        if value is None:
-            continue
-        if key not in METADATA_FIELDS:
-            raise InvalidInputError(f"unknown release metadata {key!r}; known: {', '.join(METADATA_FIELDS)}",
-                                    reason="PARAMETER_INVALID")
-        if not isinstance(value, str) or not value.strip() or len(value) > 2000 or any(
-                ord(c) < 32 or 0x7f <= ord(c) < 0xa0 or c in _UNSAFE for c in value):
-            raise InvalidInputError(f"--{key} must be one line of text (at most 2000 characters)",
-                                    reason="PARAMETER_INVALID")
-        if key == "license" and _SPDX.fullmatch(value) is None:
-            raise InvalidInputError("--license must be an SPDX licence identifier or expression, such as "
-                                    "CC-BY-4.0 or 'MIT OR Apache-2.0'", reason="PARAMETER_INVALID")
-        out[key] = value
-    return out
+__all__ = ["permutation_claims"]
 
 
 def permutation_claims(assessment: dict[str, Any], k: int) -> dict[str, Any]:

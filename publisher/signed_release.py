@@ -21,11 +21,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from publisher.claims import check_metadata, permutation_claims
+from publisher.claims import permutation_claims
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
 from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes, published_cells
+from publisher.release_metadata import check_metadata
 from publisher.version import __version__
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized

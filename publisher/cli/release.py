@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from publisher.claims import METADATA_FIELDS
+from publisher.release_metadata import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, route_params, secret_seed
 from publisher.cli.passphrase import prompt, read_passphrase_file
 from publisher.methods import make_method
