@@ -24,6 +24,7 @@ from publisher.signed_release import make_release
 from verifier.data.schema import Schema
 from verifier.data.schema_file import load_schema
 from verifier.data.tables import table_from_frame
+from verifier.errors import InvalidInputError
 
 __all__ = ["anonymize", "release"]
 
@@ -62,16 +63,33 @@ def release(frame: pd.DataFrame, method: str, *, key: str | Path, out: str | Pat
             schema: Schema | str | Path | None = None, then: Mapping[str, Mapping[str, Any]] | None = None,
             passphrase: bytes | None = None, release_version: int = 1, data_format: str = "csv",
             alpha: float = 0.01, samples: int = 10_000, seed: int | None = None,
-            allow_degenerate: bool = False, **params: Any) -> Path:
+            allow_degenerate: bool = False, weight_column: str | None = None,
+            metadata: Mapping[str, str] | None = None, protector_report: str | Path | None = None,
+            publish_protector_figures: bool = False, **params: Any) -> Path:
     """Anonymize, assess, sign and publish ``frame`` as ``publisher release`` does; returns the release directory.
 
     ``key`` is the private key file (``publisher keygen``), ``passphrase`` its
     passphrase if it is encrypted. The directory ``out`` must not exist; it
     appears whole or not at all. Verify the result with
-    :func:`verifier.open_release` and the public key.
+    :func:`verifier.open_release` and the public key. ``weight_column`` names
+    the frame's sampling weights (not released as an attribute; published in
+    ``weights.csv``); ``metadata`` holds publisher, contact, purpose and license.
+    The link shares that need the secret row pairing are written to
+    ``protector_report`` (default ``OUT.protector.json``, mode 0600) and stay
+    out of the manifest unless ``publish_protector_figures``.
     """
     chain = _chain(method, params, then, allow_degenerate)
     signing_key = load_private_key(key, passphrase)
+    weights = None
+    if weight_column is not None:
+        if weight_column not in frame.columns:
+            raise InvalidInputError(f"weight_column {weight_column!r} is not a column of the frame",
+                                    reason="COLUMN_MISSING")
+        weights = pd.to_numeric(frame[weight_column], errors="coerce").to_numpy(dtype="float64")
+        frame = frame.drop(columns=[weight_column])
     table = _table(frame, schema)
+    report = None if publish_protector_figures else (protector_report or f"{str(out).rstrip('/')}.protector.json")
     return make_release(table, chain, signing_key, out, dataset_id=dataset_id, release_version=release_version,
-                        seed=seed, alpha=alpha, samples=samples, data_format=data_format)
+                        seed=seed, alpha=alpha, samples=samples, data_format=data_format, metadata=metadata,
+                        publish_protector_figures=publish_protector_figures, protector_report=report,
+                        weight_column=weight_column, weights=weights)

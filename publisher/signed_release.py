@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from publisher.claims import permutation_claims
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
@@ -30,7 +32,8 @@ from publisher.release_metadata import check_metadata
 from publisher.version import __version__
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
-from verifier.attacks.reidentification import table_risk
+from verifier.attacks.reidentification import WEIGHTED, table_risk
+from verifier.data.sampling_weights import WEIGHTS, check_weights, weights_csv
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError
@@ -76,8 +79,12 @@ def _refuse_formula_cells(found: FormulaCells, where: str, allowed: bool) -> Non
 
 
 def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: float, samples: int,
-            data_format: str, progress, allow_formula_cells: bool) -> tuple[bytes, dict, dict]:
-    """Data, claims and utility of a release whose cells have ranks (every family but ``generalized``)."""
+            data_format: str, progress, allow_formula_cells: bool,
+            weights: tuple[np.ndarray, np.ndarray] | None) -> tuple[bytes, dict, dict]:
+    """Data, claims and utility of a release whose cells have ranks (every family but ``generalized``).
+
+    ``weights`` are the sampling weights in the original's and in the released row order, or None.
+    """
     schema = table.schema
     y = frame_to_keys(result.released, schema)
     _refuse_formula_cells(formula_cells_in_keys(schema, y), "the released table", allow_formula_cells)
@@ -85,21 +92,24 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
     assessment = assess(x, y, schema, paired=True, alpha=alpha, samples=samples, random_state=0,
                         progress=progress).to_json()
     claims = permutation_claims(assessment, smallest_class(y, schema))
-    claims["reidentification"] = table_risk(y, schema)
-    claims["risk_original"] = table_risk(table.values, schema)
+    original_weights, released_weights = weights or (None, None)
+    claims["reidentification"] = table_risk(y, schema, released_weights)
+    claims["risk_original"] = table_risk(table.values, schema, original_weights)
     claims["attribute_disclosure"] = family_disclosure(family, methods, x, y, schema, assessment["attribute_disclosure"])
     data = parquet_bytes(y, schema) if data_format == "parquet" else csv_bytes(frame_rows(result.released, schema), schema)
     return data, claims, assessment["utility"]
 
 
 def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | None,
-                 data_format: str, allow_formula_cells: bool) -> tuple[bytes, dict, dict]:
+                 data_format: str, allow_formula_cells: bool,
+                 weights: tuple[np.ndarray, np.ndarray] | None) -> tuple[bytes, dict, dict]:
     """Data, claims and utility of a generalized release; the claims come from the published cells alone."""
     schema = table.schema
     rows, published = published_cells(result.released, schema, hierarchies)
     _refuse_formula_cells(formula_cells_in_text(schema, published.text), "the released table", allow_formula_cells)
-    claims = group_release_claims(published, methods)
-    claims["risk_original"] = table_risk(table.values, schema)
+    original_weights, released_weights = weights or (None, None)
+    claims = group_release_claims(published, methods, released_weights)
+    claims["risk_original"] = table_risk(table.values, schema, original_weights)
     original = table.to_frame()
     assessed = assess_generalized({n: original[n].tolist() for n in schema.names},
                                   {n: published.text[n] for n in schema.names}, schema, hierarchies=hierarchies)
@@ -122,6 +132,51 @@ def _publishable(methods: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
             params["hierarchies"] = HIERARCHIES
         out.append({"method": step["method"], "parameters": params})
     return out, hierarchies
+
+
+def _check_weights(table: Table, column: str | None, weights: np.ndarray | None) -> np.ndarray | None:
+    """The sampling weights as float64, one per record and each above zero, with the column they came from."""
+    if weights is None:
+        if column is not None:
+            raise InvalidInputError("a weight column needs its weights", reason="PARAMETER_INVALID")
+        return None
+    if not column or column in table.schema.names:
+        raise InvalidInputError("the weight column is named, and is not one of the released attributes",
+                                reason="PARAMETER_INVALID")
+    weights = check_weights(weights, table.path, column)
+    if weights.shape != (table.n_records,):
+        raise InvalidInputError(f"{weights.size} sampling weights for {table.n_records} records", path=table.path,
+                                reason="WEIGHT_INVALID")
+    return weights
+
+
+def _files(data: bytes, data_format: str, hierarchies: dict | None, weights: np.ndarray | None, *, dataset_id: str,
+           release_version: int, schema, generalized: Sequence[str]) -> list[tuple[str, bytes]]:
+    """The listed files: the data, the hierarchies and weights it is read with, and the data package describing them."""
+    files = [("release.parquet" if data_format == "parquet" else DATA_FILE, data)]
+    if hierarchies is not None:
+        files.append((HIERARCHIES, dumps_manifest(hierarchies)))
+    weight_entry = None
+    if weights is not None:
+        content = weights_csv(weights)
+        files.append((WEIGHTS, content))
+        weight_entry = (hashlib.sha256(content).hexdigest(), len(content))
+    files.append((DATAPACKAGE, dumps_manifest(datapackage(
+        dataset_id=dataset_id, release_version=release_version, schema=schema, data_name=files[0][0],
+        sha256=hashlib.sha256(data).hexdigest(), size=len(data), generalized=generalized, weights=weight_entry))))
+    return files
+
+
+def _envelope(manifest: bytes, key: SigningKey, trusted: TrustedKey) -> bytes:
+    """The DSSE envelope of ``manifest``, its signature checked with the public half before anything is written."""
+    signature = key.sign(pae(PAYLOAD_TYPE, manifest))
+    if not trusted.verify(signature, pae(PAYLOAD_TYPE, manifest)):
+        raise InputIOError("the signature just made does not verify", reason="SIGNING_FAILED")
+    return dumps_manifest({
+        "payloadType": PAYLOAD_TYPE,
+        "payload": base64.b64encode(manifest).decode("ascii"),
+        "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(signature).decode("ascii")}],
+    })
 
 
 def _statement(files: Sequence[tuple[str, bytes]], predicate: dict[str, Any]) -> dict[str, Any]:
@@ -175,6 +230,8 @@ def make_release(
     dropped_identifiers: Sequence[str] = (),
     publish_protector_figures: bool = False,
     protector_report: str | Path | None = None,
+    weight_column: str | None = None,
+    weights: np.ndarray | None = None,
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
 
@@ -186,6 +243,8 @@ def make_release(
     (the names of the direct identifiers left out of the release) into ``dropped_identifiers``. The link shares that need
     the secret row pairing stay out of the manifest unless ``publish_protector_figures``; they
     are written to ``protector_report`` (mode 0600, never overwritten) when it is given.
+    ``weights`` (the input column ``weight_column``, one per record of ``table``) are the sampling
+    weights the risks estimate the population with; they are published in ``weights.csv``.
     """
     phase = phase or (lambda label: nullcontext())
     target = Path(out)
@@ -195,22 +254,22 @@ def make_release(
         raise InputIOError("already exists; a protector's report is never overwritten", path=str(protector_report),
                            reason="OUTPUT_EXISTS")
     _refuse_formula_cells(formula_cells_in_keys(table.schema, table.values), table.path, allow_formula_cells)
+    weights = _check_weights(table, weight_column, weights)
     with phase("anonymizing"):
         result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
     listed, hierarchies = _publishable(result.parameters)
     family = family_of(listed)
+    paired = None if weights is None else (weights, weights[result.order])  # the original's order, the release's
     if family == "generalized":
-        data, claims, utility = _generalized(table, result, listed, hierarchies, data_format, allow_formula_cells)
+        data, claims, utility = _generalized(table, result, listed, hierarchies, data_format, allow_formula_cells,
+                                             paired)
     else:
         data, claims, utility = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
                                         data_format=data_format, progress=progress,
-                                        allow_formula_cells=allow_formula_cells)
-    files = [("release.parquet" if data_format == "parquet" else DATA_FILE, data)]
-    if hierarchies is not None:
-        files.append((HIERARCHIES, dumps_manifest(hierarchies)))
-    files.append((DATAPACKAGE, dumps_manifest(datapackage(
-        dataset_id=dataset_id, release_version=release_version, schema=table.schema, data_name=files[0][0],
-        sha256=hashlib.sha256(data).hexdigest(), size=len(data), generalized=generalized_columns(listed, table.schema)))))
+                                        allow_formula_cells=allow_formula_cells, weights=paired)
+    files = _files(data, data_format, hierarchies, None if paired is None else paired[1],
+                   dataset_id=dataset_id, release_version=release_version, schema=table.schema,
+                   generalized=generalized_columns(listed, table.schema))
     protector = None if publish_protector_figures else claims.pop("protector_only", None)
     predicate = {
         "datasetId": dataset_id,
@@ -225,18 +284,13 @@ def make_release(
         "environment": environment(),
         "dropped_identifiers": [str(c) for c in dropped_identifiers],
     }
+    if weights is not None:
+        predicate["sampling_weights"] = {"column": weight_column, "file": WEIGHTS, "used_for": WEIGHTED}
     if metadata:
         predicate["release_metadata"] = dict(metadata)
     manifest = dumps_manifest(_statement(files, predicate))
-    signature = key.sign(pae(PAYLOAD_TYPE, manifest))
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
-    if not trusted.verify(signature, pae(PAYLOAD_TYPE, manifest)):  # sign, then check before writing anything
-        raise InputIOError("the signature just made does not verify", reason="SIGNING_FAILED")
-    envelope = dumps_manifest({
-        "payloadType": PAYLOAD_TYPE,
-        "payload": base64.b64encode(manifest).decode("ascii"),
-        "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(signature).decode("ascii")}],
-    })
+    envelope = _envelope(manifest, key, trusted)
     with phase(f"writing {target}"):
         _write(target, [*files, (MANIFEST, manifest), (ENVELOPE, envelope)], trusted)
     if protector is not None and protector_report is not None:

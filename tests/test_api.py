@@ -146,6 +146,16 @@ def test_open_release_fails_closed(tmp_path):
     assert info.value.reason == "RECORD_FIELD_UNKNOWN"
 
 
+def _cli_release(tmp_path, x: pd.DataFrame, *extra: str):
+    """``x`` released by the command line as the API tests release it (additive noise at 0.8, seed 7), verified."""
+    source = tmp_path / "x.csv"
+    x.to_csv(source, index=False)
+    assert publisher_main(["release", "--input", str(source), "--method", "additive_noise", "--param", "relative_sd=0.8",
+                           *extra, "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "api", "--seed",
+                           "7", "--out", str(tmp_path / "cli")]) == 0
+    return verifier.open_release(tmp_path / "cli", tmp_path / "keys" / "public.pem")
+
+
 def test_publisher_api_releases_what_the_cli_would(tmp_path, paper_paths):
     assert publisher_main(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
     x = pd.read_csv(paper_paths["original"])
@@ -159,15 +169,33 @@ def test_publisher_api_releases_what_the_cli_would(tmp_path, paper_paths):
     for column in x.columns:
         assert sorted(data[column]) == sorted(x[column])
     # the same seed through the command line gives the same released values
-    source = tmp_path / "x.csv"
-    x.to_csv(source, index=False)
-    assert publisher_main(["release", "--input", str(source), "--method", "additive_noise", "--param", "relative_sd=0.8",
-                           "--then", "reverse_mapping", "--key", str(tmp_path / "keys" / "private.pem"),
-                           "--dataset-id", "api", "--seed", "7", "--out", str(tmp_path / "cli")]) == 0
-    cli = verifier.open_release(tmp_path / "cli", tmp_path / "keys" / "public.pem")
+    cli = _cli_release(tmp_path, x, "--then", "reverse_mapping")
     pd.testing.assert_frame_equal(cli.data, data)
     assert release.claims["permuted_privacy"] == cli.claims["permuted_privacy"]
     assert "api" in repr(release) and "<table>" in release._repr_html_()
+
+
+def test_publisher_api_takes_weights_and_keeps_the_protector_shares(tmp_path, paper_paths):
+    assert publisher_main(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    x = pd.read_csv(paper_paths["original"])
+    x["w"] = np.arange(1, len(x) + 1) * 2.5
+    kw = dict(relative_sd=0.8, key=tmp_path / "keys" / "private.pem", dataset_id="api", seed=7, weight_column="w",
+              metadata={"publisher": "Office"})
+    out = publisher.release(x, "additive_noise", out=tmp_path / "release", **kw)
+    release = verifier.open_release(out, tmp_path / "keys" / "public.pem")
+    assert "w" not in release.data.columns and release.predicate["sampling_weights"]["column"] == "w"
+    assert sorted(release.weights) == sorted(x["w"])
+    assert release.predicate["release_metadata"] == {"publisher": "Office"}
+    assert "protector_only" not in release.claims
+    shares = json.loads((tmp_path / "release.protector.json").read_text())["protector_only"]
+    assert abs(sum(shares.values()) - 1.0) < 1e-12
+    # the same through the command line: the same weighted risks
+    cli = _cli_release(tmp_path, x, "--weight-column", "w")
+    assert cli.claims["risk_original"] == release.claims["risk_original"]
+    assert cli.claims["reidentification"]["population"].startswith("estimated from the sampling weights")
+    with pytest.raises(InvalidInputError) as info:
+        publisher.release(x.assign(w=0.0), "additive_noise", out=tmp_path / "zero", **kw)
+    assert info.value.reason == "WEIGHT_INVALID" and not (tmp_path / "zero").exists()
 
 
 def test_publisher_anonymize_keeps_the_protector_order():

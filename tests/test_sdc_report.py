@@ -90,17 +90,23 @@ def test_protector_only_shares_stay_out_of_the_public_manifest(tmp_path, keys, c
     assert not (tmp_path / "again").exists()
 
 
-def test_risks_of_the_original_and_the_release_on_a_generalized_release(tmp_path, keys, capsys):
-    rows = ["age,sex,zone,disease"] + [f"{20 + (i * 7) % 40},{'FM'[i % 2]},{'abc'[i % 3]},{['flu', 'hiv'][i % 5 == 0]}"
-                                      for i in range(60)]
-    source = tmp_path / "x.csv"
-    source.write_text("\n".join(rows) + "\n")
-    schema = tmp_path / "schema.json"
+def _schema(tmp: Path) -> Path:
+    """Quasi-identifiers age, sex and zone, and the sensitive disease."""
+    schema = tmp / "schema.json"
     schema.write_text(json.dumps({"attributes": [
         {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
         {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
         {"name": "zone", "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b", "c"]},
         {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["flu", "hiv"]}]}))
+    return schema
+
+
+def test_risks_of_the_original_and_the_release_on_a_generalized_release(tmp_path, keys, capsys):
+    rows = ["age,sex,zone,disease"] + [f"{20 + (i * 7) % 40},{'FM'[i % 2]},{'abc'[i % 3]},{['flu', 'hiv'][i % 5 == 0]}"
+                                      for i in range(60)]
+    source = tmp_path / "x.csv"
+    source.write_text("\n".join(rows) + "\n")
+    schema = _schema(tmp_path)
     assert _release(tmp_path, keys, "--schema", str(schema), "--method", "sd_k_anonymity", "--param", "k=4",
                     source=source) == 0
     claims = _predicate(tmp_path / "rel")["claims"]
@@ -183,3 +189,109 @@ def test_dropped_direct_identifiers_are_named_and_never_released(tmp_path, keys,
                     out="r3") == 3
     assert "IDENTIFIER_RELEASED" in capsys.readouterr().err
     assert not (tmp_path / "r2").exists() and not (tmp_path / "r3").exists()
+
+
+def _weighted_source(tmp: Path) -> tuple[Path, Path, list[list[str]]]:
+    """60 records on (age, sex, zone) with a sensitive disease and design weights 1.5 .. 30."""
+    rows = [[str(20 + (i * 7) % 40), "FM"[i % 2], "abc"[i % 3], ["flu", "hiv"][i % 5 == 0], str(1.5 + (i * 13) % 29)]
+            for i in range(60)]
+    source = tmp / "w.csv"
+    source.write_text("\n".join(["age,sex,zone,disease,w"] + [",".join(r) for r in rows]) + "\n")
+    return source, _schema(tmp), rows
+
+
+def _by_hand(rows: list[list[str]]) -> dict:
+    """F = the sum of the weights of each record's class on (age, sex, zone), at least its size f."""
+    f, total = Counter(), Counter()
+    for r in rows:
+        f[tuple(r[:3])] += 1
+        total[tuple(r[:3])] += float(r[4])
+    inv = [1 / max(total[tuple(r[:3])], f[tuple(r[:3])]) for r in rows]
+    return {"max": max(inv), "mean": sum(inv) / len(inv), "expected": sum(inv)}
+
+
+@pytest.mark.parametrize("method", [["--method", "sd_k_anonymity", "--param", "k=4"],
+                                    ["--method", "rank_swapping", "--param", "p=5"]])
+def test_sampling_weights_estimate_the_population(tmp_path, keys, capsys, method):
+    source, schema, rows = _weighted_source(tmp_path)
+    assert _release(tmp_path, keys, "--schema", str(schema), *method, "--weight-column", "w", source=source) == 0
+    predicate = _predicate(tmp_path / "rel")
+    assert predicate["sampling_weights"]["column"] == "w"
+    assert "w" not in [a["name"] for a in predicate["schema"]["attributes"]]
+    original = predicate["claims"]["risk_original"]
+    hand = _by_hand(rows)
+    assert original["journalist"]["max"] == pytest.approx(hand["max"], rel=1e-12)
+    assert original["journalist"]["mean"] == pytest.approx(hand["mean"], rel=1e-12)
+    assert original["marketer"] == pytest.approx(hand["mean"], rel=1e-12)
+    assert original["expected_reidentifications"] == pytest.approx(hand["expected"], rel=1e-12)
+    assert original["prosecutor"]["max"] > original["journalist"]["max"]  # the population hides the sample's uniques
+    assert original["population"].startswith("estimated from the sampling weights")
+    # weights.csv: the same weights, row for row with the released records, listed in the data package
+    published = (tmp_path / "rel" / "weights.csv").read_text().splitlines()
+    assert published[0] == "weight" and len(published) == 61
+    assert sorted(float(v) for v in published[1:]) == sorted(float(r[4]) for r in rows)
+    package = json.loads((tmp_path / "rel" / "datapackage.json").read_text())
+    assert [r["path"] for r in package["resources"]] == ["release.csv", "weights.csv"]
+    capsys.readouterr()
+    assert verifier(["verify", str(tmp_path / "rel"), "--key", str(keys[1])]) == 0
+    assert 'sampling weights: column "w"' in capsys.readouterr().out
+    # the audit recomputes both sides with the weights: the release's from weights.csv, the original's from w
+    assert verifier(["audit", str(tmp_path / "rel"), "--key", str(keys[1]), "--original", str(source),
+                     "--json"]) == 0
+    checked = {c["claim"] for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert {"reidentification.journalist.mean", "risk_original.journalist.mean"} <= checked
+    # an original without the weight column: the original's risks are listed as not checked, with the reason
+    plain = tmp_path / "plain.csv"
+    plain.write_text("\n".join(["age,sex,zone,disease"] + [",".join(r[:4]) for r in rows]) + "\n")
+    assert verifier(["audit", str(tmp_path / "rel"), "--key", str(keys[1]), "--original", str(plain), "--json"]) == 0
+    audit = json.loads(capsys.readouterr().out)
+    assert {"figure": "risk_original.journalist.mean",
+            "reason": "needs the original's sampling weights (its weight column, in --original)"} in audit["unchecked"]
+
+
+def test_weights_that_lie_are_caught(tmp_path, keys, capsys):
+    source, schema, rows = _weighted_source(tmp_path)
+    assert _release(tmp_path, keys, "--schema", str(schema), "--method", "sd_k_anonymity", "--param", "k=4",
+                    "--weight-column", "w", source=source) == 0
+    rel = tmp_path / "rel"
+
+    def inflate(statement: dict) -> None:  # the publisher's own key signs a population ten times larger
+        lines = (rel / "weights.csv").read_text().splitlines()
+        content = ("\n".join([lines[0]] + [repr(float(v) * 10) for v in lines[1:]]) + "\n").encode()
+        (rel / "weights.csv").write_bytes(content)
+        entry = next(e for e in statement["subject"] if e["name"] == "weights.csv")
+        entry["digest"]["sha256"] = __import__("hashlib").sha256(content).hexdigest()
+        entry["annotations"]["size"] = len(content)
+        package = json.loads((rel / "datapackage.json").read_text())
+        package["resources"][1].update(hash=f"sha256:{entry['digest']['sha256']}", bytes=len(content))
+        raw = (json.dumps(package, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+        (rel / "datapackage.json").write_bytes(raw)
+        listed = next(e for e in statement["subject"] if e["name"] == "datapackage.json")
+        listed["digest"]["sha256"] = __import__("hashlib").sha256(raw).hexdigest()
+        listed["annotations"]["size"] = len(raw)
+    resign_statement(rel, keys[0], inflate)
+    capsys.readouterr()
+    assert verifier(["verify", str(rel), "--key", str(keys[1])]) == 0  # signed: it verifies
+    capsys.readouterr()
+    # but the release's risks, recomputed from the weights it carries, are not the ones it claims
+    assert verifier(["audit", str(rel), "--key", str(keys[1]), "--original", str(source), "--json"]) == 1
+    audit = json.loads(capsys.readouterr().out)
+    failed = {c["claim"] for c in audit["checks"] if not c["ok"]}
+    assert "reidentification.journalist.mean" in failed
+
+
+@pytest.mark.parametrize("cell, reason", [("0", "WEIGHT_INVALID"), ("-2", "WEIGHT_INVALID"), ("NA", "MISSING_VALUE")])
+def test_a_bad_weight_is_refused_naming_its_row(tmp_path, keys, capsys, cell, reason):
+    source, schema, rows = _weighted_source(tmp_path)
+    lines = source.read_text().splitlines()
+    lines[7] = lines[7].rsplit(",", 1)[0] + "," + cell
+    source.write_text("\n".join(lines) + "\n")
+    assert _release(tmp_path, keys, "--schema", str(schema), "--method", "sd_k_anonymity", "--param", "k=4",
+                    "--weight-column", "w", source=source) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "'w'" in err and "7" in err, err
+    assert not (tmp_path / "rel").exists()
+    # the weight column is no attribute: a schema that lists it is refused
+    schema.write_text(schema.read_text().replace('"disease"', '"w", "kind": "numeric"}, {"name": "disease"', 1))
+    assert _release(tmp_path, keys, "--schema", str(schema), "--method", "sd_k_anonymity", "--param", "k=4",
+                    "--weight-column", "w", source=source, out="r2") == 3

@@ -155,3 +155,23 @@ def test_small_order_and_non_canonical_keys_are_refused(golden, tmp_path, raw_he
     done = _run(release, key, cwd=elsewhere)
     assert done.returncode == 1
     assert "small-order or non-canonical" in done.stderr, done.stderr
+
+
+def test_a_weighted_release_verifies_by_hand_and_a_changed_weight_fails(tmp_path):
+    """weights.csv is one more listed file: the script checks it like the data."""
+    from publisher.cli import main as publisher
+
+    source = tmp_path / "w.csv"
+    source.write_text("a,b,w\n" + "".join(f"{i % 7},{(i * 5) % 11},{1 + i % 4}\n" for i in range(30)))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    release = tmp_path / "rel"
+    assert publisher(["release", "--input", str(source), "--method", "additive_noise", "--param", "relative_sd=0.3",
+                      "--weight-column", "w", "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "w",
+                      "--out", str(release)]) == 0
+    done = _run(release, tmp_path / "keys" / "public.pem", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("OK:"), done.stderr
+    weights = release / "weights.csv"
+    weights.write_text(weights.read_text().replace("\n1.0\n", "\n9.0\n", 1))
+    done = _run(release, tmp_path / "keys" / "public.pem", cwd=tmp_path)
+    assert done.returncode == 1 and done.stderr.strip().splitlines() == [
+        "FAIL: weights.csv: sha256 differs from the statement's"], done.stderr

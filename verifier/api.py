@@ -273,6 +273,16 @@ class Release:
         return self.verified.methods
 
     @property
+    def predicate(self) -> dict[str, Any]:
+        """The whole signed manifest's predicate: schema, methods, claims, utility, metadata."""
+        return self.verified.predicate
+
+    @property
+    def weights(self) -> np.ndarray | None:
+        """The released records' sampling weights, row for row with :attr:`data`, or None without them."""
+        return self.verified.weights(len(self.data))
+
+    @property
     def schema(self) -> Schema:
         return self.verified.schema()
 

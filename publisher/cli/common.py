@@ -9,12 +9,13 @@ from typing import Sequence
 from publisher.methods import METHODS
 from verifier.data.memory import ensure_fits
 from verifier.data.schema import Schema
+from verifier.data.sampling_weights import read_weight_column
 from verifier.data.schema_file import load_schema
 from verifier.data.tables import column_names, read_table
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.frontend import UsageError, check_non_negative, same_file
 
-__all__ = ["add_intruder_args", "add_method_args", "check_out", "load_input", "route_params", "secret_seed",
+__all__ = ["add_intruder_args", "add_method_args", "check_out", "load_input", "load_weights", "route_params", "secret_seed",
            "split_param"]
 
 
@@ -42,27 +43,38 @@ def add_intruder_args(p: argparse.ArgumentParser) -> None:
 PER_CELL = 350
 
 
-def load_input(path: str, schema_path: str | None, *, drop: Sequence[str] = ()):
+def load_input(path: str, schema_path: str | None, *, drop: Sequence[str] = (), weight: str | None = None):
     """The input table by its schema; ``drop`` names direct identifiers that must not be released.
 
     Each dropped column must be a column of the file and not one of the schema's (exit 3,
-    ``COLUMN_MISSING`` or ``IDENTIFIER_RELEASED``); without a schema every other column is taken.
+    ``COLUMN_MISSING`` or ``IDENTIFIER_RELEASED``); so must the sampling-weight column
+    ``weight`` (``COLUMN_MISSING`` or ``WEIGHT_INVALID``), read with :func:`load_weights`.
+    Without a schema every other column is taken.
     """
     schema = load_schema(schema_path) if schema_path else None
-    if drop:
+    if drop or weight:
         names = column_names(path)
-        for column in drop:
+        for column in [*drop, *([weight] if weight else [])]:
+            option = "--weight-column" if column == weight else "--drop-identifier"
             if column not in names:
-                raise InvalidInputError(f"--drop-identifier {column!r} is not a column of the file", path=path,
+                raise InvalidInputError(f"{option} {column!r} is not a column of the file", path=path,
                                         reason="COLUMN_MISSING")
+            if schema is not None and column in schema.names and column == weight:
+                raise InvalidInputError(f"column {column!r} holds the sampling weights, which are not an attribute: "
+                                        "leave it out of the schema", path=schema_path, reason="WEIGHT_INVALID")
             if schema is not None and column in schema.names:
                 raise InvalidInputError(f"column {column!r} is a direct identifier and would be released: leave "
                                         "it out of the schema", path=schema_path, reason="IDENTIFIER_RELEASED")
         if schema is None:
-            schema = Schema.all_numeric([n for n in names if n not in drop])
+            schema = Schema.all_numeric([n for n in names if n not in drop and n != weight])
     ensure_fits([(path, len(schema.names) if schema else None)], PER_CELL)
     table = read_table(path, schema)
     return table, table.schema
+
+
+def load_weights(path: str, weight: str | None):
+    """The sampling weights of the input's column ``weight`` (each a number above zero), or None."""
+    return None if weight is None else read_weight_column(path, weight)
 
 
 def check_out(out: str, inputs: Sequence[str], force: bool) -> None:

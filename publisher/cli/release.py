@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from publisher.release_metadata import METADATA_FIELDS
-from publisher.cli.common import add_intruder_args, add_method_args, load_input, route_params, secret_seed
+from publisher.cli.common import add_intruder_args, add_method_args, load_input, load_weights, route_params, secret_seed
 from publisher.cli.passphrase import prompt, read_passphrase_file
 from publisher.methods import make_method
 from publisher.keys import key_is_encrypted, load_private_key
@@ -43,6 +43,10 @@ def register(sub, common) -> None:
     p.add_argument("--drop-identifier", action="append", default=[], metavar="COLUMN",
                    help="a direct identifier of the input (a name, an ID number) that is not released; its name "
                    "is listed in the manifest's dropped_identifiers (repeatable)")
+    p.add_argument("--weight-column", metavar="COLUMN",
+                   help="the input's sampling weights (how many people each record stands for; not released as an "
+                   "attribute): the re-identification risks estimate population frequencies with them, and they "
+                   "are published row for row in weights.csv")
     p.add_argument("--publisher", metavar="NAME", help="who publishes the release (release_metadata)")
     p.add_argument("--contact", metavar="ADDRESS", help="where to write about it: an e-mail or web address")
     p.add_argument("--purpose", metavar="TEXT", help="what the release is for, in one line")
@@ -75,14 +79,17 @@ def run(args: argparse.Namespace) -> int:
     key = load_private_key(args.key, passphrase, expected=expected)
     phases = Phases()
     with phases(f"reading {args.input}"):
-        table, _ = load_input(args.input, args.schema, drop=list(dict.fromkeys(args.drop_identifier)))
+        table, _ = load_input(args.input, args.schema, drop=list(dict.fromkeys(args.drop_identifier)),
+                              weight=args.weight_column)
+        weights = load_weights(args.input, args.weight_column)
     target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                           seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
                           phase=phases, data_format=args.data_format, allow_formula_cells=args.allow_formula_cells,
                           metadata={k: getattr(args, k) for k in METADATA_FIELDS},
                           dropped_identifiers=list(dict.fromkeys(args.drop_identifier)),
                           publish_protector_figures=args.publish_protector_figures,
-                          protector_report=None if args.publish_protector_figures else report)
+                          protector_report=None if args.publish_protector_figures else report,
+                          weight_column=args.weight_column, weights=weights)
     with phases("verifying the release as a reader will"):
         verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
     claims = verified.claims

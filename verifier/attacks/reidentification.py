@@ -6,8 +6,11 @@ their quasi-identifier values with how many others. A record in a class of
 ``1/f`` by an intruder who knows it is in the table (the prosecutor); the
 journalist, who only knows it is in the population, faces the population
 frequency ``F``; the marketer wants as many correct links as possible and
-gets ``1/F`` per record on average. Without sampling weights the table is
-its own population (``F = f``), and the three coincide, as the report says.
+gets ``1/F`` per record on average. With sampling weights ``F`` is
+estimated as the sum of the weights of the class's records (never below
+``f``: a population class holds at least the sample's records); without them
+the table is its own population (``F = f``), and the three coincide, as the
+report says.
 
 These are the classic measures for categorical quasi-identifiers. For a
 table whose numeric quasi-identifiers were perturbed nearly every record is
@@ -23,7 +26,12 @@ import numpy as np
 
 from verifier.data.schema import Schema
 
-__all__ = ["class_codes", "class_sizes", "quasi_identifier_columns", "reidentification_risk", "table_risk"]
+__all__ = ["NO_WEIGHTS", "WEIGHTED", "class_codes", "class_population", "class_sizes", "quasi_identifier_columns", "reidentification_risk",
+           "table_risk"]
+
+#: how the risks estimate the population frequency F, as the manifest states it
+NO_WEIGHTS = "the table itself (no sampling weights)"
+WEIGHTED = "estimated from the sampling weights: F is the sum of the weights of the class's records, at least f"
 
 
 def quasi_identifier_columns(schema: Schema) -> list[int]:
@@ -51,8 +59,15 @@ def class_sizes(codes: np.ndarray) -> np.ndarray:
     return counts[where.ravel()]
 
 
-def reidentification_risk(sizes: np.ndarray) -> dict[str, Any]:
-    """The SDC report's risk figures from each record's class size (no sampling weights: F = f).
+def class_population(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each record's estimated population frequency: the sum of the weights of its class's records."""
+    _, where = np.unique(codes, return_inverse=True)
+    where = where.ravel()
+    return np.bincount(where, weights=np.asarray(weights, dtype=np.float64))[where]
+
+
+def reidentification_risk(sizes: np.ndarray, population: np.ndarray | None = None) -> dict[str, Any]:
+    """The SDC report's risk figures from each record's class size ``f`` and population frequency ``F``.
 
     ``k`` the smallest class; ``records_below_2`` / ``records_below_3`` the
     records in classes of fewer than 2 / 3 records (those that break 2- and
@@ -60,25 +75,32 @@ def reidentification_risk(sizes: np.ndarray) -> dict[str, Any]:
     mean over records; ``journalist`` the same against the population;
     ``marketer`` the expected share of records re-identified, ``mean(1/F)``;
     ``expected_reidentifications`` the expected number, ``sum(1/F)`` (the
-    number of classes without weights).
+    number of classes without weights). ``population`` (per record, from
+    :func:`class_population`) is ``F``; without it ``F = f``.
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     if sizes.size == 0:
         return {"k": 0, "records_below_2": 0, "records_below_3": 0}
     inverse = 1.0 / sizes
     prosecutor = {"max": float(inverse.max()), "mean": float(inverse.mean())}
+    if population is None:
+        against, journalist = inverse, dict(prosecutor)
+    else:
+        against = 1.0 / np.maximum(np.asarray(population, dtype=np.float64), sizes)
+        journalist = {"max": float(against.max()), "mean": float(against.mean())}
     return {
         "k": int(sizes.min()),
         "records_below_2": int(np.count_nonzero(sizes < 2)),
         "records_below_3": int(np.count_nonzero(sizes < 3)),
         "prosecutor": prosecutor,
-        "journalist": dict(prosecutor),
-        "marketer": float(inverse.mean()),
-        "expected_reidentifications": float(inverse.sum()),
-        "population": "the table itself (no sampling weights)",
+        "journalist": journalist,
+        "marketer": float(against.mean()),
+        "expected_reidentifications": float(against.sum()),
+        "population": NO_WEIGHTS if population is None else WEIGHTED,
     }
 
 
-def table_risk(keys: np.ndarray, schema: Schema) -> dict[str, Any]:
-    """:func:`reidentification_risk` of a table of rank keys, classes on its quasi-identifiers."""
-    return reidentification_risk(class_sizes(class_codes(keys, quasi_identifier_columns(schema))))
+def table_risk(keys: np.ndarray, schema: Schema, weights: np.ndarray | None = None) -> dict[str, Any]:
+    """:func:`reidentification_risk` of a table of rank keys, classes on its quasi-identifiers (``F`` by ``weights``)."""
+    codes = class_codes(keys, quasi_identifier_columns(schema))
+    return reidentification_risk(class_sizes(codes), None if weights is None else class_population(codes, weights))

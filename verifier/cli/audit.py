@@ -7,7 +7,8 @@ import json
 
 import numpy as np
 
-from verifier.data.tables import read_table
+from verifier.data.sampling_weights import read_weight_column
+from verifier.data.tables import column_names, read_table
 from verifier.frontend import (
     ExitCode,
     Phases,
@@ -27,6 +28,14 @@ from verifier.text import figure
 __all__ = ["register"]
 
 
+def _original_weights(path: str, weighted) -> np.ndarray | None:
+    """The original's sampling weights, from the column the manifest names, when the file has it."""
+    column = weighted.get("column") if isinstance(weighted, dict) else None
+    if not isinstance(column, str) or column not in column_names(path):
+        return None
+    return read_weight_column(path, column)
+
+
 def register(sub, common) -> None:
     p = add_command(
         sub, common, "audit", run=run, help="verify a release and recompute its claims",
@@ -38,7 +47,8 @@ def register(sub, common) -> None:
         "3 invalid original table, 4 I/O failure.",
     )
     add_release_args(p)
-    p.add_argument("--original", metavar="X.csv", help="the original table, for an auditor entitled to it")
+    p.add_argument("--original", metavar="X.csv", help="the original table, for an auditor entitled to it; for a "
+                   "release made with sampling weights, with the weight column the manifest names")
     p.add_argument("--report", metavar="audit.md", help="write a Markdown report with PNG plots beside it")
     p.add_argument("--out", metavar="FILE",
                    help="with --original, write every original record's row (her distance, matches, deviations and "
@@ -55,12 +65,13 @@ def run(args: argparse.Namespace) -> int:
     if args.out and release.family == "generalized":
         raise UsageError("--out lists permutation distances, which a generalized release does not have; "
                          "its groups are in the audit and --report")
-    original = None
+    original = weights = None
     if args.original:
         with phases(f"reading {args.original}"):
             original = read_table(args.original, release.schema())
+            weights = _original_weights(args.original, release.predicate.get("sampling_weights"))
     with phases("recomputing the claims"):
-        result = audit_release(release, original)
+        result = audit_release(release, original, weights)
     out = args.out if args.out and "assessment" in result.figures else None  # not when X and Y differ in size
     if out:
         with phases(f"writing {out}"):

@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
             "release_metadata": release.predicate.get("release_metadata"),
             "environment": release.predicate.get("environment"),
             "dropped_identifiers": release.predicate.get("dropped_identifiers"),
+            "sampling_weights": release.predicate.get("sampling_weights"),
         })
         return ExitCode.OK
     print(f"OK: {release.path}")
@@ -58,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
     dropped = release.predicate.get("dropped_identifiers")
     if isinstance(dropped, list) and dropped:
         print("  direct identifiers dropped: " + ", ".join(json.dumps(c, ensure_ascii=False) for c in dropped))
+    weighted = release.predicate.get("sampling_weights")
+    if isinstance(weighted, dict):
+        print(f"  sampling weights: column {json.dumps(weighted.get('column'), ensure_ascii=False)} of the input, "
+              "one per record in weights.csv; the re-identification risks estimate the population with them")
     print(f"  withheld: {WITHHELD}")
     print(f"  claims: {claims_summary(release)}")
     warning = formula_warning(release, found)

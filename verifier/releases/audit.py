@@ -54,6 +54,7 @@ _REL = 1e-9
 _ABS = 1e-12  # a correlation change of 0 against 1e-17: the same figure, summed in another order
 PAIRING = "needs the secret pairing of released and original rows"
 NEEDS_ORIGINAL = "needs the original table (--original)"
+NEEDS_WEIGHTS = "needs the original's sampling weights (its weight column, in --original)"
 DERIVED = ("a parameter the publisher derived from the original table; 'publisher replay' tests whether the "
            "release is what the published method makes with it")
 
@@ -234,14 +235,42 @@ def _targets(ledger: _Ledger, recomputed: dict[str, Any]) -> None:
             ledger.fail(f"diversity.{key}.target", f"the release fails {key.replace('_', ' ')} at the method's alpha")
 
 
-def audit_release(release: VerifiedRelease, original: Table | None = None) -> AuditResult:
-    """Recompute the figures of a verified release under its model; ``original`` read with the release's schema."""
+def audit_release(release: VerifiedRelease, original: Table | None = None,
+                  original_weights: np.ndarray | None = None) -> AuditResult:
+    """Recompute the figures of a verified release under its model; ``original`` read with the release's schema.
+
+    A release with sampling weights has its own risks recomputed with its ``weights.csv``, and the
+    original's with ``original_weights`` (the original's weight column, one per record), without
+    which ``risk_original`` is not checked.
+    """
     ledger = _Ledger(release)
     if "model" in release.claims:
         ledger.check("model", release.family)
     if release.family == "generalized":
-        return _audit_generalized(ledger, original)
-    return _audit_ranked(ledger, original)
+        return _audit_generalized(ledger, original, original_weights)
+    return _audit_ranked(ledger, original, original_weights)
+
+
+def _released_weights(release: VerifiedRelease, n_records: int) -> np.ndarray | None:
+    """The release's own ``weights.csv``, one per released record (``DATA_MALFORMED`` when it is not)."""
+    try:
+        return release.weights(n_records)
+    except InvalidInputError as exc:
+        raise ReleaseError(f"the signed weights cannot be read: {exc.message}", path=release.path,
+                           reason="DATA_MALFORMED") from None
+
+
+def _risk_original(ledger: _Ledger, original: Table, schema, weights: np.ndarray | None) -> None:
+    """The original's risks, with its sampling weights when the release was made with them."""
+    if ledger.release.predicate.get("sampling_weights") is None:
+        weights = None
+    elif weights is None:
+        ledger.skip("risk_original", NEEDS_WEIGHTS)
+        return
+    elif len(weights) != original.n_records:
+        ledger.fail("risk_original", f"{len(weights)} sampling weights for {original.n_records} original records")
+        return
+    ledger.section("risk_original", table_risk(original.values, schema, weights))
 
 
 def _published(release: VerifiedRelease):
@@ -252,11 +281,11 @@ def _published(release: VerifiedRelease):
                            reason="DATA_MALFORMED") from None
 
 
-def _audit_generalized(ledger: _Ledger, original: Table | None) -> AuditResult:
+def _audit_generalized(ledger: _Ledger, original: Table | None, original_weights: np.ndarray | None) -> AuditResult:
     """Every claim of a generalized release from the release alone; the utility figures with the original."""
     release = ledger.release
     published = _published(release)
-    recomputed = group_release_claims(published, release.methods)
+    recomputed = group_release_claims(published, release.methods, _released_weights(release, published.n_records))
     for key, value in recomputed.items():
         (ledger.section if key == "reidentification" else ledger.tree)(key, value)
     _targets(ledger, recomputed)
@@ -266,7 +295,7 @@ def _audit_generalized(ledger: _Ledger, original: Table | None) -> AuditResult:
         ledger.skip("utility", NEEDS_ORIGINAL)
         ledger.skip("risk_original", NEEDS_ORIGINAL)
         return ledger.result(False, figures)
-    ledger.section("risk_original", table_risk(original.values, published.schema))
+    _risk_original(ledger, original, published.schema, original_weights)
     frame = original.to_frame()
     assessed = assess_generalized({n: frame[n].tolist() for n in published.schema.names},
                                   {n: published.text[n] for n in published.schema.names}, published.schema,
@@ -283,7 +312,7 @@ def _release_alone(ledger: _Ledger, table: Table) -> dict[str, Any]:
     release, schema, y = ledger.release, table.schema, table.values
     ledger.check("n_records", table.n_records)
     ledger.check("k", smallest_class(y, schema))
-    ledger.section("reidentification", table_risk(y, schema))
+    ledger.section("reidentification", table_risk(y, schema, _released_weights(release, table.n_records)))
     ledger.check("permuted_privacy.spread_kinds", [spread_kind(a.kind) for a in schema.attributes])
     ranked = [j for j, a in enumerate(schema.attributes) if a.kind != "nominal"]
     for j, attr in enumerate(schema.attributes):
@@ -307,7 +336,7 @@ def _release_alone(ledger: _Ledger, table: Table) -> dict[str, Any]:
     return {"attributes": schema.names}
 
 
-def _audit_ranked(ledger: _Ledger, original: Table | None) -> AuditResult:
+def _audit_ranked(ledger: _Ledger, original: Table | None, original_weights: np.ndarray | None) -> AuditResult:
     """A release with ranks: what the release alone allows, then the rest with the original."""
     release = ledger.release
     try:
@@ -324,6 +353,7 @@ def _audit_ranked(ledger: _Ledger, original: Table | None) -> AuditResult:
         ledger.checks.append(ClaimCheck("original.n_records", table.n_records, original.n_records, False,
                                         "the original has another number of records than the release"))
         return ledger.result(True, figures)
+    _risk_original(ledger, original, table.schema, original_weights)
     _with_original(ledger, original, table, figures)
     return ledger.result(True, figures)
 
@@ -331,7 +361,6 @@ def _audit_ranked(ledger: _Ledger, original: Table | None) -> AuditResult:
 def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict[str, Any]) -> None:
     """(D, v), the intruder's figures rerun with the manifest's settings, the family's risks, the original's figures."""
     release, schema, y = ledger.release, table.schema, table.values
-    ledger.section("risk_original", table_risk(original.values, schema))
     it = release.claims.get("intruder") or {}
     exhaustive = it.get("random_method") == "exhaustive"
     records = int(it.get("random_records") or 10_000)

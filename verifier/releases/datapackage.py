@@ -21,6 +21,7 @@ import re
 from typing import Any, Sequence
 
 from verifier.data.frictionless import table_schema
+from verifier.data.sampling_weights import WEIGHT_COLUMN, WEIGHTS
 from verifier.data.schema import Schema
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError
@@ -38,9 +39,21 @@ def _package_name(dataset_id: str) -> str:
     return re.sub(r"[^a-z0-9._-]+", "-", dataset_id.lower()).strip("-") or "release"
 
 
+def _weights_resource(sha256: str, size: int) -> dict[str, Any]:
+    """``weights.csv`` as a second tabular resource: one positive number per released record, in the data's order."""
+    return {
+        "name": "weights", "type": "table", "path": WEIGHTS, "format": "csv", "mediatype": "text/csv",
+        "hash": f"sha256:{sha256}", "bytes": size, "encoding": "utf-8",
+        "description": "the sampling weight of each record of the release, row for row",
+        "schema": {"fields": [{"name": WEIGHT_COLUMN, "type": "number", "constraints": {"required": True,
+                                                                                      "exclusiveMinimum": 0}}],
+                   "missingValues": []},
+    }
+
+
 def datapackage(*, dataset_id: str, release_version: int, schema: Schema, data_name: str, sha256: str, size: int,
-                generalized: Sequence[str] = ()) -> dict[str, Any]:
-    """The data package of a release: one tabular resource, the data file, with its Table Schema."""
+                generalized: Sequence[str] = (), weights: tuple[str, int] | None = None) -> dict[str, Any]:
+    """The data package of a release: the data file with its Table Schema, and ``weights`` (sha256, size) when given."""
     data_format = "parquet" if data_name.endswith(".parquet") else "csv"
     resource: dict[str, Any] = {
         "name": "release", "type": "table", "path": data_name, "format": data_format,
@@ -51,19 +64,25 @@ def datapackage(*, dataset_id: str, release_version: int, schema: Schema, data_n
         resource["dialect"] = {"delimiter": ",", "header": True, "quoteChar": '"', "doubleQuote": True,
                                "lineTerminator": "\n"}
     resource["schema"] = table_schema(schema, generalized=generalized, data_format=data_format)
+    resources = [resource] if weights is None else [resource, _weights_resource(*weights)]
     return {"$schema": PROFILE, "name": _package_name(dataset_id), "title": dataset_id,
-            "version": str(release_version), "resources": [resource]}
+            "version": str(release_version), "resources": resources}
 
 
-def datapackage_problem(predicate: dict[str, Any], data_name: str, sha256: str, size: int, raw: bytes) -> str | None:
-    """Why the release's ``datapackage.json`` is not the one its manifest and data imply, or None when it is."""
+def datapackage_problem(predicate: dict[str, Any], listed: Sequence[tuple[str, str, int]], raw: bytes) -> str | None:
+    """Why the release's ``datapackage.json`` is not the one its manifest and listed files imply, or None when it is.
+
+    ``listed`` holds each listed file's name, sha256 and size, the data file first.
+    """
     try:
         schema = Schema.from_dict(predicate["schema"])
     except InvalidInputError as exc:
         return f"the manifest's schema is not valid ({exc.message})"
+    data_name, sha256, size = listed[0]
+    weights = next(((digest, n) for name, digest, n in listed if name == WEIGHTS), None)
     expected = datapackage(dataset_id=predicate["datasetId"], release_version=predicate["releaseVersion"],
                            schema=schema, data_name=data_name, sha256=sha256, size=size,
-                           generalized=generalized_columns(predicate["methods"], schema))
+                           generalized=generalized_columns(predicate["methods"], schema), weights=weights)
     try:
         got = loads_strict(raw)
     except StrictJSONError as exc:

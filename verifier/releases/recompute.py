@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from verifier.attacks.reidentification import class_sizes, reidentification_risk
+from verifier.attacks.reidentification import class_population, class_sizes, reidentification_risk
 from verifier.attacks.classes import PublishedCells, group_claims, leaf_confidence
 from verifier.attacks.models import replacement_release_claims, rr_claims
 from verifier.data.schema import Schema
@@ -44,10 +44,13 @@ def diversity_claims(published: PublishedCells, alpha: float) -> dict[str, Any]:
     return out
 
 
-def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]]) -> dict[str, Any]:
-    """The claims of a generalized release, every one computable from the release alone."""
+def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]],
+                         weights: np.ndarray | None = None) -> dict[str, Any]:
+    """The claims of a generalized release, every one computable from the release and its ``weights`` alone."""
     claims = group_claims(published)
-    claims["reidentification"] = reidentification_risk(class_sizes(published.class_labels()))
+    labels = published.class_labels()
+    claims["reidentification"] = reidentification_risk(
+        class_sizes(labels), None if weights is None else class_population(labels, weights))
     msg = step_parameters(methods, "multi_sensitive_generalization")
     if msg is not None or len(published.sensitive) > 1:
         alpha = (msg or {}).get("alpha_sa", 0.5)

@@ -33,6 +33,7 @@ from typing import Any
 
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import VerifierError
+from verifier.data.sampling_weights import WEIGHTS, parse_weights
 from verifier.releases.datapackage import DATAPACKAGE, datapackage_problem
 
 __all__ = [
@@ -67,9 +68,9 @@ MANIFEST = "manifest.json"
 ENVELOPE = "manifest.dsse.json"
 DATA_FILE = "release.csv"
 DATA_FILES = {"release.csv": "text/csv", "release.parquet": "application/vnd.apache.parquet"}
-#: files a release may list besides its data: the hierarchies its generalized cells are read with, and (from
-#: version 2, then always) its Frictionless data package
-EXTRA_FILES = {"hierarchies.json": "application/json", DATAPACKAGE: "application/json"}
+#: files a release may list besides its data: the hierarchies its generalized cells are read with, (from
+#: version 2, then always) its Frictionless data package, and its records' sampling weights
+EXTRA_FILES = {"hierarchies.json": "application/json", DATAPACKAGE: "application/json", WEIGHTS: "text/csv"}
 HIERARCHIES = "hierarchies.json"
 MAX_EXTRA_BYTES = 16 << 20
 """The data file a release may hold, and the media type its manifest entry must give (SPEC section 9)."""
@@ -280,6 +281,11 @@ class VerifiedRelease:
             return None
         return _strict_object(raw, f"{self.path}/{HIERARCHIES}", "DATA_MALFORMED", "the hierarchy file")
 
+    def weights(self, n_records: int):
+        """The released records' sampling weights (``weights.csv``), or None when the release carries none."""
+        raw = self.extras.get(WEIGHTS)
+        return None if raw is None else parse_weights(raw, f"{self.path}/{WEIGHTS}", n_records)
+
     def published(self):
         """A generalized release's cells, parsed from the verified bytes (``verifier.attacks.classes``)."""
         from verifier.attacks.classes import read_published
@@ -339,7 +345,7 @@ def _read_capped(path: Path, limit: int, shown: str) -> bytes:
 
 def _read_listed(path: Path, sha256: str, size: int, shown: str) -> bytes:
     """A listed file, read at most once and only up to its declared size plus one byte, then hashed."""
-    if path.name not in DATA_FILES and size > MAX_EXTRA_BYTES:
+    if path.name not in DATA_FILES and path.name != WEIGHTS and size > MAX_EXTRA_BYTES:
         raise _fail(shown, "SIZE_MISMATCH", f"is declared with {size} bytes, more than the {MAX_EXTRA_BYTES} allowed")
     content = _read_capped(path, size, shown)
     if len(content) != size:
@@ -390,7 +396,7 @@ def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
     subject = statement.get("subject")
     if not isinstance(subject, list) or not 1 <= len(subject) <= 1 + len(EXTRA_FILES) \
             or not all(isinstance(e, dict) for e in subject):
-        raise bad("subject must list the data file, and at most a hierarchy file besides")
+        raise bad(f"subject must list the data file, and at most {', '.join(EXTRA_FILES)} besides")
     entries = [_subject_entry(e, shown) for e in subject]
     names = [e[0] for e in entries]
     data = [e for e in entries if e[0] in DATA_FILES]
@@ -402,6 +408,11 @@ def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
     predicate = statement.get("predicate")
     if not isinstance(predicate, dict):
         raise bad("predicate is missing")
+    weighted = predicate.get("sampling_weights")
+    if weighted is not None and not (isinstance(weighted, dict) and isinstance(weighted.get("column"), str)):
+        raise bad("predicate.sampling_weights names the input's weight column, or is null")
+    if (WEIGHTS in names) != (weighted is not None):
+        raise bad(f"a release lists {WEIGHTS} exactly when predicate.sampling_weights names the weight column")
     checks = {
         "datasetId": lambda v: isinstance(v, str) and v != "",
         "releaseVersion": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
@@ -522,8 +533,7 @@ def verify_release(
     contents = {name: _read_listed(root / name, sha256, size, f"{shown}/{name}") for name, sha256, size in listed}
     data = contents.pop(data_name)
     if DATAPACKAGE in contents:
-        problem = datapackage_problem(statement["predicate"], data_name, listed[0][1], listed[0][2],
-                                      contents[DATAPACKAGE])
+        problem = datapackage_problem(statement["predicate"], listed, contents[DATAPACKAGE])
         if problem:
             raise _fail(f"{shown}/{DATAPACKAGE}", "DATAPACKAGE_MISMATCH", problem)
     # 6. manifest.json is the signed payload, byte for byte
