@@ -9,14 +9,18 @@ from verifier.cli.inputs import add_pair_args, load_pair
 from verifier.core.permutation import RankSpace, compute_permuted_privacy
 from verifier.core.record_rows import distance_columns, distance_summary
 from verifier.data.record_file import BATCH, write_record_file
-from verifier.data.tables import Table
+from verifier.data.schema_file import load_schema
+from verifier.distributed.engine import distributed_permuted_privacy
+from verifier.distributed.partitions import table_parts
 from verifier.frontend import (
     Phases,
     ExitCode,
     ProgressBar,
     UsageError,
     add_command,
+    add_engine_args,
     check_out_file,
+    engine_client,
     finite,
     parse_v,
     print_json,
@@ -39,6 +43,7 @@ def register(sub, common) -> None:
         "(D, v) (SPEC section 4). With --d and --v, check (d, v)-permuted privacy and exit 1 if it does not hold.",
     )
     add_pair_args(p)
+    add_engine_args(p)
     p.add_argument("--record", type=int, metavar="N", help="only record N of X (numbered from 1)")
     p.add_argument("--d", type=int, metavar="D", help="check: permutation distance at least D")
     p.add_argument("--v", metavar="V1,V2,...", help="check: spread above v_j for every attribute (one value for all)")
@@ -52,33 +57,53 @@ def register(sub, common) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_out_file(args.out, args.original, args.anonymized)
-    phases = Phases()
-    with phases(f"reading {args.original} and {args.anonymized}"):
-        x, y = load_pair(args.original, args.anonymized, args.schema)
-    m = x.n_attributes
-    v = parse_v(args.v, m)
-    if (args.d is None) != (v is None):
+    if (args.d is None) != (args.v is None):
         raise UsageError("--d and --v go together: the (d, v) to check")
-    if args.record is not None and not 1 <= args.record <= x.n_records:
-        raise UsageError(f"--record must be between 1 and {x.n_records}, got {args.record}", path=args.original)
-    with phases("ranking the anonymized records"):
-        space = RankSpace(y.values, y.kinds)
-    report = compute_permuted_privacy(space, x.values, progress=ProgressBar("permutation distances"))
+    phases = Phases()
+    with engine_client(args) as client:
+        if client is None:
+            with phases(f"reading {args.original} and {args.anonymized}"):
+                x, y = load_pair(args.original, args.anonymized, args.schema)
+            _check_record(args, x.n_records)
+            with phases("ranking the anonymized records"):
+                space = RankSpace(y.values, y.kinds)
+            report = compute_permuted_privacy(space, x.values, progress=ProgressBar("permutation distances"))
+            return _output(args, x.names, report, space, phases)
+        with phases(f"reading {args.original} and {args.anonymized} on the cluster"):
+            schema = load_schema(args.schema) if args.schema else None
+            workers = max(1, len(client.scheduler_info().get("workers", {})))
+            xp = table_parts(client, args.original, schema, pieces=2 * workers)
+            yp = table_parts(client, args.anonymized, xp.schema, pieces=2 * workers)
+        report, space = distributed_permuted_privacy(client, xp.parts, yp.parts, yp.schema.kinds, phase=phases)
+        _check_record(args, report.distances.size)
+        return _output(args, xp.schema.names, report, space, phases)
+
+
+def _check_record(args: argparse.Namespace, n: int) -> None:
+    if args.record is not None and not 1 <= args.record <= n:
+        raise UsageError(f"--record must be between 1 and {n}, got {args.record}", path=args.original)
+
+
+def _output(args: argparse.Namespace, names: list[str], report, space, phases) -> int:
+    """Write --out, print the summary (text or JSON), and the exit code of the (d, v) check."""
+    n = int(report.distances.size)
+    v = parse_v(args.v, len(names))
     if args.out:
         with phases(f"writing {args.out}"):
-            write_record_file(args.out, distance_columns(report, space, x.names, batch=BATCH))
+            write_record_file(args.out, distance_columns(report, space, names, batch=BATCH))
     if args.record is not None:
         wanted = [args.record - 1]
     else:
-        wanted = [] if args.json else range(min(x.n_records, SHOWN))
+        wanted = [] if args.json else range(min(n, SHOWN))
     records = [_record(report, space, r) for r in wanted]
     out: dict[str, Any] = {
-        "attributes": x.names,
+        "attributes": names,
         "spread_kinds": report.spread_kinds,
-        "n_records": x.n_records,
+        "n_records": n,
         "dataset": {"distance": report.dataset_distance, "variances": [finite(t) for t in report.dataset_spread]},
         "distances": distance_summary(report.distances, report.match_offsets),
         "out": args.out,
+        "engine": args.engine,
         **({"records": records} if args.record is not None else {}),
     }
     check = None
@@ -95,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out)
     else:
-        _print_distance(x, report, records, check, args)
+        _print_distance(names, n, report, records, check, args)
     return ExitCode.OK if check is None or check.satisfied else ExitCode.CHECK_FAILED
 
 
@@ -112,8 +137,7 @@ def _record(report, space: RankSpace, r: int) -> dict[str, Any]:
     }
 
 
-def _print_distance(x: Table, report, records, check, args) -> None:
-    names = x.names
+def _print_distance(names: list[str], n: int, report, records, check, args) -> None:
     kinds = report.spread_kinds
     if any(k != "variance" for k in kinds):
         print("Spread: " + ", ".join(f"{n}: {k.replace('_', '-')}" for n, k in zip(names, kinds)) + "\n")
@@ -136,8 +160,8 @@ def _print_distance(x: Table, report, records, check, args) -> None:
             for r in shown
         ]
         print(text_table(rows, ["record", "d", "matches", *[f"spread@D {n}" for n in names]]))
-        if x.n_records > SHOWN:
-            print(f"... {x.n_records - SHOWN} more records" + (f" (every record is in {args.out})" if args.out
+        if n > SHOWN:
+            print(f"... {n - SHOWN} more records" + (f" (every record is in {args.out})" if args.out
                                                               else " (--out FILE.parquet writes every record)"))
     print(
         f"\nData set: D = {report.dataset_distance}, v = ("

@@ -39,6 +39,8 @@ from verifier.core.ranks import ColumnBlocks, for_each_column
 
 __all__ = [
     "RankSpace",
+    "SortedColumns",
+    "assemble_report",
     "RecordDistance",
     "SingleRecord",
     "SpaceRecord",
@@ -59,8 +61,32 @@ def spread_kind(kind: str) -> str:
     return "gini_simpson" if kind == "nominal" else "variance"
 
 
-class RankSpace:
-    """An anonymized table prepared for permutation-distance queries.
+class SortedColumns:
+    """What the window spreads need of Y: its sorted columns and their kinds (a distributed engine's space).
+
+    :class:`RankSpace` is one, with the records' blocks; the distributed engine
+    builds one from the sorted value ranges its workers return.
+    """
+
+    def __init__(self, columns: Sequence[ColumnBlocks], kinds: Sequence[str]):
+        self.columns = list(columns)
+        self.kinds = list(kinds)
+
+    @property
+    def n_records(self) -> int:
+        return int(self.columns[0].n) if self.columns else 0
+
+    @property
+    def n_attributes(self) -> int:
+        return len(self.columns)
+
+    @property
+    def spread_kinds(self) -> list[str]:
+        return [spread_kind(k) for k in self.kinds]
+
+
+class RankSpace(SortedColumns):
+    """An anonymized table prepared for permutation-distance queries: its sorted columns and every record's blocks.
 
     Parameters
     ----------
@@ -111,14 +137,6 @@ class RankSpace:
     @property
     def n_records(self) -> int:
         return int(self.values.shape[0])
-
-    @property
-    def n_attributes(self) -> int:
-        return int(self.values.shape[1])
-
-    @property
-    def spread_kinds(self) -> list[str]:
-        return [spread_kind(k) for k in self.kinds]
 
     def query_blocks(self, originals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Query blocks ``(qlo, qhi)``, each ``(k, m)``, of k original records."""
@@ -547,6 +565,12 @@ def compute_permuted_privacy(
     matches = np.concatenate([p[2] for p in parts])
     offsets = np.zeros(total + 1, dtype=np.int64)
     np.cumsum(np.concatenate([np.diff(p[1]) for p in parts]), out=offsets[1:])
+    return assemble_report(space, qlo, qhi, distances, offsets, matches)
+
+
+def assemble_report(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np.ndarray, distances: np.ndarray,
+                    offsets: np.ndarray, matches: np.ndarray) -> PermutedPrivacyReport:
+    """The report from the distances and match sets (however found): D, and the spreads at D and at each d(x)."""
     dataset_distance = int(distances.min())
     at_dataset = compute_window_spread(space, qlo, qhi, dataset_distance)
     at_record = compute_window_spread(space, qlo, qhi, distances)

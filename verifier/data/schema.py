@@ -117,6 +117,11 @@ class Schema:
     def names(self) -> list[str]:
         return [a.name for a in self.attributes]
 
+    @property
+    def kinds(self) -> list[str]:
+        """Each column's kind (``numeric``, ``ordinal``, ``nominal``), in order."""
+        return [a.kind for a in self.attributes]
+
     def __len__(self) -> int:
         return len(self.attributes)
 

@@ -100,7 +100,7 @@ class Table:
 
     @property
     def kinds(self) -> list[str]:
-        return [a.kind for a in self.schema.attributes]
+        return self.schema.kinds
 
     def cell_text(self) -> np.ndarray:
         """The cells as text: the input's spelling where known, else ``repr`` of floats."""

@@ -1,0 +1,186 @@
+"""The Dask engine on a real LocalCluster of 2 worker processes: the same report as the local engine, to the bit.
+
+Property tests on continuous and heavily tied tables cut into parts, value
+ranges and slabs in several ways; the command on a directory of Parquet
+parts; a worker memory limit below the table's size (it spills and
+completes); a worker killed in the middle of a run (the scheduler recomputes
+what it held, and the result does not change); and the one FAIL line without
+the extra.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from verifier.cli import main as verifier
+from verifier.core.permutation import RankSpace, compute_distances_bruteforce, compute_permuted_privacy
+
+distributed = pytest.importorskip("distributed")
+
+from verifier.distributed.engine import distributed_permuted_privacy  # noqa: E402
+
+REPORT_FIELDS = ("distances", "match_offsets", "matches", "query_lo", "query_hi", "spread_at_dataset_distance",
+                 "spread_at_record_distance", "dataset_spread")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit="1GB") as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def _same(local, dist) -> None:
+    assert dist.dataset_distance == local.dataset_distance
+    for name in REPORT_FIELDS:
+        a, b = getattr(local, name), getattr(dist, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True), name
+
+
+def _table(rng, n: int, m: int, tied: bool) -> tuple[np.ndarray, np.ndarray]:
+    if tied:  # few distinct values: blocks of ties everywhere, also across part and range edges
+        x = rng.integers(0, 5, (n, m)).astype(float)
+        return x, rng.integers(0, 5, (n, m)).astype(float)
+    x = rng.normal(size=(n, m))
+    return x, x + rng.normal(scale=0.4, size=(n, m))
+
+
+def _cut(rng, a: np.ndarray, parts: int) -> list[np.ndarray]:
+    cuts = np.sort(rng.choice(np.arange(0, a.shape[0] + 1), size=parts - 1, replace=True))
+    return np.split(a, cuts)  # empty parts included
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_dask_engine_equals_the_local_engine(client, seed):
+    rng = np.random.default_rng(seed)
+    n, m, tied = int(rng.integers(2, 1500)), int(rng.integers(1, 5)), bool(seed % 2)
+    x, y = _table(rng, n, m, tied)
+    kinds = ["nominal" if tied and j == 0 else "numeric" for j in range(m)]
+    local = compute_permuted_privacy(RankSpace(y, kinds), x)
+    report, space = distributed_permuted_privacy(
+        client, _cut(rng, x, int(rng.integers(1, 5))), _cut(rng, y, int(rng.integers(1, 5))), kinds,
+        slabs=int(rng.integers(1, 7)), ranges=int(rng.integers(1, 7)))
+    _same(local, report)
+    r = int(rng.integers(0, n))
+    matches = report.record_matches(r)
+    assert np.array_equal(space.deviations(report.query_lo[r], report.query_hi[r], matches),
+                          RankSpace(y, kinds).deviations(report.query_lo[r], report.query_hi[r], matches))
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_the_dask_engine_equals_brute_force(client, tied):
+    rng = np.random.default_rng(7)
+    x, y = _table(rng, 300, 3, tied)
+    report, _ = distributed_permuted_privacy(client, _cut(rng, x, 3), _cut(rng, y, 4), ["numeric"] * 3,
+                                             slabs=5, ranges=4)
+    distances, matches = compute_distances_bruteforce(RankSpace(y), x)
+    assert np.array_equal(report.distances, distances)
+    assert all(np.array_equal(report.record_matches(r), matches[r]) for r in range(300))
+
+
+def _parts(folder: Path, y: np.ndarray, sizes: list[int]) -> Path:
+    folder.mkdir()
+    start = 0
+    for i, size in enumerate(sizes):
+        block = y[start:start + size]
+        pq.write_table(pa.table({f"a{j}": block[:, j] for j in range(y.shape[1])}), folder / f"part-{i:03d}.parquet")
+        start += size
+    return folder
+
+
+def _csv(path: Path, a: np.ndarray) -> Path:
+    path.write_text(",".join(f"a{j}" for j in range(a.shape[1])) + "\n"
+                    + "".join(",".join(repr(float(v)) for v in row) + "\n" for row in a))
+    return path
+
+
+def test_the_command_on_a_directory_of_parquet_parts(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    x, y = _table(rng, 3000, 3, False)
+    y[::7, 1] = 0.25  # one large block of ties
+    original = _csv(tmp_path / "x.csv", x)
+    parts = _parts(tmp_path / "y", y, [1000, 1500, 500])
+    base = ["distance", "--original", str(original), "--json"]
+    assert verifier([*base, "--anonymized", str(_csv(tmp_path / "y.csv", y)), "--out", str(tmp_path / "l.parquet")]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert verifier([*base, "--anonymized", str(parts), "--engine", "dask", "--workers", "2",
+                     "--out", str(tmp_path / "d.parquet")]) == 0
+    dist = json.loads(capsys.readouterr().out)
+    assert dist.pop("engine") == "dask" and local.pop("engine") == "local"
+    assert dist["dataset"] == local["dataset"] and dist == {**local, "out": str(tmp_path / "d.parquet")}
+    assert pq.read_table(tmp_path / "d.parquet").equals(pq.read_table(tmp_path / "l.parquet"))
+
+
+def test_a_worker_memory_limit_below_the_table_spills_and_completes(tmp_path):
+    """Workers of 16 MB each hold a 24 MB table and its ranks (60 MB more): they spill to disk."""
+    rng = np.random.default_rng(5)
+    x, y = _table(rng, 300_000, 5, False)
+    assert x.nbytes + y.nbytes > 16e6
+    local = compute_permuted_privacy(RankSpace(y), x)
+    config = {"distributed.worker.memory.target": 0.5, "distributed.worker.memory.spill": False,
+              "distributed.worker.memory.pause": False, "distributed.worker.memory.terminate": False}
+    with __import__("dask").config.set(config), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                     memory_limit="16MB", local_directory=str(tmp_path)) as cluster, \
+            distributed.Client(cluster) as c:
+        report, _ = distributed_permuted_privacy(c, np.array_split(x, 4), np.array_split(y, 4), ["numeric"] * 5)
+        spilled = c.run(lambda dask_worker: dask_worker.data.spilled_total.disk)
+    _same(local, report)
+    assert sum(spilled.values()) > 0
+
+
+def test_a_worker_killed_in_the_middle_of_a_run_changes_nothing(tmp_path):
+    rng = np.random.default_rng(11)
+    x, y = _table(rng, 20_000, 3, False)
+    parts = _parts(tmp_path / "y", y, [5000] * 4)
+    local = compute_permuted_privacy(RankSpace(y), x)
+    killed = []
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit="1GB") as cluster, distributed.Client(cluster) as c:
+        from contextlib import contextmanager
+
+        from verifier.distributed.partitions import table_parts
+
+        @contextmanager
+        def phase(label):
+            if label.startswith("searching"):  # the ranks are on the workers now: kill the one holding most
+                holders = c.who_has()
+                counts = {}
+                for where in holders.values():
+                    for w in where:
+                        counts[w] = counts.get(w, 0) + 1
+                victim = max(counts, key=counts.get)
+                try:
+                    c.run(os._exit, 1, workers=[victim])
+                except Exception:  # the worker dies before it answers
+                    pass
+                killed.append(victim)
+            yield
+
+        xp = table_parts(c, str(_parts(tmp_path / "x", x, [8000, 12000])), None, pieces=2)
+        yp = table_parts(c, str(parts), xp.schema, pieces=2)
+        report, _ = distributed_permuted_privacy(c, xp.parts, yp.parts, yp.schema.kinds, phase=phase)
+        assert killed and killed[0] not in c.scheduler_info()["workers"]  # it died; its nanny started another
+    _same(local, report)
+
+
+def test_without_dask_the_engine_is_one_fail_line(tmp_path):
+    """A Python where dask.distributed cannot be imported: one line naming the extra, exit 4."""
+    x = _csv(tmp_path / "x.csv", np.arange(12.0).reshape(4, 3))
+    code = ("import sys; sys.modules['dask'] = None; sys.modules['distributed'] = None; "
+            "sys.modules['dask.distributed'] = None; from verifier.cli import main; "
+            f"sys.exit(main(['distance', '--original', {str(x)!r}, '--anonymized', {str(x)!r}, '--engine', 'dask']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 4
+    assert done.stderr.strip().splitlines() == [
+        "FAIL: -: DASK_MISSING: --engine dask needs Dask's distributed scheduler: pip install "
+        "'permuted-privacy[dask]'"]

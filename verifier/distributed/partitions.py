@@ -1,0 +1,60 @@
+"""Tables for the distributed engine: one file, or a directory of Parquet parts read where they lie.
+
+A partitioned table is a directory whose ``*.parquet`` files (in name order)
+are its parts, as Spark, Dask and pyarrow's dataset writer leave them. Each
+part is read on a worker with the strict rules of
+:func:`verifier.data.tables.read_table`, under one schema: the one given, or
+the first part's (its nominal columns' categories then come from that part,
+and a category another part adds is refused there, naming the part). A
+single CSV or Parquet file is read here and cut into parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from verifier.data.schema import Schema
+from verifier.data.tables import read_table
+from verifier.errors import InvalidInputError
+
+__all__ = ["TableParts", "part_files", "table_parts"]
+
+
+def part_files(path: str | Path) -> list[Path]:
+    """The parts of a partitioned table: the ``*.parquet`` files of a directory, in name order; or the file itself."""
+    p = Path(path)
+    if not p.is_dir():
+        return [p]
+    parts = sorted(q for q in p.iterdir() if q.suffix.lower() in (".parquet", ".pq") and q.is_file())
+    if not parts:
+        raise InvalidInputError("is a directory without .parquet parts", path=str(path), reason="FILE_NOT_FOUND")
+    return parts
+
+
+def _load(path: str, schema: Schema) -> np.ndarray:
+    """One part's rank keys, read on a worker."""
+    return read_table(path, schema).values
+
+
+@dataclass(frozen=True, eq=False)
+class TableParts:
+    """A table as futures of ``(n_p, m)`` rank-key arrays, with its schema and where it came from."""
+
+    parts: list
+    schema: Schema
+    where: str
+
+
+def table_parts(client, path: str, schema: Schema | None, *, pieces: int) -> TableParts:
+    """``path`` on the cluster: a directory's parts read by the workers, or one file read here and cut in ``pieces``."""
+    files = part_files(path)
+    if Path(path).is_dir():
+        first = read_table(files[0], schema)  # the schema every part is read with
+        futures = [client.submit(_load, str(f), first.schema) for f in files]
+        return TableParts(futures, first.schema, str(path))
+    table = read_table(path, schema)
+    cuts = np.linspace(0, table.n_records, max(1, pieces) + 1).astype(np.int64)[1:-1]
+    return TableParts([client.scatter(p) for p in np.split(table.values, cuts)], table.schema, str(path))

@@ -1,0 +1,50 @@
+"""``--engine local|dask`` and the cluster options, shared by the commands that can run on a Dask cluster."""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import contextmanager
+from typing import Iterator
+
+from verifier.distributed.cluster import dask_client, require_dask
+from verifier.errors import UsageError
+
+__all__ = ["add_engine_args", "engine_client"]
+
+
+def add_engine_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("engine (docs/scale.md)")
+    g.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local: this process (default); dask: a Dask cluster, for tables that outgrow one machine "
+                   "(needs the extra permuted-privacy[dask]); the results are the same. The tables may then be "
+                   "directories of Parquet parts, read by the workers")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --engine dask, a running scheduler (tcp://host:8786); default: a local cluster "
+                   "started and stopped by the command")
+    g.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default 2)")
+    g.add_argument("--memory-limit", metavar="SIZE",
+                   help="memory of each local worker (4GB, 512MiB; default: the machine's memory shared out); "
+                   "a worker spills to disk beyond it")
+
+
+@contextmanager
+def engine_client(args: argparse.Namespace) -> Iterator:
+    """The Dask client ``--engine dask`` asks for; cluster options without it are a usage error."""
+    if args.engine != "dask":
+        if args.scheduler or args.workers is not None or args.memory_limit:
+            raise UsageError("--scheduler, --workers and --memory-limit go with --engine dask")
+        yield None
+        return
+    require_dask()
+    if args.memory_limit is not None:
+        from dask.utils import parse_bytes
+
+        try:
+            if parse_bytes(args.memory_limit) <= 0:
+                raise ValueError
+        except (ValueError, TypeError):
+            raise UsageError(f"--memory-limit takes a size such as 4GB or 512MiB, got {args.memory_limit!r}") from None
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    with dask_client(args.scheduler, workers=args.workers, memory_limit=args.memory_limit) as client:
+        yield client
