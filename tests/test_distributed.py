@@ -22,11 +22,15 @@ import pyarrow.parquet as pq
 import pytest
 
 from verifier.cli import main as verifier
+from verifier.attacks.intruder import run_intruder
 from verifier.core.permutation import RankSpace, compute_distances_bruteforce, compute_permuted_privacy
+from verifier.core.ranks import reverse_map
+from verifier.errors import InvalidInputError
 
 distributed = pytest.importorskip("distributed")
 
 from verifier.distributed.engine import distributed_permuted_privacy  # noqa: E402
+from verifier.distributed.intruder import distributed_intruder  # noqa: E402
 
 REPORT_FIELDS = ("distances", "match_offsets", "matches", "query_lo", "query_hi", "spread_at_dataset_distance",
                  "spread_at_record_distance", "dataset_spread")
@@ -87,6 +91,59 @@ def test_the_dask_engine_equals_brute_force(client, tied):
     assert all(np.array_equal(report.record_matches(r), matches[r]) for r in range(300))
 
 
+INTRUDER_FIELDS = ("p_values", "p_value_low", "p_value_high", "original_counts", "outcomes", "rank_correlation")
+
+
+def _same_intruder(local, dist) -> None:
+    for name in ("distances", "offsets", "matches"):
+        a, b = getattr(local.linkage, name), getattr(dist.linkage, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert (dist.random.method, dist.random.total) == (local.random.method, local.random.total)
+    assert np.array_equal(dist.random.counts, local.random.counts)
+    for name in INTRUDER_FIELDS:
+        a, b = getattr(local, name), getattr(dist, name)
+        assert (a is None) == (b is None), name
+        assert a is None or np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+    assert dist.hellinger == local.hellinger and dist.alpha == local.alpha
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_dask_intruder_equals_the_local_intruder(client, seed):
+    """Reverse mapping with random tie-breaks, linkage, random draws, shares: the same seed gives the same report."""
+    rng = np.random.default_rng(100 + seed)
+    n, m, tied = int(rng.integers(2, 800)), int(rng.integers(1, 4)), bool(seed % 2)
+    x, y = _table(rng, n, m, tied)
+    kinds = ["nominal" if tied and j == 0 else "numeric" for j in range(m)]
+    paired = seed % 4 < 2
+    options = {"mode": "monte_carlo", "samples": 40_000} if seed % 3 else {"exhaustive_limit": 10**6}
+    local = run_intruder(x, y, kinds, paired=paired, random_state=seed, **options)
+    dist = distributed_intruder(client, _cut(rng, x, int(rng.integers(1, 4))), _cut(rng, y, int(rng.integers(1, 5))),
+                                kinds, paired=paired, random_state=seed, slabs=int(rng.integers(1, 6)),
+                                ranges=int(rng.integers(1, 6)), **options)
+    _same_intruder(local, dist)
+    assert dist.random.method == ("monte_carlo" if seed % 3 or n ** m > 10**6 else "exhaustive")
+
+
+def test_the_dask_intruder_links_as_brute_force_does(client):
+    """All-tied columns: Z from the cluster's reverse mapping, its links checked record by record by brute force."""
+    rng = np.random.default_rng(21)
+    x, y = _table(rng, 200, 2, True)
+    dist = distributed_intruder(client, _cut(rng, x, 3), _cut(rng, y, 2), ["numeric"] * 2, paired=True,
+                                random_state=4, slabs=3, ranges=3, mode="monte_carlo", samples=500)
+    z = reverse_map(x, y, random_state=np.random.default_rng(4)).z
+    distances, matches = compute_distances_bruteforce(RankSpace(z), x)
+    assert np.array_equal(dist.linkage.distances, distances)
+    assert all(np.array_equal(dist.linkage.record_matches(r), matches[r]) for r in range(200))
+    assert np.all(np.sort(z, axis=0) == np.sort(x, axis=0))  # Z is a per-column permutation of X
+
+
+def test_the_dask_intruder_refuses_tables_of_other_sizes(client):
+    x = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(InvalidInputError, match="has 5 records and the original 6") as failed:
+        distributed_intruder(client, [x], [x[:5]], ["numeric"] * 2, where="y.parquet")
+    assert failed.value.reason == "SHAPE_MISMATCH" and failed.value.path == "y.parquet"
+
+
 def _parts(folder: Path, y: np.ndarray, sizes: list[int]) -> Path:
     folder.mkdir()
     start = 0
@@ -118,6 +175,38 @@ def test_the_command_on_a_directory_of_parquet_parts(tmp_path, capsys):
     assert dist.pop("engine") == "dask" and local.pop("engine") == "local"
     assert dist["dataset"] == local["dataset"] and dist == {**local, "out": str(tmp_path / "d.parquet")}
     assert pq.read_table(tmp_path / "d.parquet").equals(pq.read_table(tmp_path / "l.parquet"))
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_the_intruder_command_on_parquet_parts(tmp_path, capsys, paired):
+    """``verifier intruder --engine dask`` on directories of parts: the local command's JSON and --out file."""
+    rng = np.random.default_rng(13)
+    x, y = _table(rng, 2500, 3, False)
+    y[::5, 0] = 1.5  # ties in Y: the reverse mapping draws its permutation
+    base = ["intruder", "--json", "--seed", "9", "--samples", "3000", *(["--paired"] if paired else [])]
+    assert verifier([*base, "--original", str(_csv(tmp_path / "x.csv", x)), "--anonymized",
+                     str(_csv(tmp_path / "y.csv", y)), "--out", str(tmp_path / "l.parquet")]) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert verifier([*base, "--original", str(_parts(tmp_path / "x", x, [1200, 1300])), "--anonymized",
+                     str(_parts(tmp_path / "y", y, [700, 900, 900])), "--engine", "dask", "--workers", "2",
+                     "--out", str(tmp_path / "d.parquet")]) == 0
+    dist = json.loads(capsys.readouterr().out)
+    assert (dist.pop("engine"), local.pop("engine")) == ("dask", "local")
+    assert dist == {**local, "out": str(tmp_path / "d.parquet")}
+    assert ("rank_correlation" in dist) is paired and local["random"]["method"] == "monte_carlo"
+    assert pq.read_table(tmp_path / "d.parquet").equals(pq.read_table(tmp_path / "l.parquet"))
+
+
+def test_the_intruder_command_refuses_parts_of_other_sizes(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    x, y = _table(rng, 100, 2, False)
+    code = verifier(["intruder", "--original", str(_parts(tmp_path / "x", x, [50, 50])), "--anonymized",
+                     str(_parts(tmp_path / "y", y[:90], [90])), "--engine", "dask", "--workers", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 3 and len(err) == 1 and "SHAPE_MISMATCH" in err[0] and "has 90 records and the original 100" in err[0]
+    assert verifier(["intruder", "--anonymized", str(tmp_path / "y"), "--subject-record", str(tmp_path / "me.json"),
+                     "--engine", "dask"]) == 2
+    assert "a subject's test reads Y here" in capsys.readouterr().err
 
 
 def test_a_worker_memory_limit_below_the_table_spills_and_completes(tmp_path):

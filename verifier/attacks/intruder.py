@@ -51,7 +51,9 @@ __all__ = [
     "random_match_distribution",
     "random_match_distribution_bruteforce",
     "link_records",
+    "check_alpha",
     "hellinger",
+    "intruder_report",
     "intruder_test",
     "run_intruder",
     "subject_test",
@@ -349,7 +351,10 @@ class IntruderReport:
 
     ``p_values[r] = F_rand(d_Z(x_r))``; a record is confidently linked when
     its p-value is below ``alpha``. ``outcomes`` (correct / multiple /
-    misidentified) are there only when the true pairing was known.
+    misidentified) are there only when the true pairing was known;
+    ``rank_correlation`` (Spearman's rho of X_j and Z_j) only when, besides,
+    the intruder reverse-mapped Y himself: it measures disclosure only where
+    row i of Z stands for record i.
     """
 
     linkage: Linkage
@@ -362,6 +367,7 @@ class IntruderReport:
     hellinger: float
     outcomes: np.ndarray | None = None
     reverse_mapping: ReverseMappingResult | None = None
+    rank_correlation: np.ndarray | None = None
 
     @property
     def n_records(self) -> int:
@@ -400,11 +406,36 @@ class IntruderReport:
         return float(np.mean(self.linkage.match_counts > 1))
 
 
-def _check_alpha(alpha: float) -> float:
+def check_alpha(alpha: float) -> float:
+    """``alpha`` as a float strictly between 0 and 1, or :class:`~verifier.errors.InvalidInputError`."""
     alpha = float(alpha)
     if not 0.0 < alpha < 1.0:
         raise InvalidInputError(f"alpha must be strictly between 0 and 1. Got {alpha!r} instead.")
     return alpha
+
+
+def intruder_report(linkage: Linkage, random: RandomMatchDistribution, *, alpha: float = ALPHA,
+                    true_rows: np.ndarray | None = None, **extra) -> IntruderReport:
+    """The report of a linkage and a random-match distribution: p-values, shares, the Hellinger distance.
+
+    ``extra`` (``reverse_mapping``, ``rank_correlation``) is kept in the report.
+    """
+    alpha = check_alpha(alpha)
+    p = random.p_value(linkage.distances)
+    low, high = random.p_value_interval(linkage.distances)
+    original_counts = np.bincount(linkage.distances)
+    return IntruderReport(
+        linkage=linkage,
+        random=random,
+        p_values=p,
+        p_value_low=low,
+        p_value_high=high,
+        alpha=alpha,
+        original_counts=original_counts,
+        hellinger=hellinger(original_counts / linkage.distances.size, random.pmf),
+        outcomes=None if true_rows is None else linkage.outcomes(true_rows),
+        **extra,
+    )
 
 
 def intruder_test(
@@ -424,25 +455,12 @@ def intruder_test(
     (``mode``, ``samples``, ``exhaustive_limit``, ``confidence``,
     ``progress``) go to :func:`random_match_distribution`.
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     x = check_matrix(originals, "the original table X")
     check_same_shape(x, space.values, "X", "Z", rows=False)
     linkage = link_records(space, x)
     random = random_match_distribution(space, random_state=random_state, **options)
-    p = random.p_value(linkage.distances)
-    low, high = random.p_value_interval(linkage.distances)
-    original_counts = np.bincount(linkage.distances)
-    return IntruderReport(
-        linkage=linkage,
-        random=random,
-        p_values=p,
-        p_value_low=low,
-        p_value_high=high,
-        alpha=alpha,
-        original_counts=original_counts,
-        hellinger=hellinger(original_counts / x.shape[0], random.pmf),
-        outcomes=None if true_rows is None else linkage.outcomes(true_rows),
-    )
+    return intruder_report(linkage, random, alpha=alpha, true_rows=true_rows)
 
 
 def run_intruder(
@@ -464,7 +482,7 @@ def run_intruder(
     as ``verifier reverse-map --seed`` does) and then draws the random records.
     ``options`` go to :func:`random_match_distribution`.
     """
-    _check_alpha(alpha)
+    check_alpha(alpha)
     rng = as_generator(random_state)
     mapped = reverse_map(original, anonymized, random_state=rng)
     x = np.asarray(original, dtype=np.float64)
@@ -472,7 +490,7 @@ def run_intruder(
         RankSpace(mapped.z, kinds), x, alpha=alpha, true_rows=np.arange(x.shape[0]) if paired else None,
         random_state=rng, **options,
     )
-    return IntruderReport(**{**report.__dict__, "reverse_mapping": mapped})
+    return IntruderReport(**{**report.__dict__, "reverse_mapping": mapped, "rank_correlation": mapped.rank_correlation if paired else None})
 
 
 @dataclass(frozen=True, eq=False)
@@ -514,7 +532,7 @@ def subject_test(
     ``mine`` is her record's distance when the caller has it already (it is
     then not computed again); ``options`` go to :func:`random_match_distribution`.
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     if mine is None:
         mine = compute_record_distance(space, np.asarray(record, dtype=np.float64))
     random = random_match_distribution(space, random_state=random_state, **options)

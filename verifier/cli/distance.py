@@ -11,7 +11,7 @@ from verifier.core.record_rows import distance_columns, distance_summary
 from verifier.data.record_file import BATCH, write_record_file
 from verifier.data.schema_file import load_schema
 from verifier.distributed.engine import distributed_permuted_privacy
-from verifier.distributed.partitions import table_parts
+from verifier.distributed.partitions import table_pair
 from verifier.frontend import (
     Phases,
     ExitCode,
@@ -70,10 +70,8 @@ def run(args: argparse.Namespace) -> int:
             report = compute_permuted_privacy(space, x.values, progress=ProgressBar("permutation distances"))
             return _output(args, x.names, report, space, phases)
         with phases(f"reading {args.original} and {args.anonymized} on the cluster"):
-            schema = load_schema(args.schema) if args.schema else None
-            workers = max(1, len(client.scheduler_info().get("workers", {})))
-            xp = table_parts(client, args.original, schema, pieces=2 * workers)
-            yp = table_parts(client, args.anonymized, xp.schema, pieces=2 * workers)
+            xp, yp = table_pair(client, args.original, args.anonymized,
+                                load_schema(args.schema) if args.schema else None)
         report, space = distributed_permuted_privacy(client, xp.parts, yp.parts, yp.schema.kinds, phase=phases)
         _check_record(args, report.distances.size)
         return _output(args, xp.schema.names, report, space, phases)

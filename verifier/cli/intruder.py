@@ -12,10 +12,12 @@ from verifier.attacks.link_rows import link_columns
 from verifier.core.record_rows import distance_summary
 from verifier.cli.inputs import PER_CELL, check_exhaustive, intruder_options, load_pair
 from verifier.core.permutation import RankSpace
+from verifier.distributed.intruder import distributed_intruder
+from verifier.distributed.partitions import table_pair
 from verifier.data.memory import ensure_fits
 from verifier.data.record_file import BATCH, write_record_file
 from verifier.data.schema_file import load_schema
-from verifier.data.tables import Table, read_table
+from verifier.data.tables import read_table
 from verifier.errors import InvalidInputError
 from verifier.frontend import (
     Phases,
@@ -23,7 +25,9 @@ from verifier.frontend import (
     ProgressBar,
     UsageError,
     add_command,
+    add_engine_args,
     check_out_file,
+    engine_client,
     finite,
     print_json,
     text_table,
@@ -81,6 +85,7 @@ def register(sub, common) -> None:
                    "(with --subject-record: if her record is)")
     p.add_argument("--json", action="store_true",
                    help="the summary as JSON on stdout; per-record JSON only with --record N, every record with --out")
+    add_engine_args(p)
 
 
 def as_dict(values: np.ndarray, size: int) -> dict[str, float | None]:
@@ -142,21 +147,42 @@ def run(args: argparse.Namespace) -> int:
     if args.subject_record is not None:
         if args.paired or args.out or args.record is not None:
             raise UsageError("--paired, --record and --out belong to the protector's test (--original)")
+        if args.engine != "local":
+            raise UsageError("--engine dask runs the protector's test (--original); a subject's test reads Y here")
         return _subject_intruder(args, options)
     check_out_file(args.out, args.original, args.anonymized)
-    with Phases()(f"reading {args.original} and {args.anonymized}"):
-        x, y = load_pair(args.original, args.anonymized, args.schema)
-    if args.record is not None and not 1 <= args.record <= x.n_records:
-        raise UsageError(f"--record must be between 1 and {x.n_records}, got {args.record}", path=args.original)
-    if x.n_records != y.n_records:
+    with engine_client(args) as client:
+        if client is None:
+            with Phases()(f"reading {args.original} and {args.anonymized}"):
+                x, y = load_pair(args.original, args.anonymized, args.schema)
+            _check_tables(args, x.n_records, y.n_records, x.n_attributes)
+            report = run_intruder(
+                x.values, y.values, x.kinds, paired=args.paired, progress=ProgressBar("random-match test"), **options
+            )
+            return _output(args, x.names, report)
+        phases = Phases()
+        with phases(f"reading {args.original} and {args.anonymized} on the cluster"):
+            xp, yp = table_pair(client, args.original, args.anonymized,
+                                load_schema(args.schema) if args.schema else None)
+            n_x, n_y = xp.n_records(client), yp.n_records(client)
+        _check_tables(args, n_x, n_y, len(xp.schema.names))
+        report = distributed_intruder(client, xp.parts, yp.parts, xp.schema.kinds, paired=args.paired, phase=phases,
+                                      where=args.anonymized, progress=ProgressBar("random-match test"), **options)
+        return _output(args, xp.schema.names, report)
+
+
+def _check_tables(args: argparse.Namespace, n_x: int, n_y: int, m: int) -> None:
+    if args.record is not None and not 1 <= args.record <= n_x:
+        raise UsageError(f"--record must be between 1 and {n_x}, got {args.record}", path=args.original)
+    if n_x != n_y:
         raise InvalidInputError(
-            f"has {y.n_records} records and the original {x.n_records}; the intruder reverse-maps Y onto X, "
+            f"has {n_y} records and the original {n_x}; the intruder reverse-maps Y onto X, "
             "which needs the same number", path=args.anonymized, reason="SHAPE_MISMATCH",
         )
-    check_exhaustive(x.n_records, x.n_attributes, args)
-    report = run_intruder(
-        x.values, y.values, x.kinds, paired=args.paired, progress=ProgressBar("random-match test"), **options
-    )
+    check_exhaustive(n_x, m, args)
+
+
+def _output(args: argparse.Namespace, names: list[str], report) -> int:
     size = max(report.random.pmf.size, report.original_pmf.size)
     if args.out:
         write_record_file(args.out, link_columns(report, batch=BATCH))
@@ -168,7 +194,8 @@ def run(args: argparse.Namespace) -> int:
     limit = args.max_linked_share
     passed = limit is None or report.confidently_linked_share <= limit
     out: dict[str, Any] = {
-        "attributes": x.names,
+        "attributes": names,
+        "engine": args.engine,
         "n_records": report.n_records,
         "alpha": report.alpha,
         "seed": args.seed,
@@ -186,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     if args.paired:
         out.update(correct_link_share=report.correct_link_share, multiple_match_share=report.multiple_match_share,
                    misidentified_share=report.misidentified_share,
-                   rank_correlation=[finite(t) for t in report.reverse_mapping.rank_correlation])
+                   rank_correlation=[finite(t) for t in report.rank_correlation])
     else:
         out["not_computed"] = {"figures": list(PAIRED_FIGURES), "reason": UNPAIRED_REASON}
     if limit is not None:
@@ -194,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out)
     else:
-        _print_intruder(x, report, records, args, passed)
+        _print_intruder(len(names), report, records, args, passed)
     return ExitCode.OK if passed else ExitCode.CHECK_FAILED
 
 
@@ -213,8 +240,8 @@ def _link_record(report, r: int) -> dict[str, Any]:
     return entry
 
 
-def _print_intruder(x: Table, report, records, args, passed: bool) -> None:
-    n, m = report.n_records, x.n_attributes
+def _print_intruder(m: int, report, records, args, passed: bool) -> None:
+    n = report.n_records
     print(f"Maximum-knowledge intruder (paper 003, Def. 3): knows {args.original} and {args.anonymized} "
           f"({n} records, {m} attributes),")
     print("reverse-maps Y to Z and links every original record to its closest records in Z.\n")

@@ -23,7 +23,7 @@ import numpy as np
 
 from verifier.core.ranks import ColumnBlocks
 
-__all__ = ["RankedColumns", "buckets", "pick", "rank_columns"]
+__all__ = ["RankedColumns", "ValueRanges", "buckets", "pick", "rank_columns", "sorted_column", "value_ranges"]
 
 #: order statistics each part contributes to the choice of range boundaries, per column
 SAMPLE = 512
@@ -141,32 +141,58 @@ class RankedColumns:
     n_records: int
 
 
+@dataclass(frozen=True, eq=False)
+class ValueRanges:
+    """Parts cut by value ranges: ``pieces[i][j][k]`` is a future of part i's ``(values, rows)`` of column j in range k."""
+
+    boundaries: list[np.ndarray]
+    pieces: list[list[list]]
+
+    def count(self, j: int) -> int:
+        """How many value ranges column j has."""
+        return int(self.boundaries[j].size + 1)
+
+    def column(self, j: int, k: int, parts: slice = slice(None)) -> list:
+        """Range k of column j: the pieces of the chosen parts."""
+        return [p[j][k] for p in self.pieces[parts]]
+
+
+def value_ranges(client, sampled: list, parts: list, *, ranges: int) -> ValueRanges:
+    """Cut every one of ``parts`` at boundaries drawn from order statistics of the ``sampled`` parts."""
+    samples = [client.submit(_sample, part) for part in sampled]
+    bounds = client.submit(_boundaries, ranges, *samples).result()
+    splits = [client.submit(_split, part, bounds) for part in parts]
+    pieces = [[[client.submit(pick, s, j, k) for k in range(b.size + 1)] for j, b in enumerate(bounds)] for s in splits]
+    return ValueRanges(bounds, pieces)
+
+
+def sorted_column(client, cut: ValueRanges, j: int, parts: slice = slice(None)) -> list:
+    """Futures of column j's values range by range, each sorted: together, the sorted column of the chosen parts."""
+    return [client.submit(_sort_range, *cut.column(j, k, parts)) for k in range(cut.count(j))]
+
+
 def rank_columns(client, released: list, original: list, sizes: Sequence[int], *, ranges: int) -> RankedColumns:
     """Rank the released parts (futures of ``(n_p, m)`` arrays) and query-rank the original parts.
 
     ``sizes`` are the released parts' record counts; ``ranges`` the value ranges per column.
     """
-    samples = [client.submit(_sample, part) for part in released]
-    bounds = client.submit(_boundaries, ranges, *samples).result()
-    m = len(bounds)
-    splits = [client.submit(_split, part, bounds) for part in released + original]
-    pieces = [[[client.submit(pick, s, j, k) for k in range(bounds[j].size + 1)] for j in range(m)] for s in splits]
+    cut = value_ranges(client, released, released + original, ranges=ranges)
+    m = len(cut.boundaries)
     n_released = len(released)
     sorted_ranges, ranked = [], []
     for j in range(m):
-        column = [client.submit(_sort_range, *[p[j][k] for p in pieces[:n_released]])
-                  for k in range(bounds[j].size + 1)]
+        column = sorted_column(client, cut, j, slice(0, n_released))
         metas = client.gather([client.submit(_range_meta, s) for s in column])
         sorted_ranges.append(column)
-        ranked.append([client.submit(_rank_range, s, layout, n_released, *[p[j][k] for p in pieces])
+        ranked.append([client.submit(_rank_range, s, layout, n_released, *cut.column(j, k))
                        for k, (s, layout) in enumerate(zip(column, _layouts(metas)))])
     parts = []
     for i, part in enumerate(released + original):
         columns, flat = [], []
         for j in range(m):
-            for k in range(bounds[j].size + 1):
+            for k in range(cut.count(j)):
                 columns.append(j)
-                flat += [pieces[i][j][k], client.submit(pick, ranked[j][k], i)]
+                flat += [cut.pieces[i][j][k], client.submit(pick, ranked[j][k], i)]
         parts.append(client.submit(_assemble, part, columns, *flat))
     return RankedColumns(released=parts[:n_released], original=parts[n_released:], sorted_ranges=sorted_ranges,
                          n_records=int(sum(sizes)))

@@ -14,6 +14,7 @@ client, a third of what the ranks and the tree take).
 from __future__ import annotations
 
 from contextlib import nullcontext
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, ContextManager, Sequence
 
@@ -22,9 +23,9 @@ import numpy as np
 from verifier.core.permutation import PermutedPrivacyReport, SortedColumns, assemble_report
 from verifier.core.ranks import ColumnBlocks
 from verifier.distributed.block_ranks import rank_columns
-from verifier.distributed.slab_search import nearest_released
+from verifier.distributed.slab_search import Slabs, build_slabs, search_slabs
 
-__all__ = ["DistributedSpace", "distributed_permuted_privacy"]
+__all__ = ["ClusterTree", "DistributedLinkage", "DistributedSpace", "distributed_linkage", "distributed_permuted_privacy"]
 
 
 def _rows(blocks: tuple[np.ndarray, np.ndarray], rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -35,14 +36,43 @@ def _shape(part: np.ndarray) -> int:
     return int(part.shape[0])
 
 
-class DistributedSpace(SortedColumns):
-    """Y's sorted columns on the client; its records' blocks stay on the workers until asked for."""
+class ClusterTree:
+    """The slab trees on the cluster, answering as :meth:`~verifier.core.kdtree.RankTree.distances` does.
 
-    def __init__(self, client, columns: list[ColumnBlocks], kinds: Sequence[str], blocks: list, sizes: Sequence[int]):
+    The random-match test asks it for the distances of its random records:
+    they are cut into ``pieces``, searched slab by slab like the original
+    records, and only their distances come back.
+    """
+
+    def __init__(self, client, slabs: Slabs, pieces: int):
+        self._client = client
+        self._slabs = slabs
+        self._pieces = max(1, pieces)
+
+    def distances(self, qlo: np.ndarray, qhi: np.ndarray) -> np.ndarray:
+        if qlo.shape[0] == 0:
+            return np.empty(0, np.int64)
+        cuts = np.linspace(0, qlo.shape[0], self._pieces + 1).astype(np.int64)[1:-1]
+        pieces = list(zip(np.split(np.asarray(qlo, np.int64), cuts), np.split(np.asarray(qhi, np.int64), cuts)))
+        futures = self._client.scatter(pieces)
+        found = self._client.gather(search_slabs(self._client, self._slabs, futures, [p[0].shape[0] for p in pieces]))
+        return np.concatenate([f[0] for f in found])
+
+
+class DistributedSpace(SortedColumns):
+    """Y's sorted columns on the client; its records' blocks and its slab trees stay on the workers.
+
+    ``tree`` answers distance queries on the cluster, so the random-match
+    test of :mod:`verifier.attacks.intruder` runs on this space unchanged.
+    """
+
+    def __init__(self, client, columns: list[ColumnBlocks], kinds: Sequence[str], blocks: list, sizes: Sequence[int],
+                 tree: ClusterTree):
         super().__init__(columns, kinds)
         self._client = client
         self._blocks = blocks
         self._starts = np.concatenate(([0], np.cumsum(sizes)))
+        self.tree = tree
 
     def deviations(self, qlo: np.ndarray, qhi: np.ndarray, records: np.ndarray) -> np.ndarray:
         """``dev[i, j]`` of the given released records (0-based) to one query block row, fetched by part."""
@@ -70,11 +100,22 @@ class DistributedSpace(SortedColumns):
         return self._gathered[1]
 
 
-def distributed_permuted_privacy(client, original: list, released: list, kinds: Sequence[str], *,
-                                 slabs: int | None = None, ranges: int | None = None,
-                                 phase: Callable[[str], ContextManager] | None = None,
-                                 ) -> tuple[PermutedPrivacyReport, DistributedSpace]:
-    """The permuted-privacy report of X against Y, both lists of parts on the cluster.
+@dataclass(frozen=True, eq=False)
+class DistributedLinkage:
+    """Every original record's query blocks, distance and match set (CSR, 0-based), and Y's space."""
+
+    space: DistributedSpace
+    qlo: np.ndarray
+    qhi: np.ndarray
+    distances: np.ndarray
+    offsets: np.ndarray
+    matches: np.ndarray
+
+
+def distributed_linkage(client, original: list, released: list, kinds: Sequence[str], *,
+                        slabs: int | None = None, ranges: int | None = None,
+                        phase: Callable[[str], ContextManager] | None = None) -> DistributedLinkage:
+    """Link every record of X to its nearest records of Y, both lists of parts on the cluster.
 
     ``original`` and ``released`` are futures (or values) of ``(n_p, m)``
     rank-key arrays. ``slabs`` (rank-space slabs) and ``ranges`` (value
@@ -96,16 +137,30 @@ def distributed_permuted_privacy(client, original: list, released: list, kinds: 
         ranked = rank_columns(client, released, original, sizes, ranges=ranges)
         wait(ranked.released + ranked.original)
     with phase("searching rank space (slabs, then across slab edges)"):
-        parts = client.gather(nearest_released(client, ranked.released, ranked.original, sizes, x_sizes, slabs=slabs))
+        cut = build_slabs(client, ranked.released, sizes, slabs=slabs)
+        parts = client.gather(search_slabs(client, cut, ranked.original, x_sizes))
     with phase("gathering the sorted columns and the query blocks"):
         columns = [ColumnBlocks.from_sorted(np.concatenate(client.gather(r))) for r in ranked.sorted_ranges]
         queries = client.gather(ranked.original)
-    space = DistributedSpace(client, columns, kinds, ranked.released, sizes)
-    qlo = np.concatenate([q[0] for q in queries])
-    qhi = np.concatenate([q[1] for q in queries])
-    distances = np.concatenate([p[0] for p in parts])
-    matches = np.concatenate([p[2] for p in parts])
-    offsets = np.zeros(distances.size + 1, np.int64)
+    space = DistributedSpace(client, columns, kinds, ranked.released, sizes, ClusterTree(client, cut, 2 * workers))
+    offsets = np.zeros(sum(x_sizes) + 1, np.int64)
     np.cumsum(np.concatenate([np.diff(p[1]) for p in parts]), out=offsets[1:])
-    with phase("window spreads"):
-        return assemble_report(space, qlo, qhi, distances, offsets, matches), space
+    return DistributedLinkage(
+        space=space,
+        qlo=np.concatenate([q[0] for q in queries]),
+        qhi=np.concatenate([q[1] for q in queries]),
+        distances=np.concatenate([p[0] for p in parts]),
+        offsets=offsets,
+        matches=np.concatenate([p[2] for p in parts]),
+    )
+
+
+def distributed_permuted_privacy(client, original: list, released: list, kinds: Sequence[str], *,
+                                 slabs: int | None = None, ranges: int | None = None,
+                                 phase: Callable[[str], ContextManager] | None = None,
+                                 ) -> tuple[PermutedPrivacyReport, DistributedSpace]:
+    """The permuted-privacy report of X against Y, both lists of parts on the cluster (see :func:`distributed_linkage`)."""
+    linked = distributed_linkage(client, original, released, kinds, slabs=slabs, ranges=ranges, phase=phase)
+    with (phase or (lambda label: nullcontext()))("window spreads"):
+        report = assemble_report(linked.space, linked.qlo, linked.qhi, linked.distances, linked.offsets, linked.matches)
+    return report, linked.space

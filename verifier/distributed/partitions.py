@@ -20,7 +20,7 @@ from verifier.data.schema import Schema
 from verifier.data.tables import read_table
 from verifier.errors import InvalidInputError
 
-__all__ = ["TableParts", "part_files", "table_parts"]
+__all__ = ["TableParts", "part_files", "table_pair", "table_parts"]
 
 
 def part_files(path: str | Path) -> list[Path]:
@@ -47,6 +47,10 @@ class TableParts:
     schema: Schema
     where: str
 
+    def n_records(self, client) -> int:
+        """How many records the parts hold together (each part counted where it lies)."""
+        return int(sum(client.gather([client.submit(len, p) for p in self.parts])))
+
 
 def table_parts(client, path: str, schema: Schema | None, *, pieces: int) -> TableParts:
     """``path`` on the cluster: a directory's parts read by the workers, or one file read here and cut in ``pieces``."""
@@ -58,3 +62,10 @@ def table_parts(client, path: str, schema: Schema | None, *, pieces: int) -> Tab
     table = read_table(path, schema)
     cuts = np.linspace(0, table.n_records, max(1, pieces) + 1).astype(np.int64)[1:-1]
     return TableParts([client.scatter(p) for p in np.split(table.values, cuts)], table.schema, str(path))
+
+
+def table_pair(client, original: str, anonymized: str, schema: Schema | None) -> tuple[TableParts, TableParts]:
+    """X and Y on the cluster, Y read with X's schema; a single file is cut in twice as many pieces as workers."""
+    pieces = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    x = table_parts(client, original, schema, pieces=pieces)
+    return x, table_parts(client, anonymized, x.schema, pieces=pieces)

@@ -26,7 +26,7 @@ import numpy as np
 from verifier.core.kdtree import RankTree
 from verifier.distributed.block_ranks import buckets, pick
 
-__all__ = ["Found", "nearest_released"]
+__all__ = ["Found", "Slabs", "build_slabs", "nearest_released", "search_slabs"]
 
 #: the distance of a query whose own slab holds no released record: every slab is searched
 UNBOUNDED = np.iinfo(np.int64).max
@@ -129,21 +129,40 @@ def _merge(n: int, *answers: Found) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return best, offsets, matches[order]
 
 
-def nearest_released(client, released: list, original: list, released_sizes: Sequence[int],
-                     original_sizes: Sequence[int], *, slabs: int) -> list:
-    """Futures of each original part's ``(distances, offsets, matches)``; blocks are futures of ``(lo, hi)``."""
+@dataclass(frozen=True, eq=False)
+class Slabs:
+    """Rank space cut into slabs on the cluster: the futures of their trees, their first-attribute bounds, the edges."""
+
+    trees: list
+    bounds: list[tuple[int, int] | None]
+    edges: np.ndarray
+
+
+def build_slabs(client, released: list, released_sizes: Sequence[int], *, slabs: int) -> Slabs:
+    """A :class:`~verifier.core.kdtree.RankTree` per slab of the released records; blocks are futures of ``(lo, hi)``."""
     n = int(sum(released_sizes))
     edges = np.unique(1 + (np.arange(1, slabs) * n) // slabs)
     starts = np.concatenate(([0], np.cumsum(released_sizes)))
-    x_starts = np.concatenate(([0], np.cumsum(original_sizes)))
-    count = edges.size + 1
     y_split = [client.submit(_split, b, int(s), edges) for b, s in zip(released, starts)]
-    x_split = [client.submit(_split, b, int(s), edges) for b, s in zip(original, x_starts)]
-    trees = [client.submit(_build, *[client.submit(pick, p, s) for p in y_split]) for s in range(count)]
-    bounds = client.gather([client.submit(_bounds, t) for t in trees])
-    first = [client.submit(_search, trees[s], *[client.submit(pick, p, s) for p in x_split]) for s in range(count)]
-    crossing = [client.submit(_crossing, f, bounds, s) for s, f in enumerate(first)]
-    second = [client.submit(_search, trees[t], *[client.submit(pick, c, t) for c in crossing]) for t in range(count)]
+    trees = [client.submit(_build, *[client.submit(pick, p, s) for p in y_split]) for s in range(edges.size + 1)]
+    return Slabs(trees, client.gather([client.submit(_bounds, t) for t in trees]), edges)
+
+
+def search_slabs(client, slabs: Slabs, original: list, original_sizes: Sequence[int]) -> list:
+    """Futures of each query part's ``(distances, offsets, matches)``; the parts are futures of ``(qlo, qhi)``."""
+    x_starts = np.concatenate(([0], np.cumsum(original_sizes)))
+    count = len(slabs.trees)
+    x_split = [client.submit(_split, b, int(s), slabs.edges) for b, s in zip(original, x_starts)]
+    first = [client.submit(_search, slabs.trees[s], *[client.submit(pick, p, s) for p in x_split]) for s in range(count)]
+    crossing = [client.submit(_crossing, f, slabs.bounds, s) for s, f in enumerate(first)]
+    second = [client.submit(_search, slabs.trees[t], *[client.submit(pick, c, t) for c in crossing])
+              for t in range(count)]
     per_part = [client.submit(_by_part, found, x_starts) for found in first + second]
     return [client.submit(_merge, int(size), *[client.submit(pick, p, i) for p in per_part])
             for i, size in enumerate(original_sizes)]
+
+
+def nearest_released(client, released: list, original: list, released_sizes: Sequence[int],
+                     original_sizes: Sequence[int], *, slabs: int) -> list:
+    """Futures of each original part's ``(distances, offsets, matches)``; blocks are futures of ``(lo, hi)``."""
+    return search_slabs(client, build_slabs(client, released, released_sizes, slabs=slabs), original, original_sizes)
