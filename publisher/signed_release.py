@@ -37,6 +37,7 @@ from verifier.data.sampling_weights import WEIGHTS, check_weights, weights_csv
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError
+from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_name
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.releases.family import family_of, generalized_columns
 from verifier.releases.recompute import family_disclosure, group_release_claims
@@ -60,9 +61,17 @@ from verifier.releases.verification import (
 __all__ = ["make_release"]
 
 
-def _check_arguments(out: Path, dataset_id: str, release_version: int, data_format: str) -> None:
+def _check_arguments(out: Path, dataset_id: str, release_version: int, data_format: str,
+                     part_rows: int | None, n_records: int) -> None:
     if data_format not in ("csv", "parquet"):
         raise InvalidInputError(f"the data format is csv or parquet, not {data_format!r}", reason="PARAMETER_INVALID")
+    if part_rows is not None and (data_format != "parquet" or isinstance(part_rows, bool)
+                                  or not isinstance(part_rows, int) or part_rows < 1):
+        raise InvalidInputError("--part-rows takes a whole number of rows from 1 up, with --format parquet",
+                                reason="PARAMETER_INVALID")
+    if part_rows is not None and -(-n_records // part_rows) > MAX_PARTS:
+        raise InvalidInputError(f"--part-rows {part_rows} cuts {n_records} records into more than {MAX_PARTS} "
+                                "parts; give more rows per part", reason="PARAMETER_INVALID")
     if out.exists() or out.is_symlink():
         raise InputIOError("already exists; a release is never overwritten", path=str(out), reason="OUTPUT_EXISTS")
     if not dataset_id or any(c in dataset_id for c in "\n\r\x00"):
@@ -79,11 +88,12 @@ def _refuse_formula_cells(found: FormulaCells, where: str, allowed: bool) -> Non
 
 
 def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: float, samples: int,
-            data_format: str, progress, allow_formula_cells: bool,
-            weights: tuple[np.ndarray, np.ndarray] | None) -> tuple[bytes, dict, dict]:
-    """Data, claims and utility of a release whose cells have ranks (every family but ``generalized``).
+            data_format: str, part_rows: int | None, progress, allow_formula_cells: bool,
+            weights: tuple[np.ndarray, np.ndarray] | None) -> tuple[list[tuple[str, bytes]], dict, dict]:
+    """Data files, claims and utility of a release whose cells have ranks (every family but ``generalized``).
 
-    ``weights`` are the sampling weights in the original's and in the released row order, or None.
+    ``weights`` are the sampling weights in the original's and in the released row order, or None;
+    ``part_rows`` cuts Parquet data into parts of that many rows.
     """
     schema = table.schema
     y = frame_to_keys(result.released, schema)
@@ -96,14 +106,23 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
     claims["reidentification"] = table_risk(y, schema, released_weights)
     claims["risk_original"] = table_risk(table.values, schema, original_weights)
     claims["attribute_disclosure"] = family_disclosure(family, methods, x, y, schema, assessment["attribute_disclosure"])
-    data = parquet_bytes(y, schema) if data_format == "parquet" else csv_bytes(frame_rows(result.released, schema), schema)
+    if data_format == "csv":
+        data = [(DATA_FILE, csv_bytes(frame_rows(result.released, schema), schema))]
+    elif part_rows is None:
+        data = [("release.parquet", parquet_bytes(y, schema))]
+    else:
+        data = [(part_name(i), parquet_bytes(y[a:a + part_rows], schema))
+                for i, a in enumerate(range(0, max(1, y.shape[0]), part_rows))]
     return data, claims, assessment["utility"]
 
 
 def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | None,
-                 data_format: str, allow_formula_cells: bool,
-                 weights: tuple[np.ndarray, np.ndarray] | None) -> tuple[bytes, dict, dict]:
-    """Data, claims and utility of a generalized release; the claims come from the published cells alone."""
+                 data_format: str, part_rows: int | None, allow_formula_cells: bool,
+                 weights: tuple[np.ndarray, np.ndarray] | None) -> tuple[list[tuple[str, bytes]], dict, dict]:
+    """Data file, claims and utility of a generalized release; the claims come from the published cells alone."""
+    if part_rows is not None:
+        raise InvalidInputError("a generalized release is published as one data file; --part-rows cuts the data of "
+                                "the other methods", reason="PARAMETER_INVALID")
     schema = table.schema
     rows, published = published_cells(result.released, schema, hierarchies)
     _refuse_formula_cells(formula_cells_in_text(schema, published.text), "the released table", allow_formula_cells)
@@ -117,9 +136,9 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
                                               "sa_distortion_ratio") if key in assessed}
     utility["attribute_disclosure_of_original_records"] = assessed["attribute_disclosure"]
     generalized = generalized_columns(methods, schema)
-    data = (generalized_parquet_bytes(published, generalized) if data_format == "parquet"
-            else csv_bytes(rows, schema, generalized=generalized))
-    return data, claims, utility
+    data = (("release.parquet", generalized_parquet_bytes(published, generalized)) if data_format == "parquet"
+            else (DATA_FILE, csv_bytes(rows, schema, generalized=generalized)))
+    return [data], claims, utility
 
 
 def _publishable(methods: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict | None]:
@@ -150,10 +169,10 @@ def _check_weights(table: Table, column: str | None, weights: np.ndarray | None)
     return weights
 
 
-def _files(data: bytes, data_format: str, hierarchies: dict | None, weights: np.ndarray | None, *, dataset_id: str,
+def _files(data: list[tuple[str, bytes]], hierarchies: dict | None, weights: np.ndarray | None, *, dataset_id: str,
            release_version: int, schema, generalized: Sequence[str]) -> list[tuple[str, bytes]]:
-    """The listed files: the data, the hierarchies and weights it is read with, and the data package describing them."""
-    files = [("release.parquet" if data_format == "parquet" else DATA_FILE, data)]
+    """The listed files: the data (or its parts), the hierarchies and weights it is read with, and the data package."""
+    files = list(data)
     if hierarchies is not None:
         files.append((HIERARCHIES, dumps_manifest(hierarchies)))
     weight_entry = None
@@ -162,8 +181,9 @@ def _files(data: bytes, data_format: str, hierarchies: dict | None, weights: np.
         files.append((WEIGHTS, content))
         weight_entry = (hashlib.sha256(content).hexdigest(), len(content))
     files.append((DATAPACKAGE, dumps_manifest(datapackage(
-        dataset_id=dataset_id, release_version=release_version, schema=schema, data_name=files[0][0],
-        sha256=hashlib.sha256(data).hexdigest(), size=len(data), generalized=generalized, weights=weight_entry))))
+        dataset_id=dataset_id, release_version=release_version, schema=schema,
+        data=[(name, hashlib.sha256(content).hexdigest(), len(content)) for name, content in data],
+        generalized=generalized, weights=weight_entry))))
     return files
 
 
@@ -184,7 +204,8 @@ def _statement(files: Sequence[tuple[str, bytes]], predicate: dict[str, Any]) ->
     return {
         "_type": STATEMENT_TYPE,
         "subject": [{"name": name, "digest": {"sha256": hashlib.sha256(content).hexdigest()},
-                     "mediaType": media[name], "annotations": {"size": len(content)}} for name, content in files],
+                     "mediaType": PART_MEDIA if is_part(name) else media[name], "annotations": {"size": len(content)}}
+                    for name, content in files],
         "predicateType": PREDICATE_TYPE,
         "predicate": predicate,
     }
@@ -232,10 +253,12 @@ def make_release(
     protector_report: str | Path | None = None,
     weight_column: str | None = None,
     weights: np.ndarray | None = None,
+    part_rows: int | None = None,
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
 
-    ``data_format`` is ``csv`` (``release.csv``) or ``parquet`` (``release.parquet``). ``progress``
+    ``data_format`` is ``csv`` (``release.csv``) or ``parquet`` (``release.parquet``, or with
+    ``part_rows`` the parts ``release-00000.parquet``, ... of that many rows each). ``progress``
     follows the assessment, ``phase(label)`` (a context manager) the other steps. Text cells a
     spreadsheet would run as formulas are refused (``FORMULA_LIKE_CELL``) in the input and in
     the released table, unless ``allow_formula_cells``. ``metadata`` (publisher, contact,
@@ -248,7 +271,7 @@ def make_release(
     """
     phase = phase or (lambda label: nullcontext())
     target = Path(out)
-    _check_arguments(target, dataset_id, release_version, data_format)
+    _check_arguments(target, dataset_id, release_version, data_format, part_rows, table.n_records)
     metadata = check_metadata(metadata or {})
     if protector_report is not None and (Path(protector_report).exists() or Path(protector_report).is_symlink()):
         raise InputIOError("already exists; a protector's report is never overwritten", path=str(protector_report),
@@ -261,13 +284,13 @@ def make_release(
     family = family_of(listed)
     paired = None if weights is None else (weights, weights[result.order])  # the original's order, the release's
     if family == "generalized":
-        data, claims, utility = _generalized(table, result, listed, hierarchies, data_format, allow_formula_cells,
-                                             paired)
+        data, claims, utility = _generalized(table, result, listed, hierarchies, data_format, part_rows,
+                                             allow_formula_cells, paired)
     else:
         data, claims, utility = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
-                                        data_format=data_format, progress=progress,
+                                        data_format=data_format, part_rows=part_rows, progress=progress,
                                         allow_formula_cells=allow_formula_cells, weights=paired)
-    files = _files(data, data_format, hierarchies, None if paired is None else paired[1],
+    files = _files(data, hierarchies, None if paired is None else paired[1],
                    dataset_id=dataset_id, release_version=release_version, schema=table.schema,
                    generalized=generalized_columns(listed, table.schema))
     protector = None if publish_protector_figures else claims.pop("protector_only", None)
@@ -283,11 +306,10 @@ def make_release(
         "toolkit": {"name": "permuted-privacy", "version": __version__, "randomness": result.randomness},
         "environment": environment(),
         "dropped_identifiers": [str(c) for c in dropped_identifiers],
+        **({} if weights is None else
+           {"sampling_weights": {"column": weight_column, "file": WEIGHTS, "used_for": WEIGHTED}}),
+        **({"release_metadata": dict(metadata)} if metadata else {}),
     }
-    if weights is not None:
-        predicate["sampling_weights"] = {"column": weight_column, "file": WEIGHTS, "used_for": WEIGHTED}
-    if metadata:
-        predicate["release_metadata"] = dict(metadata)
     manifest = dumps_manifest(_statement(files, predicate))
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
     envelope = _envelope(manifest, key, trusted)

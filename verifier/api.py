@@ -33,7 +33,7 @@ from verifier.attacks.intruder import IntruderReport, SubjectReport, run_intrude
 from verifier.core.permutation import DVPrivacyResult, PermutedPrivacyReport, RankSpace, compute_permuted_privacy
 from verifier.data.schema import Schema
 from verifier.data.schema_file import load_schema
-from verifier.data.tables import Table, read_table_bytes, table_from_frame
+from verifier.data.tables import Table, table_from_frame
 from verifier.errors import InvalidInputError
 from verifier.releases.record import parse_record
 from verifier.releases.facts import open_release as _open, release_facts
@@ -289,7 +289,7 @@ class Release:
     @property
     def data(self) -> pd.DataFrame:
         """The released table, as signed."""
-        return read_table_bytes(self.verified.data_name, self.verified.data, self.schema).to_frame()
+        return self.verified.table().to_frame()
 
     def __repr__(self) -> str:
         v = self.verified

@@ -37,6 +37,10 @@ def register(sub, common) -> None:
     p.add_argument("--release-version", type=int, default=1, metavar="N", help="grows with each release (default 1)")
     p.add_argument("--format", choices=("csv", "parquet"), default="csv", dest="data_format",
                    help="the data file: release.csv (default) or release.parquet")
+    p.add_argument("--part-rows", type=int, metavar="N",
+                   help="with --format parquet, cut the data by rows into parts release-00000.parquet, ... of N "
+                   "rows each, every part signed by its own digest: a census that Dask workers read part by part "
+                   "(docs/scale.md); not for generalized releases")
     p.add_argument("--allow-formula-cells", action="store_true",
                    help="publish text cells that start with =, +, -, @, a tab or a carriage return, which a "
                    "spreadsheet would run as formulas (refused by default: FORMULA_LIKE_CELL, exit 3)")
@@ -66,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputIOError("already exists; a release is never overwritten", path=args.out, reason="OUTPUT_EXISTS")
     if args.release_version < 1:
         raise UsageError("--release-version is an integer from 1 up")
+    if args.part_rows is not None and (args.data_format != "parquet" or args.part_rows < 1):
+        raise UsageError("--part-rows takes a number of rows from 1 up, and goes with --format parquet")
     report = args.protector_report or f"{str(args.out).rstrip('/')}.protector.json"
     methods = [args.method, *args.then]
     routed = route_params(methods, args.param)
@@ -84,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         weights = load_weights(args.input, args.weight_column)
     target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                           seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
-                          phase=phases, data_format=args.data_format, allow_formula_cells=args.allow_formula_cells,
+                          phase=phases, data_format=args.data_format, part_rows=args.part_rows,
+                          allow_formula_cells=args.allow_formula_cells,
                           metadata={k: getattr(args, k) for k in METADATA_FIELDS},
                           dropped_identifiers=list(dict.fromkeys(args.drop_identifier)),
                           publish_protector_figures=args.publish_protector_figures,

@@ -37,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
             "verified": True, "release": release.path, "fingerprint": release.key.fingerprint,
             "key_id": release.key.key_id, "dataset_id": release.dataset_id, "release_version": release.release_version,
             "created_at": release.created_at, "methods": release.methods,
-            "data_file": {"name": release.data_name, "size": len(release.data)}, "claims": claims,
+            "data_file": {"name": release.data_name, "size": release.data_size,
+                          **({"parts": release.data_files} if release.parts else {})}, "claims": claims,
             "formula_like_cells": found.count,
             "release_metadata": release.predicate.get("release_metadata"),
             "environment": release.predicate.get("environment"),
@@ -63,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(weighted, dict):
         print(f"  sampling weights: column {json.dumps(weighted.get('column'), ensure_ascii=False)} of the input, "
               "one per record in weights.csv; the re-identification risks estimate the population with them")
+    if release.parts:
+        print(f"  data in {len(release.parts)} Parquet parts ({release.data_files[0]} to {release.data_files[-1]}), "
+              f"{release.data_size} bytes, each checked against its own signed digest")
     print(f"  withheld: {WITHHELD}")
     print(f"  claims: {claims_summary(release)}")
     warning = formula_warning(release, found)

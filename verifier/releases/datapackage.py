@@ -25,6 +25,7 @@ from verifier.data.sampling_weights import WEIGHT_COLUMN, WEIGHTS
 from verifier.data.schema import Schema
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError
+from verifier.releases.data_files import is_data, is_part
 from verifier.releases.family import generalized_columns
 
 __all__ = ["DATAPACKAGE", "PROFILE", "datapackage", "datapackage_problem"]
@@ -51,12 +52,11 @@ def _weights_resource(sha256: str, size: int) -> dict[str, Any]:
     }
 
 
-def datapackage(*, dataset_id: str, release_version: int, schema: Schema, data_name: str, sha256: str, size: int,
-                generalized: Sequence[str] = (), weights: tuple[str, int] | None = None) -> dict[str, Any]:
-    """The data package of a release: the data file with its Table Schema, and ``weights`` (sha256, size) when given."""
+def _data_resource(name: str, data_name: str, sha256: str, size: int, schema: Schema,
+                   generalized: Sequence[str]) -> dict[str, Any]:
     data_format = "parquet" if data_name.endswith(".parquet") else "csv"
     resource: dict[str, Any] = {
-        "name": "release", "type": "table", "path": data_name, "format": data_format,
+        "name": name, "type": "table", "path": data_name, "format": data_format,
         "mediatype": _MEDIA[data_format], "hash": f"sha256:{sha256}", "bytes": size,
     }
     if data_format == "csv":
@@ -64,7 +64,25 @@ def datapackage(*, dataset_id: str, release_version: int, schema: Schema, data_n
         resource["dialect"] = {"delimiter": ",", "header": True, "quoteChar": '"', "doubleQuote": True,
                                "lineTerminator": "\n"}
     resource["schema"] = table_schema(schema, generalized=generalized, data_format=data_format)
-    resources = [resource] if weights is None else [resource, _weights_resource(*weights)]
+    return resource
+
+
+def datapackage(*, dataset_id: str, release_version: int, schema: Schema, data: Sequence[tuple[str, str, int]],
+                generalized: Sequence[str] = (), weights: tuple[str, int] | None = None) -> dict[str, Any]:
+    """The data package of a release: its data (name, sha256, size) with their Table Schema, and ``weights``.
+
+    One data file is the resource ``release``; the parts of a partitioned
+    release are the resources ``release-00000``, ``release-00001``, ... in
+    order, each with the same schema. ``weights`` (sha256, size) adds the
+    resource ``weights``.
+    """
+    if len(data) == 1 and not is_part(data[0][0]):
+        resources = [_data_resource("release", *data[0], schema, generalized)]
+    else:
+        resources = [_data_resource(name.rsplit(".", 1)[0], name, sha256, size, schema, generalized)
+                     for name, sha256, size in data]
+    if weights is not None:
+        resources.append(_weights_resource(*weights))
     return {"$schema": PROFILE, "name": _package_name(dataset_id), "title": dataset_id,
             "version": str(release_version), "resources": resources}
 
@@ -72,17 +90,17 @@ def datapackage(*, dataset_id: str, release_version: int, schema: Schema, data_n
 def datapackage_problem(predicate: dict[str, Any], listed: Sequence[tuple[str, str, int]], raw: bytes) -> str | None:
     """Why the release's ``datapackage.json`` is not the one its manifest and listed files imply, or None when it is.
 
-    ``listed`` holds each listed file's name, sha256 and size, the data file first.
+    ``listed`` holds each listed file's name, sha256 and size, the data file (or its parts) first.
     """
     try:
         schema = Schema.from_dict(predicate["schema"])
     except InvalidInputError as exc:
         return f"the manifest's schema is not valid ({exc.message})"
-    data_name, sha256, size = listed[0]
+    data = [e for e in listed if is_data(e[0])]
     weights = next(((digest, n) for name, digest, n in listed if name == WEIGHTS), None)
     expected = datapackage(dataset_id=predicate["datasetId"], release_version=predicate["releaseVersion"],
-                           schema=schema, data_name=data_name, sha256=sha256, size=size,
-                           generalized=generalized_columns(predicate["methods"], schema), weights=weights)
+                           schema=schema, data=data, generalized=generalized_columns(predicate["methods"], schema),
+                           weights=weights)
     try:
         got = loads_strict(raw)
     except StrictJSONError as exc:

@@ -52,7 +52,8 @@ def formula_warning(release: VerifiedRelease, found: FormulaCells) -> str | None
     """A warning line for people about to open the data in a spreadsheet, or None."""
     if not found.count:
         return None
-    return (f"WARNING: {found.count} text cell{'s' if found.count > 1 else ''} of {release.data_name} start with "
+    where = release.data_name if not release.parts else f"the {len(release.parts)} data parts"
+    return (f"WARNING: {found.count} text cell{'s' if found.count > 1 else ''} of {where} start with "
             f"=, +, -, @, a tab or a carriage return (the first: {found.where()}): a "
             "spreadsheet would run them as formulas. Open the file as text, or import every column as text.")
 

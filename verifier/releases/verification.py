@@ -1,11 +1,16 @@
 """Signed, transparent releases: the format and its verification (SPEC section 9).
 
-A release is a directory holding exactly three files:
+A release is a directory holding:
 
-- the data, ``release.csv``, rows shuffled;
-- ``manifest.json``: an in-toto Statement v1 whose subject is the data file
-  (name, sha256, size) and whose predicate holds every parameter except the
-  seeds, the schema and the protector's claims; sorted, indented UTF-8 JSON;
+- the data, ``release.csv`` or ``release.parquet``, rows shuffled, or the
+  same table cut by rows into Parquet parts ``release-00000.parquet``, ...
+  (:mod:`verifier.releases.data_files`);
+- the files it is read with: ``datapackage.json`` (format version 2),
+  ``hierarchies.json`` and ``weights.csv`` when the release has them;
+- ``manifest.json``: an in-toto Statement v1 whose subject lists every one of
+  those files (name, sha256, size) and whose predicate holds every parameter
+  except the seeds, the schema and the protector's claims; sorted, indented
+  UTF-8 JSON;
 - ``manifest.dsse.json``: a DSSE envelope whose payload is the exact bytes of
   ``manifest.json``, signed with Ed25519 over the pre-authentication encoding
   ``b"DSSEv1 %d %b %d %b"``.
@@ -13,7 +18,8 @@ A release is a directory holding exactly three files:
 :func:`verify_release` checks it in the order of SPEC section 9 and fails
 closed: every failure is a :class:`ReleaseError` with a reason code (exit 1),
 raised before any data is parsed. It returns a :class:`VerifiedRelease` only
-on success, holding the verified bytes; nothing is read from disk again.
+on success, holding the verified bytes; nothing is read from disk again,
+except a part, which is checked against its digest again when it is read.
 
 The trusted public key always comes from the user, never from the release.
 The key id in the envelope is only a hint.
@@ -26,15 +32,27 @@ import hashlib
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import VerifierError
 from verifier.data.sampling_weights import WEIGHTS, parse_weights
+from verifier.releases.data_files import (
+    DATA_FILE,
+    DATA_FILES,
+    MAX_PARTS,
+    PART_MEDIA,
+    is_data,
+    is_part,
+    part_numbering_problem,
+    read_part,
+)
 from verifier.releases.datapackage import DATAPACKAGE, datapackage_problem
+from verifier.releases.listed_files import ReleaseError, fail as _fail, hash_listed, read_capped as _read_capped, read_listed
 
 __all__ = [
     "STATEMENT_TYPE",
@@ -66,25 +84,16 @@ PREDICATE_TYPE_V1 = "https://permuted-privacy.dev/release/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 MANIFEST = "manifest.json"
 ENVELOPE = "manifest.dsse.json"
-DATA_FILE = "release.csv"
-DATA_FILES = {"release.csv": "text/csv", "release.parquet": "application/vnd.apache.parquet"}
 #: files a release may list besides its data: the hierarchies its generalized cells are read with, (from
 #: version 2, then always) its Frictionless data package, and its records' sampling weights
 EXTRA_FILES = {"hierarchies.json": "application/json", DATAPACKAGE: "application/json", WEIGHTS: "text/csv"}
 HIERARCHIES = "hierarchies.json"
+#: the largest extra file (the data and weights.csv are limited only by their declared sizes)
 MAX_EXTRA_BYTES = 16 << 20
-"""The data file a release may hold, and the media type its manifest entry must give (SPEC section 9)."""
 #: no manifest or envelope is larger than this; a bigger file is refused unread
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-class ReleaseError(VerifierError):
-    """The release is not trustworthy (exit code 1)."""
-
-    exit_code = 1
-    default_reason = "VERIFICATION_FAILED"
 
 
 class KeyFileError(VerifierError):
@@ -241,6 +250,21 @@ class VerifiedRelease:
     data: bytes
     extras: dict[str, bytes] = field(default_factory=dict)
     """The verified bytes of the other listed files (``hierarchies.json``)."""
+    parts: tuple[tuple[str, str, int], ...] = ()
+    """A partitioned release's parts (name, sha256, size), in order; ``data`` is then empty, and each part is read
+    again, and checked again, when it is parsed (:mod:`verifier.releases.data_parts`)."""
+    root: str = ""
+    """The folder the release was read from (a link to it resolved once): where its parts are read again."""
+
+    @property
+    def data_files(self) -> list[str]:
+        """The data's file names: the one data file, or the parts in order."""
+        return [p[0] for p in self.parts] or [self.data_name]
+
+    @property
+    def data_size(self) -> int:
+        """The data's bytes, over every part."""
+        return sum(p[2] for p in self.parts) if self.parts else len(self.data)
 
     @property
     def predicate(self) -> dict[str, Any]:
@@ -292,6 +316,8 @@ class VerifiedRelease:
         from verifier.data.tables import read_text_cells
 
         shown = f"{self.path}/{self.data_name}"
+        if self.parts:
+            raise _fail(shown, "SCHEMA_INVALID", "a generalized release is published as one data file, not in parts")
         header, columns, typed = read_text_cells(shown, self.data)
         return read_published(self.schema(), header, columns, typed=typed, hierarchies=self.hierarchies, path=shown)
 
@@ -301,10 +327,15 @@ class VerifiedRelease:
         return Schema.from_dict(self.predicate["schema"])
 
     def table(self):
-        """The data, parsed from the verified bytes (never read from disk again)."""
-        from verifier.data.tables import read_table_bytes
+        """The data, parsed from the verified bytes (a part is read again and checked again before it is parsed)."""
+        from verifier.data.tables import Table, read_table_bytes
 
-        return read_table_bytes(f"{self.path}/{self.data_name}", self.data, self.schema())
+        if not self.parts:
+            return read_table_bytes(f"{self.path}/{self.data_name}", self.data, self.schema())
+        schema = self.schema()
+        values = [read_table_bytes(f"{self.path}/{p[0]}", read_part(self.root, p, self.path), schema).values
+                  for p in self.parts]
+        return Table(path=self.path, schema=schema, values=np.concatenate(values))
 
 
 def _strict_object(raw: bytes, shown: str, reason: str, what: str) -> dict[str, Any]:
@@ -318,43 +349,11 @@ def _strict_object(raw: bytes, shown: str, reason: str, what: str) -> dict[str, 
     return parsed
 
 
-def _fail(path: str, reason: str, message: str) -> ReleaseError:
-    return ReleaseError(message, path=path, reason=reason)
-
-
-def _read_capped(path: Path, limit: int, shown: str) -> bytes:
-    """Read a regular file of at most ``limit`` bytes, refusing links and special files."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        raise _fail(shown, "FILE_MISSING", "is listed but not in the release") from None
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-        raise _fail(shown, "UNSAFE_PATH", "is a link or a special file, not a regular file")
-    if info.st_nlink > 1:
-        raise _fail(shown, "UNSAFE_PATH", "has other hard links; a release holds its own files")
-    if info.st_size > limit:
-        raise _fail(shown, "SIZE_MISMATCH", f"holds {info.st_size} bytes, more than the {limit} allowed")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise _fail(shown, "FILE_UNREADABLE", f"cannot be read ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read(limit + 1)
-
-
 def _read_listed(path: Path, sha256: str, size: int, shown: str) -> bytes:
-    """A listed file, read at most once and only up to its declared size plus one byte, then hashed."""
+    """A listed file other than a part: extra files are capped, data files and weights only by their declared size."""
     if path.name not in DATA_FILES and path.name != WEIGHTS and size > MAX_EXTRA_BYTES:
         raise _fail(shown, "SIZE_MISMATCH", f"is declared with {size} bytes, more than the {MAX_EXTRA_BYTES} allowed")
-    content = _read_capped(path, size, shown)
-    if len(content) != size:
-        raise _fail(shown, "SIZE_MISMATCH", f"holds {len(content)}{'+' if len(content) > size else ''} bytes; "
-                    f"the manifest says {size}")
-    if hashlib.sha256(content).hexdigest() != sha256:
-        what = "the data was changed" if path.name in DATA_FILES else "the file was changed"
-        raise _fail(shown, "DIGEST_MISMATCH", f"its sha256 differs from the manifest's: {what}")
-    return content
+    return read_listed(path, sha256, size, shown, data=path.name in DATA_FILES)
 
 
 def _b64(text: Any, what: str, shown: str, reason: str) -> bytes:
@@ -383,7 +382,7 @@ _URL_SAFE = str.maketrans("-_", "+/")
 
 
 def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
-    """The statement's shape; returns every listed file's name, sha256 and size, the data file first."""
+    """The statement's shape; returns every listed file's name, sha256 and size, the data file (or its parts) first."""
     def bad(message: str) -> ReleaseError:
         return _fail(shown, "SCHEMA_INVALID", message)
 
@@ -394,15 +393,21 @@ def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
     if statement.get("predicateType") not in (PREDICATE_TYPE, PREDICATE_TYPE_V1):
         raise bad(f"predicateType is not {PREDICATE_TYPE} (or {PREDICATE_TYPE_V1}): another kind of signed document")
     subject = statement.get("subject")
-    if not isinstance(subject, list) or not 1 <= len(subject) <= 1 + len(EXTRA_FILES) \
+    if not isinstance(subject, list) or not 1 <= len(subject) <= MAX_PARTS + len(EXTRA_FILES) \
             or not all(isinstance(e, dict) for e in subject):
-        raise bad(f"subject must list the data file, and at most {', '.join(EXTRA_FILES)} besides")
+        raise bad(f"subject must list the data file (or its parts), and at most {', '.join(EXTRA_FILES)} besides")
     entries = [_subject_entry(e, shown) for e in subject]
     names = [e[0] for e in entries]
-    data = [e for e in entries if e[0] in DATA_FILES]
-    if len(data) != 1 or len(set(names)) != len(names) or any(n not in DATA_FILES and n not in EXTRA_FILES for n in names):
-        raise bad(f"subject must list exactly one data file ({', '.join(DATA_FILES)}) and at most "
-                  f"{', '.join(EXTRA_FILES)} besides; it lists {json.dumps(names)}")
+    data = [e for e in entries if is_data(e[0])]
+    whole = [e for e in data if e[0] in DATA_FILES]
+    if not data or (whole and len(data) > 1) or len(set(names)) != len(names) \
+            or any(n not in EXTRA_FILES for n in names if not is_data(n)):
+        shown_names = json.dumps(names if len(names) <= 8 else [*names[:8], "..."])
+        raise bad(f"subject must list exactly one data file ({', '.join(DATA_FILES)}) or its parts "
+                  f"(release-00000.parquet, ...), and at most {', '.join(EXTRA_FILES)} besides; it lists {shown_names}")
+    problem = None if whole else part_numbering_problem([e[0] for e in data])
+    if problem:
+        raise bad(problem)
     if (DATAPACKAGE in names) != (statement["predicateType"] == PREDICATE_TYPE):
         raise bad(f"a release of format version 2 lists {DATAPACKAGE}, and one of version 1 does not")
     predicate = statement.get("predicate")
@@ -426,7 +431,7 @@ def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
     for field_name, ok in checks.items():
         if not ok(predicate.get(field_name)):
             raise bad(f"predicate.{field_name} is missing or malformed")
-    return data + [e for e in entries if e[0] not in DATA_FILES]
+    return data + [e for e in entries if e not in data]
 
 
 def _subject_entry(entry: dict, shown: str) -> tuple[str, str, int]:
@@ -446,8 +451,9 @@ def _subject_entry(entry: dict, shown: str) -> tuple[str, str, int]:
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
         raise bad(f"the size of {name} (annotations.size) must be a non-negative integer")
     media = {**DATA_FILES, **EXTRA_FILES}
-    if name in media and entry.get("mediaType") != media[name]:
-        raise bad(f"the media type of {name} must be {media[name]}")
+    wanted = PART_MEDIA if is_part(name) else media.get(name)
+    if wanted is not None and entry.get("mediaType") != wanted:
+        raise bad(f"the media type of {name} must be {wanted}")
     return name, digest["sha256"], size
 
 
@@ -530,8 +536,12 @@ def verify_release(
     extra = [p for p in present if p not in expected]
     if extra:
         raise _fail(f"{shown}/{extra[0]}", "UNLISTED_FILE", "is not listed in the manifest; a release holds only its listed files")
-    contents = {name: _read_listed(root / name, sha256, size, f"{shown}/{name}") for name, sha256, size in listed}
-    data = contents.pop(data_name)
+    parts = tuple(e for e in listed if is_part(e[0]))
+    for name, sha256, size in parts:  # streamed through the hash, none of it kept
+        hash_listed(root / name, sha256, size, f"{shown}/{name}")
+    contents = {name: _read_listed(root / name, sha256, size, f"{shown}/{name}")
+                for name, sha256, size in listed if not is_part(name)}
+    data = b"" if parts else contents.pop(data_name)
     if DATAPACKAGE in contents:
         problem = datapackage_problem(statement["predicate"], listed, contents[DATAPACKAGE])
         if problem:
@@ -548,4 +558,4 @@ def verify_release(
         raise _fail(shown, "ROLLBACK", f"is release version {predicate['releaseVersion']}, older than the "
                     f"version {min_version} you asked for at least")
     return VerifiedRelease(path=shown, key=key, statement=statement, data_name=data_name, data=data,
-                           extras=contents)
+                           extras=contents, parts=parts, root=str(root))
