@@ -1,4 +1,4 @@
-"""Whole-command benchmark of ``verifier distance --engine dask`` on a LocalCluster, against ``--engine local``.
+"""Whole-command benchmark of ``verifier distance`` (or ``intruder``) ``--engine dask`` on a LocalCluster, against ``--engine local``.
 
 Writes X and Y (n x m, one heavily tied column) as directories of Parquet
 parts, runs each command in a subprocess, and samples the resident memory of
@@ -50,7 +50,9 @@ def _tables(folder: Path, n: int, m: int, parts: int, seed: int = 11) -> tuple[P
 def _watch(argv: list[str]) -> dict:
     """Run ``argv``; wall time, exit code and peak RSS (MB) of the command, its largest child, and all together."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # files, not pipes: a pipe left unread while the command runs fills up and stops it
+    stdout, stderr = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    proc = subprocess.Popen(argv, stdout=stdout, stderr=stderr)
     top = psutil.Process(proc.pid)
     client = child = total = 0
     while proc.poll() is None:
@@ -61,12 +63,21 @@ def _watch(argv: list[str]) -> dict:
             kids, mine = [], client
         client, child, total = max(client, mine), max([child, *kids]), max(total, mine + sum(kids))
         time.sleep(0.1)
-    out, err = proc.communicate()
+    stdout.seek(0), stderr.seek(0)
+    out, err = stdout.read(), stderr.read()
     mb = 1 / 2**20
     return {"seconds": round(time.perf_counter() - start, 2), "code": proc.returncode,
             "client_peak_mb": round(client * mb), "largest_worker_peak_mb": round(child * mb),
             "all_processes_peak_mb": round(total * mb), "stderr": err.decode(errors="replace")[-300:],
-            "D": json.loads(out)["dataset"]["distance"] if proc.returncode == 0 else None}
+            "result": _result(out) if proc.returncode == 0 else None}
+
+
+def _result(out: bytes) -> dict:
+    """The headline of the command's JSON: D (distance) or the confidently linked share (intruder)."""
+    got = json.loads(out)
+    if "dataset" in got:
+        return {"D": got["dataset"]["distance"]}
+    return {"confidently_linked_share": got["confidently_linked_share"], "random": got["random"]["method"]}
 
 
 def _stages(x: Path, y: Path, workers: int, memory_limit: str) -> dict[str, float]:
@@ -93,15 +104,18 @@ def _stages(x: Path, y: Path, workers: int, memory_limit: str) -> dict[str, floa
     return seconds
 
 
-def run(n: int, m: int, parts: int, workers: int, memory_limit: str, local: bool) -> dict:
+def run(n: int, m: int, parts: int, workers: int, memory_limit: str, local: bool, command: str = "distance",
+        stages: bool = True) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
         x, y = _tables(Path(tmp), n, m, parts)
-        base = [sys.executable, "-m", "verifier", "distance", "--original", str(x), "--anonymized", str(y), "--json"]
+        base = [sys.executable, "-m", "verifier", command, "--original", str(x), "--anonymized", str(y), "--json"]
         rows = {"dask": _watch([*base, "--engine", "dask", "--workers", str(workers), "--memory-limit", memory_limit])}
         if local:
             rows["local"] = _watch([*base[:5], str(x) + ".parquet", base[6], str(y) + ".parquet", *base[8:]])
-        rows["dask"]["stages"] = _stages(x, y, workers, memory_limit)
-        return {"n": n, "m": m, "parts": parts, "workers": workers, "memory_limit": memory_limit, "rows": rows}
+        if stages and command == "distance":
+            rows["dask"]["stages"] = _stages(x, y, workers, memory_limit)
+        return {"command": command, "n": n, "m": m, "parts": parts, "workers": workers, "memory_limit": memory_limit,
+                "rows": rows}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,9 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--memory-limit", default="8GB")
     p.add_argument("--no-local", action="store_true", help="skip the local engine (a table that does not fit)")
+    p.add_argument("--command", choices=("distance", "intruder"), default="distance",
+                   help="the command to time: the data-set (D, v) or the intruder's test (default distance)")
+    p.add_argument("--no-stages", action="store_true", help="skip the in-process rerun that times each stage")
     args = p.parse_args(argv)
     print(json.dumps(run(int(args.rows), args.attributes, args.parts, args.workers, args.memory_limit,
-                         not args.no_local), indent=2))
+                         not args.no_local, args.command, not args.no_stages), indent=2))
     return 0
 
 

@@ -209,6 +209,42 @@ def test_the_intruder_command_refuses_parts_of_other_sizes(tmp_path, capsys):
     assert "a subject's test reads Y here" in capsys.readouterr().err
 
 
+def test_audit_and_assess_on_the_cluster_give_the_local_figures(tmp_path, capsys):
+    """``verifier audit --engine dask`` and ``publisher assess --engine dask``: the local JSON and --out file."""
+    from publisher.cli import main as publisher
+    from publisher.keys import keygen
+
+    rng = np.random.default_rng(17)
+    x, _ = _table(rng, 1500, 3, False)
+    x[::4, 2] = 7.0  # ties
+    original = _csv(tmp_path / "x.csv", x)
+    private, public, _, _ = keygen(tmp_path / "keys", None)
+    assert publisher(["release", "--input", str(original), "--method", "additive_noise", "--param", "relative_sd=0.5",
+                      "--seed", "3", "--samples", "4000", "--format", "parquet", "--part-rows", "400", "--key",
+                      str(private), "--dataset-id", "d", "--out", str(tmp_path / "rel")]) == 0
+    capsys.readouterr()
+    got = {}
+    for engine in ("local", "dask"):
+        assert verifier(["audit", str(tmp_path / "rel"), "--key", str(public), "--original", str(original), "--json",
+                         "--out", str(tmp_path / f"{engine}.parquet"), "--engine", engine]) == 0
+        got[engine] = json.loads(capsys.readouterr().out)
+    assert (got["dask"].pop("engine"), got["local"].pop("engine")) == ("dask", "local")
+    assert got["dask"] == {**got["local"], "out": str(tmp_path / "dask.parquet")}
+    assert got["local"]["passed"] is True and any(c["claim"] == "intruder.hellinger" for c in got["local"]["checks"])
+    assert pq.read_table(tmp_path / "dask.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
+    y = _csv(tmp_path / "y.csv", np.round(x + rng.normal(scale=0.3, size=x.shape), 3))
+    for paired in ([], ["--paired"]):
+        runs = {}
+        for engine in ("local", "dask"):
+            assert publisher(["assess", "--original", str(original), "--anonymized", str(y), "--json", "--samples",
+                              "3000", *paired, "--engine", engine]) == 0
+            runs[engine] = json.loads(capsys.readouterr().out)
+        assert (runs["dask"].pop("engine"), runs["local"].pop("engine")) == ("dask", "local")
+        assert runs["dask"] == runs["local"]
+    assert verifier(["audit", str(tmp_path / "rel"), "--key", str(public), "--engine", "dask"]) == 2
+    assert "give --original" in capsys.readouterr().err
+
+
 def test_a_worker_memory_limit_below_the_table_spills_and_completes(tmp_path):
     """Workers of 16 MB each hold a 24 MB table and its ranks (60 MB more): they spill to disk."""
     rng = np.random.default_rng(5)

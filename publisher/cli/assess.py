@@ -12,7 +12,19 @@ from verifier.data.schema import Schema
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.data.tables import read_csv_cells, read_table
 from verifier.errors import InvalidInputError
-from verifier.frontend import ProgressBar, add_command, check_positive, check_probability, print_json, text_table
+from verifier.distributed.searches import ClusterSearches
+from verifier.frontend import (
+    Phases,
+    ProgressBar,
+    UsageError,
+    add_command,
+    add_engine_args,
+    check_positive,
+    check_probability,
+    engine_client,
+    print_json,
+    text_table,
+)
 from verifier.text import figure
 
 __all__ = ["register"]
@@ -40,6 +52,8 @@ def register(sub, common) -> None:
     p.add_argument("--hierarchies", metavar="FILE",
                    help="the hierarchy file the release was generalized with (implies --generalized; adds DR)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    add_engine_args(p, what="the permutation distances and the intruder run on the cluster, with the same "
+                    "results; the tables and the figures computed from the results stay here")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     check_positive("--samples", args.samples)
     x, schema = load_input(args.original, args.schema)
     if args.generalized or args.hierarchies:
+        if args.engine != "local":
+            raise UsageError("a generalized release has no ranks to search: --engine dask goes without --generalized")
         return _assess_generalized(args, x, schema)
     try:
         y = read_table(args.anonymized, schema)
@@ -59,10 +75,12 @@ def run(args: argparse.Namespace) -> int:
             f"has {y.n_records} records and the original {x.n_records}; a release has one row per subject",
             path=args.anonymized, reason="SHAPE_MISMATCH",
         )
-    result = assess(x.values, y.values, schema, paired=args.paired, alpha=args.alpha, samples=args.samples,
-                    exhaustive_limit=args.exhaustive_limit, random_state=args.intruder_seed,
-                    progress=ProgressBar("random-match test"))
-    out = result.to_json()
+    with engine_client(args) as client:
+        searches = None if client is None else ClusterSearches(client, phase=Phases())
+        result = assess(x.values, y.values, schema, paired=args.paired, alpha=args.alpha, samples=args.samples,
+                        exhaustive_limit=args.exhaustive_limit, random_state=args.intruder_seed,
+                        progress=ProgressBar("random-match test"), searches=searches)
+    out = {**result.to_json(), "engine": args.engine}
     if args.json:
         print_json(out)
     else:

@@ -33,7 +33,28 @@ from verifier.attacks.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, Intruder
 from verifier.core.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
 from verifier.data.schema import Schema
 
-__all__ = ["Assessment", "assess", "attribute_disclosure", "record_disclosure", "smallest_class", "utility_figures"]
+__all__ = ["Assessment", "Searches", "assess", "attribute_disclosure", "record_disclosure", "smallest_class",
+           "utility_figures"]
+
+
+class Searches:
+    """Where :func:`assess` runs its two searches: in this process (this class), or on a cluster.
+
+    :class:`verifier.distributed.searches.ClusterSearches` runs them on Dask
+    with the same results to the bit; the figures computed from their
+    results (utility, attribute disclosure) stay in the calling process.
+    """
+
+    def permuted_privacy(self, original: np.ndarray, anonymized: np.ndarray, kinds: list[str]):
+        """The data-set (D, v) report and the release's space (its sorted columns and record blocks)."""
+        space = RankSpace(anonymized, kinds)
+        return compute_permuted_privacy(space, original), space
+
+    def intruder(self, original: np.ndarray, anonymized: np.ndarray, kinds: list[str], *, paired: bool,
+                 **options) -> tuple[IntruderReport, np.ndarray]:
+        """The intruder's report (:func:`~verifier.attacks.intruder.run_intruder`) and his reverse-mapped Z."""
+        report = run_intruder(original, anonymized, kinds, paired=paired, **options)
+        return report, report.reverse_mapping.z
 
 
 def _num(x: float) -> float | None:
@@ -313,21 +334,22 @@ def assess(
     exhaustive_limit: int = EXHAUSTIVE_LIMIT,
     random_state: int | np.random.Generator | None = 0,
     progress: Callable[[int, int], None] | None = None,
+    searches: Searches | None = None,
 ) -> Assessment:
     """Assess the release ``anonymized`` (Y) of ``original`` (X), both ``(n, m)`` rank keys in schema order.
 
     ``paired``: row i of Y anonymizes row i of X. ``random_state`` is the
     intruder's randomness (tie-break of the reverse mapping, random records),
-    never the release's secret seed.
+    never the release's secret seed. ``searches`` runs the permutation
+    distances and the intruder elsewhere (a Dask cluster); by default here.
     """
     kinds = [a.kind for a in schema.attributes]
-    space = RankSpace(anonymized, kinds)
-    privacy = compute_permuted_privacy(space, original)
-    intruder = run_intruder(
+    searches = searches or Searches()
+    privacy, space = searches.permuted_privacy(original, anonymized, kinds)
+    intruder, z = searches.intruder(
         original, anonymized, kinds, paired=paired, alpha=alpha, samples=samples,
         exhaustive_limit=exhaustive_limit, random_state=random_state, progress=progress,
     )
-    z = intruder.reverse_mapping.z
     return Assessment(
         schema=schema, paired=paired, permuted_privacy=privacy, intruder=intruder,
         utility=utility_figures(original, anonymized, z, schema, paired=paired),

@@ -14,13 +14,16 @@ from verifier.frontend import (
     Phases,
     UsageError,
     add_command,
+    add_engine_args,
     add_release_args,
     check_out_file,
+    engine_client,
     print_json,
     text_table,
     verified,
 )
 from verifier.data.record_file import BATCH, write_record_file
+from verifier.distributed.searches import ClusterSearches
 from verifier.releases.audit import audit_release, audit_rows
 from verifier.releases.audit_report import write_report
 from verifier.text import figure
@@ -53,12 +56,17 @@ def register(sub, common) -> None:
     p.add_argument("--out", metavar="FILE",
                    help="with --original, write every original record's row (her distance, matches, deviations and "
                    "spreads, and the intruder's link and p-value) to FILE.parquet or FILE.csv (no list columns)")
+    add_engine_args(p, what="with --original, the permutation distances and the intruder run on the cluster, with "
+                    "the same results; "
+                    "the tables and the figures computed from the results stay here")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.out and not args.original:
         raise UsageError("--out lists every original record's figures: give --original X.csv too")
     check_out_file(args.out, args.original)
+    if args.engine != "local" and not args.original:
+        raise UsageError("--engine dask runs the searches an audit with --original makes: give --original X.csv")
     phases = Phases()
     with phases(f"verifying {args.release}"):
         release = verified(args, per_cell=160, also=[args.original])  # X and Y, both trees: 1.5 GB at 1e6 x 5
@@ -70,18 +78,20 @@ def run(args: argparse.Namespace) -> int:
         with phases(f"reading {args.original}"):
             original = read_table(args.original, release.schema())
             weights = _original_weights(args.original, release.predicate.get("sampling_weights"))
-    with phases("recomputing the claims"):
-        result = audit_release(release, original, weights)
-    out = args.out if args.out and "assessment" in result.figures else None  # not when X and Y differ in size
-    if out:
-        with phases(f"writing {out}"):
-            write_record_file(out, audit_rows(result, batch=BATCH))
+    with engine_client(args) as client:
+        with phases("recomputing the claims"):
+            searches = None if client is None else ClusterSearches(client, phase=phases)
+            result = audit_release(release, original, weights, searches=searches)
+        out = args.out if args.out and "assessment" in result.figures else None  # not when X and Y differ in size
+        if out:
+            with phases(f"writing {out}"):
+                write_record_file(out, audit_rows(result, batch=BATCH))
     written = []
     if args.report:
         with phases(f"writing {args.report}"):
             written = write_report(result, args.report)
     if args.json:
-        print_json({**result.to_json(), "report": written, "out": out})
+        print_json({**result.to_json(), "report": written, "out": out, "engine": args.engine})
     else:
         print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}); auditing its claims"
               + (" with the original" if original is not None else " from the release alone"))

@@ -31,7 +31,7 @@ from verifier.core.validation import as_generator
 from verifier.distributed.engine import DistributedLinkage, distributed_linkage
 from verifier.distributed.reverse_mapping import reverse_mapped_parts
 
-__all__ = ["distributed_intruder"]
+__all__ = ["distributed_intruder", "reverse_mapped_intruder"]
 
 
 def _rank_correlation(linked: DistributedLinkage) -> np.ndarray:
@@ -52,16 +52,12 @@ def _rank_correlation(linked: DistributedLinkage) -> np.ndarray:
     return corr
 
 
-def distributed_intruder(client, original: list, anonymized: list, kinds: Sequence[str], *, paired: bool = False,
-                         alpha: float = ALPHA, random_state: int | np.random.Generator | None = 0,
-                         slabs: int | None = None, ranges: int | None = None,
-                         phase: Callable[[str], ContextManager] | None = None, where: str = "-",
-                         **options) -> IntruderReport:
-    """Paper 003's attack (Def. 3) on X and Y given as parts on the cluster; ``options`` as for the local engine.
-
-    ``paired`` scores the links against row i of Y being record i of X and
-    adds the rank correlations. ``where`` names Y in a shape error.
-    """
+def reverse_mapped_intruder(client, original: list, anonymized: list, kinds: Sequence[str], *, paired: bool = False,
+                            alpha: float = ALPHA, random_state: int | np.random.Generator | None = 0,
+                            slabs: int | None = None, ranges: int | None = None,
+                            phase: Callable[[str], ContextManager] | None = None, where: str = "-",
+                            **options) -> tuple[IntruderReport, list]:
+    """:func:`distributed_intruder`'s report, and the futures of the parts of the intruder's Z (Y's row order)."""
     alpha = check_alpha(alpha)
     phase = phase or (lambda label: nullcontext())
     workers = max(1, len(client.scheduler_info().get("workers", {})))
@@ -74,5 +70,18 @@ def distributed_intruder(client, original: list, anonymized: list, kinds: Sequen
     linkage = Linkage(distances=linked.distances, offsets=linked.offsets, matches=linked.matches)
     random = random_match_distribution(linked.space, random_state=rng, **options)
     n = linkage.distances.size
-    return intruder_report(linkage, random, alpha=alpha, true_rows=np.arange(n) if paired else None,
-                           rank_correlation=_rank_correlation(linked) if paired else None)
+    report = intruder_report(linkage, random, alpha=alpha, true_rows=np.arange(n) if paired else None,
+                             rank_correlation=_rank_correlation(linked) if paired else None)
+    return report, z
+
+
+def distributed_intruder(client, original: list, anonymized: list, kinds: Sequence[str], **options) -> IntruderReport:
+    """Paper 003's attack (Def. 3) on X and Y given as parts on the cluster; ``options`` as for the local engine.
+
+    ``paired`` scores the links against row i of Y being record i of X and
+    adds the rank correlations; ``alpha``, ``random_state`` and the random-match
+    options (``mode``, ``samples``, ...) are the local engine's; ``slabs``
+    and ``ranges`` cut the work; ``phase`` follows the stages; ``where``
+    names Y in a shape error.
+    """
+    return reverse_mapped_intruder(client, original, anonymized, kinds, **options)[0]

@@ -12,12 +12,15 @@ from verifier.errors import UsageError
 __all__ = ["add_engine_args", "engine_client"]
 
 
-def add_engine_args(p: argparse.ArgumentParser) -> None:
+DEFAULT_WHAT = ("the results are the same. The tables may then be directories of Parquet parts, read by the workers")
+
+
+def add_engine_args(p: argparse.ArgumentParser, *, what: str = DEFAULT_WHAT) -> None:
+    """The engine options; ``what`` says what runs on the cluster and what stays, for this command."""
     g = p.add_argument_group("engine (docs/scale.md)")
     g.add_argument("--engine", choices=("local", "dask"), default="local",
                    help="local: this process (default); dask: a Dask cluster, for tables that outgrow one machine "
-                   "(needs the extra permuted-privacy[dask]); the results are the same. The tables may then be "
-                   "directories of Parquet parts, read by the workers")
+                   f"(needs the extra permuted-privacy[dask]); {what}")
     g.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask, a running scheduler (tcp://host:8786); default: a local cluster "
                    "started and stopped by the command")

@@ -34,7 +34,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from verifier.attacks.assessment import assess, smallest_class
+from verifier.attacks.assessment import Searches, assess, smallest_class
 from verifier.attacks.reidentification import table_risk
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.link_rows import link_columns
@@ -236,19 +236,20 @@ def _targets(ledger: _Ledger, recomputed: dict[str, Any]) -> None:
 
 
 def audit_release(release: VerifiedRelease, original: Table | None = None,
-                  original_weights: np.ndarray | None = None) -> AuditResult:
+                  original_weights: np.ndarray | None = None, *, searches: Searches | None = None) -> AuditResult:
     """Recompute the figures of a verified release under its model; ``original`` read with the release's schema.
 
     A release with sampling weights has its own risks recomputed with its ``weights.csv``, and the
     original's with ``original_weights`` (the original's weight column, one per record), without
-    which ``risk_original`` is not checked.
+    which ``risk_original`` is not checked. ``searches`` runs the permutation distances and the
+    intruder elsewhere (``verifier audit --engine dask``); by default in this process.
     """
     ledger = _Ledger(release)
     if "model" in release.claims:
         ledger.check("model", release.family)
     if release.family == "generalized":
         return _audit_generalized(ledger, original, original_weights)
-    return _audit_ranked(ledger, original, original_weights)
+    return _audit_ranked(ledger, original, original_weights, searches)
 
 
 def _released_weights(release: VerifiedRelease, n_records: int) -> np.ndarray | None:
@@ -336,7 +337,8 @@ def _release_alone(ledger: _Ledger, table: Table) -> dict[str, Any]:
     return {"attributes": schema.names}
 
 
-def _audit_ranked(ledger: _Ledger, original: Table | None, original_weights: np.ndarray | None) -> AuditResult:
+def _audit_ranked(ledger: _Ledger, original: Table | None, original_weights: np.ndarray | None,
+                  searches: Searches | None) -> AuditResult:
     """A release with ranks: what the release alone allows, then the rest with the original."""
     release = ledger.release
     try:
@@ -354,11 +356,12 @@ def _audit_ranked(ledger: _Ledger, original: Table | None, original_weights: np.
                                         "the original has another number of records than the release"))
         return ledger.result(True, figures)
     _risk_original(ledger, original, table.schema, original_weights)
-    _with_original(ledger, original, table, figures)
+    _with_original(ledger, original, table, figures, searches)
     return ledger.result(True, figures)
 
 
-def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict[str, Any]) -> None:
+def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict[str, Any],
+                   searches: Searches | None) -> None:
     """(D, v), the intruder's figures rerun with the manifest's settings, the family's risks, the original's figures."""
     release, schema, y = ledger.release, table.schema, table.values
     it = release.claims.get("intruder") or {}
@@ -367,7 +370,7 @@ def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict
     assessed = assess(
         original.values, y, schema, paired=False, alpha=float(it.get("alpha", 0.01)),
         samples=records, exhaustive_limit=max(records, 1) if exhaustive else 0,
-        random_state=int(it.get("intruder_seed", 0)),
+        random_state=int(it.get("intruder_seed", 0)), searches=searches,
     )
     result = assessed.to_json()
     ledger.check("permuted_privacy.distance", result["permuted_privacy"]["distance"])
