@@ -190,7 +190,7 @@ def test_assess_cli_on_a_kept_order_release(x_csv, tmp_path, capsys):
     assert out["intruder"]["confidently_linked_share"] == intruder.confidently_linked_share
     assert out["intruder"]["correct_link_share"] == intruder.correct_link_share
     assert set(out) == {"n_records", "attributes", "paired", "permuted_privacy", "intruder", "utility",
-                        "attribute_disclosure"}
+                        "attribute_disclosure", "engine"} and out["engine"] == "local"
     assert publisher(["assess", "--original", str(x_csv), "--anonymized", str(y)]) == 0
     text = capsys.readouterr().out
     assert "Permuted privacy (SPEC section 4): D = " in text and "rows not paired" in text
