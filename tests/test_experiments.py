@@ -13,6 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
+from experiments.mondrian import mondrian_classes
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -22,7 +27,7 @@ def test_every_experiment_runs_quickly_and_writes_its_pages(tmp_path):
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     runs = {r["name"]: r for r in json.loads(done.stdout)}
-    assert set(runs) == {"paper000", "paper003"}
+    assert set(runs) == {"paper000", "paper001", "paper003"}
     for name, run in runs.items():
         assert run["quick"] is True and run["comparisons"], name
         assert all(c["verdict"] in ("reproduced", "reproduced in trend", "differs") and c["reason"]
@@ -36,3 +41,37 @@ def test_every_experiment_runs_quickly_and_writes_its_pages(tmp_path):
     assert (counts["paper"], counts["ours"], counts["verdict"]) == ("5 / 4 / 11", "6 / 3 / 11", "differs")
     summary = (tmp_path / "experiments.md").read_text()
     assert "(experiments/paper000.md)" in summary and "(experiments/paper003.md)" in summary
+
+
+def test_mondrian_by_hand():
+    """Median cuts on the widest normalized range; a cut is allowed when both sides keep k records."""
+    skewed = np.array([0, 0, 1, 1, 1, 1, 1, 1.0])  # the median is the largest value
+    assert mondrian_classes([skewed], 2) == [list(range(8))]  # the median's ties all go left: no cut
+    assert mondrian_classes([skewed], 2, move_ties=True) == [[0, 1], [2, 3, 4, 5, 6, 7]]  # ties go right
+    assert mondrian_classes([np.arange(1.0, 9.0)], 2) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    # x = 1 1 1 2 2 3 3 3 and a/b alternating: first cut x <= 2 (5 | 3), then the a/b cut of the left (3 | 2)
+    x, ab = np.array([1, 1, 1, 2, 2, 3, 3, 3.0]), np.array(list("abababab"))
+    assert mondrian_classes([x, ab], 2) == [[0, 2, 4], [1, 3], [5, 6, 7]]
+    # k = 4: the x cut leaves 3 on the right, so the a/b cut (4 | 4) is taken
+    assert mondrian_classes([x, ab], 4) == [[0, 2, 4, 6], [1, 3, 5, 7]]
+    assert mondrian_classes([np.full(6, 5.0)], 2) == [list(range(6))]  # nothing to cut
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mondrian_classes_partition_the_rows_into_classes_of_at_least_k(seed):
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(5, 400)), int(rng.integers(2, 6))
+    columns = [rng.integers(0, 4, n).astype(float), rng.normal(size=n), np.array(list("xyz"))[rng.integers(0, 3, n)]]
+    move_ties = bool(seed % 2)
+    classes = mondrian_classes(columns, k, move_ties=move_ties)
+    assert sorted(r for c in classes for r in c) == list(range(n))
+    assert min(len(c) for c in classes) >= min(k, n)
+    # a class of 2k or more has no allowed cut left: every attribute is constant in it, or its median cut fails
+    keys = [np.unique(c, return_inverse=True)[1] for c in columns]
+    for c in classes:
+        if len(c) >= 2 * k:
+            for key in keys:
+                v = np.sort(key[c])
+                median = v[(v.size - 1) // 2]
+                cuts = [int(np.sum(v <= median))] + ([int(np.sum(v < median))] if move_ties else [])
+                assert v[0] == v[-1] or not any(k <= left <= len(c) - k for left in cuts)
