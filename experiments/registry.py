@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Callable
 
-from experiments import paper000_randomized_response, paper001_sd_anonymity, paper003_permutation
+from experiments import (
+    paper000_randomized_response,
+    paper001_sd_anonymity,
+    paper002_multi_sensitive,
+    paper003_permutation,
+)
 from experiments.outcome import Outcome
 
 __all__ = ["EXPERIMENTS"]
@@ -14,6 +19,8 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[bool], Outcome]]] = {
                  paper000_randomized_response.run),
     "paper001": ("SD k-anonymization against Mondrian: total NCP and data utility against k (Figs. 4-5)",
                  paper001_sd_anonymity.run),
+    "paper002": ("two-step generalization for several sensitive attributes: distortion ratios (Figs. 4-5)",
+                 paper002_multi_sensitive.run),
     "paper003": ("the permutation paradigm: the intruder's linkage and the random-match test (Tables 5-7, Figs. 1-3)",
                  paper003_permutation.run),
 }

@@ -27,7 +27,7 @@ def test_every_experiment_runs_quickly_and_writes_its_pages(tmp_path):
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     runs = {r["name"]: r for r in json.loads(done.stdout)}
-    assert set(runs) == {"paper000", "paper001", "paper003"}
+    assert set(runs) == {"paper000", "paper001", "paper002", "paper003"}
     for name, run in runs.items():
         assert run["quick"] is True and run["comparisons"], name
         assert all(c["verdict"] in ("reproduced", "reproduced in trend", "differs") and c["reason"]
