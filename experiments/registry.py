@@ -9,6 +9,7 @@ from experiments import (
     paper001_sd_anonymity,
     paper002_multi_sensitive,
     paper003_permutation,
+    paper004_random_replacement,
 )
 from experiments.outcome import Outcome
 
@@ -23,4 +24,6 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[bool], Outcome]]] = {
                  paper002_multi_sensitive.run),
     "paper003": ("the permutation paradigm: the intruder's linkage and the random-match test (Tables 5-7, Figs. 1-3)",
                  paper003_permutation.run),
+    "paper004": ("random attribute replacement against entropy l-diversity and Anatomy: count queries (Fig. 6)",
+                 paper004_random_replacement.run),
 }

@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 from experiments.mondrian import mondrian_classes
+from experiments.paper004_random_replacement import anatomy_groups, estimate_anatomy, estimate_generalized
+from publisher.methods.random_replacement import answer_anatomy, answer_generalized
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,7 +29,7 @@ def test_every_experiment_runs_quickly_and_writes_its_pages(tmp_path):
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     runs = {r["name"]: r for r in json.loads(done.stdout)}
-    assert set(runs) == {"paper000", "paper001", "paper002", "paper003"}
+    assert set(runs) == {"paper000", "paper001", "paper002", "paper003", "paper004"}
     for name, run in runs.items():
         assert run["quick"] is True and run["comparisons"], name
         assert all(c["verdict"] in ("reproduced", "reproduced in trend", "differs") and c["reason"]
@@ -75,3 +77,33 @@ def test_mondrian_classes_partition_the_rows_into_classes_of_at_least_k(seed):
                 median = v[(v.size - 1) // 2]
                 cuts = [int(np.sum(v <= median))] + ([int(np.sum(v < median))] if move_ties else [])
                 assert v[0] == v[-1] or not any(k <= left <= len(c) - k for left in cuts)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_vectorized_query_estimates_equal_the_librarys_eq_12_and_13(seed):
+    """Paper 004's experiment answers Eqs. 12-13 with array code; the library's plain loops are the reference."""
+    rng = np.random.default_rng(seed)
+    n, m, sizes = int(rng.integers(20, 200)), 3, [4, 6, 3]
+    qi = np.column_stack([rng.integers(0, d, n) for d in sizes])
+    s = rng.integers(0, 7, n)
+    group = anatomy_groups(s, 3, seed)
+    assert sorted(np.unique(group).tolist()) == list(range(group.max() + 1))
+    for g in np.unique(group):  # l = 3 distinct sensitive values, and leftovers only where their value is new
+        values = s[group == g].tolist()
+        assert len(values) >= 3 and len(set(values)) == len(values)
+    query = {int(a): np.sort(rng.choice(sizes[a], size=int(rng.integers(1, sizes[a] + 1)), replace=False))
+             for a in rng.choice(m, size=int(rng.integers(1, m + 1)), replace=False)}
+    s_values = set(rng.choice(7, size=3, replace=False).tolist())
+    hits = np.isin(s, sorted(s_values)).astype(float)
+    groups = [{"rows": [dict(enumerate(r)) for r in qi[group == g].tolist()], "sensitive": s[group == g].tolist()}
+              for g in np.unique(group)]
+    wanted = {a: set(v.tolist()) for a, v in query.items()}
+    assert estimate_anatomy(qi, group, hits, query) == pytest.approx(answer_anatomy(groups, wanted, s_values))
+    classes = rng.integers(0, 5, n)  # any grouping: each covers the code range of its members
+    _, classes = np.unique(classes, return_inverse=True)
+    lo = np.array([qi[classes == g].min(axis=0) for g in range(classes.max() + 1)])
+    hi = np.array([qi[classes == g].max(axis=0) for g in range(classes.max() + 1)])
+    covered = [{"covers": {a: set(range(lo[g, a], hi[g, a] + 1)) for a in range(m)},
+                "sensitive": s[classes == g].tolist()} for g in range(classes.max() + 1)]
+    got = estimate_generalized(lo, hi, np.bincount(classes, weights=hits), query, sizes)
+    assert got == pytest.approx(answer_generalized(covered, wanted, "s", s_values))
