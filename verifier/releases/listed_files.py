@@ -6,7 +6,7 @@ a file is read at most up to its declared size plus one byte, so a file grown
 to fill the disk is refused after that byte; and its sha256 is compared with
 the signed one. :func:`read_listed` returns the checked bytes;
 :func:`hash_listed` streams a large file through the hash in chunks and keeps
-none of it (a part of a partitioned release, :mod:`verifier.releases.data_parts`).
+none of it (a part of a partitioned release, :mod:`verifier.releases.data_files`).
 """
 
 from __future__ import annotations

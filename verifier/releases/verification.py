@@ -52,7 +52,8 @@ from verifier.releases.data_files import (
     read_part,
 )
 from verifier.releases.datapackage import DATAPACKAGE, datapackage_problem
-from verifier.releases.listed_files import ReleaseError, fail as _fail, hash_listed, read_capped as _read_capped, read_listed
+from verifier.releases.listed_files import ReleaseError, hash_listed, read_listed
+from verifier.releases.listed_files import fail as _fail, read_capped as _read_capped
 
 __all__ = [
     "STATEMENT_TYPE",
@@ -252,7 +253,7 @@ class VerifiedRelease:
     """The verified bytes of the other listed files (``hierarchies.json``)."""
     parts: tuple[tuple[str, str, int], ...] = ()
     """A partitioned release's parts (name, sha256, size), in order; ``data`` is then empty, and each part is read
-    again, and checked again, when it is parsed (:mod:`verifier.releases.data_parts`)."""
+    again, and checked again, when it is parsed (:mod:`verifier.releases.data_files`)."""
     root: str = ""
     """The folder the release was read from (a link to it resolved once): where its parts are read again."""
 
