@@ -107,3 +107,27 @@ def test_vectorized_query_estimates_equal_the_librarys_eq_12_and_13(seed):
                 "sensitive": s[classes == g].tolist()} for g in range(classes.max() + 1)]
     got = estimate_generalized(lo, hi, np.bincount(classes, weights=hits), query, sizes)
     assert got == pytest.approx(answer_generalized(covered, wanted, "s", s_values))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_apriori_rules_equal_a_brute_force_enumeration(seed):
+    """Every rule X -> s with support and confidence, found by trying every set of attribute values."""
+    from itertools import combinations, product
+
+    from experiments.associations import quasi_sensitive_rules
+
+    rng = np.random.default_rng(seed)
+    n, sizes = int(rng.integers(30, 300)), [2, 3, 3, 4]
+    qi = np.column_stack([rng.choice(d, n, p=rng.dirichlet(np.ones(d) * 0.7)) for d in sizes])
+    s = rng.integers(0, 3, n)
+    support, confidence = 0.08, 0.3
+    expected = set()
+    for length in range(1, len(sizes) + 1):
+        for attrs in combinations(range(len(sizes)), length):
+            for values in product(*[range(sizes[a]) for a in attrs]):
+                mask = np.all(qi[:, attrs] == values, axis=1)
+                for v in range(3):
+                    both = int(np.sum(mask & (s == v)))
+                    if both >= np.ceil(support * n - 1e-9) and both >= confidence * mask.sum() - 1e-9:
+                        expected.add((tuple(zip(attrs, values)), v))
+    assert quasi_sensitive_rules(qi, s, support=support, confidence=confidence) == expected
