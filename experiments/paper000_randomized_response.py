@@ -176,8 +176,8 @@ def _table_5(outcome: Outcome, frame: pd.DataFrame, quick: bool) -> list[tuple[i
         markdown_table(["l", "paper", "ours: randomized table", "ours: reconstructed (Eq. 2)",
                         "ours: expected randomized", "our keep p of Salary", "keep p of Salary for the paper's U"],
                        rows)
-        + "\n\nThe randomized table loses association as Salary is flipped: its expected U (one before last "
-        "column but two) is far below the paper's, and only a much milder keep probability of Salary (last "
+        + "\n\nThe randomized table loses association as Salary is flipped: its expected U (column \"expected "
+        "randomized\") is far below the paper's, and only a much milder keep probability of Salary (last "
         "column) would give the paper's values. The distribution reconstructed by Eq. 2 over all five "
         "attributes (then summed to Salary and Occupation) is what the paper's numbers match: the inversion "
         "undoes the flips, but its estimate of the 2 x 16 x 16 x 2 x 5 table is noisy, goes negative in "
