@@ -20,6 +20,7 @@ from verifier.frontend import (
     add_command,
     add_engine_args,
     check_out_file,
+    check_record_number,
     engine_client,
     finite,
     parse_v,
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         if client is None:
             with phases(f"reading {args.original} and {args.anonymized}"):
                 x, y = load_pair(args.original, args.anonymized, args.schema)
-            _check_record(args, x.n_records)
+            check_record_number(args.record, x.n_records, args.original)
             with phases("ranking the anonymized records"):
                 space = RankSpace(y.values, y.kinds)
             report = compute_permuted_privacy(space, x.values, progress=ProgressBar("permutation distances"))
@@ -73,13 +74,8 @@ def run(args: argparse.Namespace) -> int:
             xp, yp = table_pair(client, args.original, args.anonymized,
                                 load_schema(args.schema) if args.schema else None)
         report, space = distributed_permuted_privacy(client, xp.parts, yp.parts, yp.schema.kinds, phase=phases)
-        _check_record(args, report.distances.size)
+        check_record_number(args.record, report.distances.size, args.original)
         return _output(args, xp.schema.names, report, space, phases)
-
-
-def _check_record(args: argparse.Namespace, n: int) -> None:
-    if args.record is not None and not 1 <= args.record <= n:
-        raise UsageError(f"--record must be between 1 and {n}, got {args.record}", path=args.original)
 
 
 def _output(args: argparse.Namespace, names: list[str], report, space, phases) -> int:

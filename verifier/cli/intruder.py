@@ -27,6 +27,7 @@ from verifier.frontend import (
     add_command,
     add_engine_args,
     check_out_file,
+    check_record_number,
     engine_client,
     finite,
     print_json,
@@ -172,8 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_tables(args: argparse.Namespace, n_x: int, n_y: int, m: int) -> None:
-    if args.record is not None and not 1 <= args.record <= n_x:
-        raise UsageError(f"--record must be between 1 and {n_x}, got {args.record}", path=args.original)
+    check_record_number(args.record, n_x, args.original)
     if n_x != n_y:
         raise InvalidInputError(
             f"has {n_y} records and the original {n_x}; the intruder reverse-maps Y onto X, "

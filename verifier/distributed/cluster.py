@@ -12,9 +12,11 @@ import logging
 from contextlib import contextmanager
 from typing import Iterator
 
+import numpy as np
+
 from verifier.errors import InputIOError, InvalidInputError
 
-__all__ = ["DASK_EXTRA", "dask_client", "require_dask"]
+__all__ = ["DASK_EXTRA", "dask_client", "default_pieces", "on_cluster", "require_dask"]
 
 #: what to install for the distributed engine
 DASK_EXTRA = "permuted-privacy[dask]"
@@ -27,6 +29,16 @@ def require_dask() -> None:
     except ImportError:
         raise InputIOError(f"--engine dask needs Dask's distributed scheduler: pip install '{DASK_EXTRA}'",
                            reason="DASK_MISSING") from None
+
+
+def default_pieces(client) -> int:
+    """Twice the cluster's workers (at least 2): how many parts, value ranges and slabs work is cut into by default."""
+    return 2 * max(1, len(client.scheduler_info().get("workers", {})))
+
+
+def on_cluster(client, parts: list) -> list:
+    """Futures of ``parts``: arrays are scattered to the workers, futures kept as they are."""
+    return [client.scatter(p) if isinstance(p, np.ndarray) else p for p in parts]
 
 
 @contextmanager

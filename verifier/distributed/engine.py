@@ -23,6 +23,7 @@ import numpy as np
 from verifier.core.permutation import PermutedPrivacyReport, SortedColumns, assemble_report
 from verifier.core.ranks import ColumnBlocks
 from verifier.distributed.block_ranks import rank_columns
+from verifier.distributed.cluster import default_pieces, on_cluster
 from verifier.distributed.slab_search import Slabs, build_slabs, search_slabs
 
 __all__ = ["ClusterTree", "DistributedLinkage", "DistributedSpace", "distributed_linkage", "distributed_permuted_privacy"]
@@ -125,11 +126,10 @@ def distributed_linkage(client, original: list, released: list, kinds: Sequence[
     from distributed import wait  # the optional extra: imported when the engine runs, not when a command starts
 
     phase = phase or (lambda label: nullcontext())
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    slabs = slabs or 2 * workers
-    ranges = ranges or 2 * workers
-    released = [client.scatter(p) if isinstance(p, np.ndarray) else p for p in released]
-    original = [client.scatter(p) if isinstance(p, np.ndarray) else p for p in original]
+    pieces = default_pieces(client)
+    slabs = slabs or pieces
+    ranges = ranges or pieces
+    released, original = on_cluster(client, released), on_cluster(client, original)
     with phase("reading the parts on the workers"):
         sizes = client.gather([client.submit(_shape, p) for p in released])
         x_sizes = client.gather([client.submit(_shape, p) for p in original])
@@ -142,7 +142,7 @@ def distributed_linkage(client, original: list, released: list, kinds: Sequence[
     with phase("gathering the sorted columns and the query blocks"):
         columns = [ColumnBlocks.from_sorted(np.concatenate(client.gather(r))) for r in ranked.sorted_ranges]
         queries = client.gather(ranked.original)
-    space = DistributedSpace(client, columns, kinds, ranked.released, sizes, ClusterTree(client, cut, 2 * workers))
+    space = DistributedSpace(client, columns, kinds, ranked.released, sizes, ClusterTree(client, cut, pieces))
     offsets = np.zeros(sum(x_sizes) + 1, np.int64)
     np.cumsum(np.concatenate([np.diff(p[1]) for p in parts]), out=offsets[1:])
     return DistributedLinkage(

@@ -28,6 +28,7 @@ from verifier.attacks.intruder import (
     random_match_distribution,
 )
 from verifier.core.validation import as_generator
+from verifier.distributed.cluster import default_pieces, on_cluster
 from verifier.distributed.engine import DistributedLinkage, distributed_linkage
 from verifier.distributed.reverse_mapping import reverse_mapped_parts
 
@@ -60,12 +61,10 @@ def reverse_mapped_intruder(client, original: list, anonymized: list, kinds: Seq
     """:func:`distributed_intruder`'s report, and the futures of the parts of the intruder's Z (Y's row order)."""
     alpha = check_alpha(alpha)
     phase = phase or (lambda label: nullcontext())
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
     rng = as_generator(random_state)
-    original = [client.scatter(p) if isinstance(p, np.ndarray) else p for p in original]
-    anonymized = [client.scatter(p) if isinstance(p, np.ndarray) else p for p in anonymized]
+    original, anonymized = on_cluster(client, original), on_cluster(client, anonymized)
     with phase("reverse-mapping Y onto X (ranks, ties broken at random)"):
-        z = reverse_mapped_parts(client, original, anonymized, rng, ranges=ranges or 2 * workers, where=where)
+        z = reverse_mapped_parts(client, original, anonymized, rng, ranges=ranges or default_pieces(client), where=where)
     linked = distributed_linkage(client, original, z, kinds, slabs=slabs, ranges=ranges, phase=phase)
     linkage = Linkage(distances=linked.distances, offsets=linked.offsets, matches=linked.matches)
     random = random_match_distribution(linked.space, random_state=rng, **options)

@@ -18,6 +18,7 @@ import numpy as np
 
 from verifier.data.schema import Schema
 from verifier.data.tables import read_table
+from verifier.distributed.cluster import default_pieces
 from verifier.errors import InvalidInputError
 
 __all__ = ["TableParts", "part_files", "table_pair", "table_parts"]
@@ -66,6 +67,6 @@ def table_parts(client, path: str, schema: Schema | None, *, pieces: int) -> Tab
 
 def table_pair(client, original: str, anonymized: str, schema: Schema | None) -> tuple[TableParts, TableParts]:
     """X and Y on the cluster, Y read with X's schema; a single file is cut in twice as many pieces as workers."""
-    pieces = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    pieces = default_pieces(client)
     x = table_parts(client, original, schema, pieces=pieces)
     return x, table_parts(client, anonymized, x.schema, pieces=pieces)

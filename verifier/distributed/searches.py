@@ -16,6 +16,7 @@ from typing import Callable, ContextManager
 import numpy as np
 
 from verifier.attacks.assessment import Searches
+from verifier.distributed.cluster import default_pieces
 from verifier.distributed.engine import distributed_permuted_privacy
 from verifier.distributed.intruder import reverse_mapped_intruder
 
@@ -34,8 +35,7 @@ class ClusterSearches(Searches):
         known = self._scattered.get(id(table))
         if known is not None and known[0] is table:
             return known[1]
-        pieces = 2 * max(1, len(self._client.scheduler_info().get("workers", {})))
-        parts = self._client.scatter(np.array_split(np.asarray(table, dtype=np.float64), pieces))
+        parts = self._client.scatter(np.array_split(np.asarray(table, dtype=np.float64), default_pieces(self._client)))
         self._scattered[id(table)] = (table, parts)
         return parts
 

@@ -11,6 +11,7 @@ from verifier.frontend.arguments import (
     check_out_file,
     check_positive,
     check_probability,
+    check_record_number,
     parse_v,
     same_file,
 )
@@ -22,6 +23,6 @@ from verifier.frontend.release_args import add_release_args, verified
 from verifier.frontend.steps import run_steps
 
 __all__ = [
-    "ExitCode", "Phases", "ProgressBar", "UsageError", "add_command", "add_engine_args", "engine_client", "add_release_args", "verified", "check_fraction", "check_non_negative", "check_out_file", "check_positive",
+    "ExitCode", "Phases", "ProgressBar", "UsageError", "add_command", "add_engine_args", "engine_client", "add_release_args", "verified", "check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_record_number",
     "check_probability", "finite", "new_parser", "parse_v", "print_json", "run_parsed", "run_steps", "same_file", "text_table",
 ]

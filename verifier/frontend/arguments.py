@@ -7,8 +7,8 @@ import os
 
 from verifier.errors import UsageError
 
-__all__ = ["check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_probability", "parse_v",
-           "same_file"]
+__all__ = ["check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_probability",
+           "check_record_number", "parse_v", "same_file"]
 
 
 def check_probability(flag: str, value: float) -> float:
@@ -37,6 +37,12 @@ def check_non_negative(flag: str, value: int | None) -> int | None:
     if value is not None and value < 0:
         raise UsageError(f"{flag} must be a non-negative integer, got {value}")
     return value
+
+
+def check_record_number(record: int | None, n: int, path: str | None) -> None:
+    """``--record N`` numbers a record of the original from 1 to n (``None`` passes)."""
+    if record is not None and not 1 <= record <= n:
+        raise UsageError(f"--record must be between 1 and {n}, got {record}", path=path)
 
 
 def parse_v(text: str | None, m: int) -> list[float] | None:
