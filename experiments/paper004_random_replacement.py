@@ -20,6 +20,8 @@ suite holds them to those on small tables.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from experiments.adult import load_adult
@@ -95,37 +97,49 @@ def _entropy_ok(sensitive: np.ndarray, l: float):  # noqa: E741
     return accept
 
 
-def _releases(frame, l: int, seed: int):  # noqa: E741
-    """Coded QI and sensitive columns, the RA release, and the l-diverse and Anatomy groups."""
+@dataclass(frozen=True)
+class _Coded:
+    """The table coded once: QI and sensitive codes, the QI domains' sizes, and the RA release (l plays no part)."""
+
+    qi: np.ndarray
+    s: np.ndarray
+    sizes: list[int]
+    ra: np.ndarray
+
+    def workload(self, dims: list[int], n_queries: int, seed: int) -> list:
+        return query_workload([tuple(r) for r in self.qi.tolist()], self.s.tolist(), dims=dims, n_queries=n_queries,
+                              eval_seed=seed)
+
+
+def _coded(frame, seed: int) -> _Coded:
     coded = [_codes(frame[c].tolist()) for c in QI]
     qi = np.column_stack([c for c, _ in coded])
-    s, s_domain = _codes(frame[SENSITIVE].tolist())
     rows = [tuple(r) for r in qi.tolist()]
     dists = distributions(rows)
     uniforms = iter(np.random.default_rng(seed).random(2 * len(rows)))
     released, _ = replace(rows, dists, optimal_p(entropies(dists)), 1, uniforms)
-    ra = np.array(released, dtype=np.int64)
-    classes = mondrian_classes([qi[:, j].astype(float) for j in range(len(QI))], 1, accept=_entropy_ok(s, l))
-    diverse = np.empty(len(rows), dtype=np.int64)
+    return _Coded(qi, _codes(frame[SENSITIVE].tolist())[0], [len(d) for _, d in coded],
+                  np.array(released, dtype=np.int64))
+
+
+def _groups(data: _Coded, l: int, seed: int) -> tuple[np.ndarray, np.ndarray]:  # noqa: E741
+    """Each record's group in the entropy l-diverse release and in the Anatomy release."""
+    classes = mondrian_classes([data.qi[:, j].astype(float) for j in range(len(QI))], 1,
+                               accept=_entropy_ok(data.s, l))
+    diverse = np.empty(data.s.size, dtype=np.int64)
     for g, members in enumerate(classes):
         diverse[members] = g
-    return qi, s, ra, diverse, anatomy_groups(s, l, seed), [len(d) for _, d in coded], len(s_domain)
+    return diverse, anatomy_groups(data.s, l, seed)
 
 
-def _errors(frame, l: int, dims: list[int], n_queries: int, seed: int,  # noqa: E741
-            groups: dict | None = None) -> dict[str, dict[int, float]]:
-    """Mean relative error per method and query dimension; ``groups`` receives the releases' group counts."""
-    qi, s, ra, diverse, anatomy, sizes, _ = _releases(frame, l, seed)
-    if groups is not None:
-        p = np.bincount(s) / s.size
-        groups.update(l_diverse=int(diverse.max()) + 1, anatomy=int(anatomy.max()) + 1,
-                      entropy=float(-np.sum(p[p > 0] * np.log(p[p > 0]))))
+def _errors(data: _Coded, groups: tuple[np.ndarray, np.ndarray], workload: list) -> dict[str, dict[int, float]]:
+    """Mean relative error per method and query dimension, over one workload."""
+    qi, s, ra, sizes = data.qi, data.s, data.ra, data.sizes
+    diverse, anatomy = groups
     order = np.argsort(diverse, kind="stable")
     starts = np.flatnonzero(np.diff(np.concatenate(([-1], diverse[order]))) != 0)
     lo = np.minimum.reduceat(qi[order], starts, axis=0)
     hi = np.maximum.reduceat(qi[order], starts, axis=0)
-    workload = query_workload([tuple(r) for r in qi.tolist()], s.tolist(), dims=dims, n_queries=n_queries,
-                              eval_seed=seed)
     out: dict[str, dict[int, list[float]]] = {"RA": {}, "l-diversity": {}, "Anatomy": {}}
     for j, query, s_values in workload:
         wanted = {a: np.array(sorted(v), dtype=np.int64) for a, v in query.items()}
@@ -145,11 +159,9 @@ def _errors(frame, l: int, dims: list[int], n_queries: int, seed: int,  # noqa: 
     return {name: {j: float(np.mean(e)) for j, e in by.items()} for name, by in out.items()}
 
 
-def _figure_8(outcome: Outcome, frame, ks: list[int], seed: int) -> None:
+def _figure_8(outcome: Outcome, data: _Coded, ks: list[int], seed: int) -> None:
     """Fig. 8: quasi-sensitive associations kept by enhanced RA as k grows, and by their length at k = 5."""
-    coded = [_codes(frame[c].tolist())[0] for c in QI]
-    qi = np.column_stack(coded)
-    s = _codes(frame[SENSITIVE].tolist())[0]
+    qi, s = data.qi, data.s
     rows = [tuple(r) for r in qi.tolist()]
     dists = distributions(rows)
     original = quasi_sensitive_rules(qi, s, support=0.08, confidence=0.15)
@@ -203,26 +215,30 @@ def run(quick: bool) -> Outcome:
     outcome = Outcome(name="paper004", title="Paper 004: count queries on RA, l-diverse and Anatomy releases",
                       quick=quick, setting=f"Data: {where}; {len(QI)} quasi-identifiers, Occupation sensitive; "
                       f"{n_queries} queries per set (workload seed 7); RA with Prop. 7's optimal p (seed 7).")
-    groups: dict = {}
-    by_dim = _errors(frame, 10, dims, n_queries, 7, groups)
+    data = _coded(frame, 7)
+    groups = {level: _groups(data, level, 7) for level in levels}
+    by_dim = _errors(data, groups[10], data.workload(dims, n_queries, 7))
+    p = np.bincount(data.s) / data.s.size
+    entropy = float(-np.sum(p[p > 0] * np.log(p[p > 0])))
     outcome.sections.append((
         "Fig. 6(a): mean relative error against the number of quasi-identifiers (l = 10)",
         markdown_table(["QIs in the query", *by_dim], [[j, *(f"{by_dim[m][j]:.3f}" for m in by_dim)] for j in dims])
-        + f"\n\nOccupation's entropy over the whole table is {groups['entropy']:.3f}, against ln 10 = "
+        + f"\n\nOccupation's entropy over the whole table is {entropy:.3f}, against ln 10 = "
         f"{np.log(10):.3f}: entropy 10-diversity leaves Mondrian few cuts, and the l-diverse release has "
-        f"{groups['l_diverse']} groups (Anatomy: {groups['anatomy']}). Eq. 12 spreads each group's counts "
+        f"{groups[10][0].max() + 1} groups (Anatomy: {groups[10][1].max() + 1}). Eq. 12 spreads each group's counts "
         "uniformly over the categories its cells cover, so with such wide groups its relative errors run far "
         "above 1, which the paper's definition allows (section 7.2.2)."))
     outcome.figures.append(("figure-6a", "Fig. 6(a): relative error against the query's quasi-identifiers",
                             _plot(dims, by_dim, "quasi-identifiers in the query", "l = 10 (paper 004, Fig. 6a)")))
-    by_level = {level: _errors(frame, level, [5], n_queries, 7) for level in levels}
+    five = data.workload([5], n_queries, 7)
+    by_level = {level: _errors(data, groups[level], five) for level in levels}
     table = {m: {level: by_level[level][m][5] for level in levels} for m in by_dim}
     outcome.sections.append(("Fig. 6(b): mean relative error against l (queries on 5 quasi-identifiers)",
                              markdown_table(["l", *table], [[lv, *(f"{table[m][lv]:.3f}" for m in table)]
                                                             for lv in levels])))
     outcome.figures.append(("figure-6b", "Fig. 6(b): relative error against l",
                             _plot(levels, table, "l", "Queries on 5 quasi-identifiers (paper 004, Fig. 6b)")))
-    _figure_8(outcome, frame, [1, 3, 5] if quick else [1, 3, 5, 7, 9], 7)
+    _figure_8(outcome, data, [1, 3, 5] if quick else [1, 3, 5, 7, 9], 7)
     spread = {m: max(by_dim[m].values()) - min(by_dim[m].values()) for m in by_dim}
     least = min(spread, key=spread.get)
     outcome.comparisons.append(Comparison(
