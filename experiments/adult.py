@@ -10,10 +10,13 @@ of those complete records (CC BY 4.0, attribution in ``experiments/data/README.m
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterable
 
 import pandas as pd
 
-__all__ = ["FULL", "SAMPLE", "load_adult"]
+from verifier.data.schema import Attribute, Schema
+
+__all__ = ["FULL", "SAMPLE", "adult_schema", "load_adult"]
 
 FULL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "adult_uci_train_32561.csv"
 SAMPLE = Path(__file__).resolve().parent / "data" / "adult_sample_3000.csv"
@@ -26,3 +29,14 @@ def load_adult(quick: bool) -> tuple[pd.DataFrame, str]:
     complete = frame[(frame != "").all(axis=1)].reset_index(drop=True)
     where = ("the UCI Adult training file" if path == FULL else "a 3,000-record sample of the UCI Adult training file")
     return complete, f"{where} ({len(complete):,} records without a missing value)"
+
+
+def adult_schema(frame: pd.DataFrame, columns: Iterable[str], *, sensitive: Iterable[str] = (),
+                 numeric: Iterable[str] = ()) -> Schema:
+    """The schema of ``columns``: nominal with their values sorted as categories (``numeric`` ones numeric),
+    quasi-identifiers except the ``sensitive`` ones."""
+    sensitive, numeric = set(sensitive), set(numeric)
+    return Schema(tuple(Attribute(c, kind="numeric" if c in numeric else "nominal",
+                                  role="sensitive" if c in sensitive else "quasi_identifier",
+                                  categories=None if c in numeric else tuple(sorted(set(frame[c]))))
+                        for c in columns))

@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.adult import load_adult
+from experiments.adult import adult_schema, load_adult
 from experiments.outcome import Comparison, Outcome, markdown_table
 from publisher.methods.randomized_response import RandomizedResponse, contingency, optimal_keep_probabilities
 from verifier.attacks.disclosure import estimate_distribution, uncertainty_coefficient
-from verifier.data.schema import Attribute, Schema
+from verifier.data.schema import Schema
 from verifier.plots import figure, png
 
 __all__ = ["run"]
@@ -38,8 +38,7 @@ PAPER_U_RR_QI = {3: 2.41, 4: 2.27, 5: 2.17}
 
 
 def _schema(frame: pd.DataFrame, qi: list[str], sensitive: str) -> Schema:
-    return Schema(tuple(Attribute(n, kind="nominal", role="sensitive" if n == sensitive else "quasi_identifier",
-                                  categories=tuple(sorted(set(frame[n])))) for n in [*qi, sensitive]))
+    return adult_schema(frame, [*qi, sensitive], sensitive=[sensitive])
 
 
 def _table_3(outcome: Outcome, frame: pd.DataFrame) -> None:

@@ -13,12 +13,11 @@ algorithm of :mod:`experiments.mondrian`; both are scored with the same NCP
 from __future__ import annotations
 
 
-from experiments.adult import load_adult
+from experiments.adult import adult_schema, load_adult
 from experiments.mondrian import mondrian_classes
 from experiments.outcome import Comparison, Outcome, markdown_table
 from publisher.methods.sd_anonymity import SDKAnonymity
 from publisher.methods.sd_model import SDModel, ncp
-from verifier.data.schema import Attribute, Schema
 from verifier.plots import figure, png
 
 __all__ = ["run"]
@@ -32,9 +31,7 @@ def _runs(frame, sizes: list[int], ks: list[int]) -> dict[tuple[int, int], tuple
     for n in sizes:
         sample = frame.sample(n=min(n, len(frame)), random_state=n).reset_index(drop=True)
         sample["age"] = sample["age"].astype(float)
-        schema = Schema(tuple(Attribute(c, kind="numeric" if c == "age" else "nominal",
-                                        categories=None if c == "age" else tuple(sorted(set(sample[c]))))
-                              for c in QI))
+        schema = adult_schema(sample, QI, numeric=["age"])
         columns = [sample[c].to_numpy(dtype=float) if c == "age" else sample[c].astype(str).to_numpy() for c in QI]
         for k in ks:
             sd = SDKAnonymity(k=k).apply(sample[list(QI)], schema, random_state=0).metrics["ncp"]

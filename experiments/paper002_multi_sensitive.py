@@ -15,11 +15,10 @@ fallback hierarchy (one level under the root).
 
 from __future__ import annotations
 
-from experiments.adult import load_adult
+from experiments.adult import adult_schema, load_adult
 from experiments.outcome import Comparison, Outcome, markdown_table
 from verifier.errors import InvalidInputError
 from publisher.methods.multi_sensitive import MultiSensitiveGeneralization
-from verifier.data.schema import Attribute, Schema
 from verifier.plots import figure, png
 
 __all__ = ["run"]
@@ -32,8 +31,7 @@ SENSITIVE = {2: ("occupation", "workclass"), 3: ("education", "occupation", "wor
 
 def _distortion(frame, sensitive: tuple[str, ...], alpha_qi: float, alpha_sa: float) -> tuple[float, float] | None:
     """(QI distortion ratio, SA distortion ratio), or None when the alphas cannot be met."""
-    schema = Schema(tuple(Attribute(c, kind="nominal", role="sensitive" if c in sensitive else "quasi_identifier",
-                                    categories=tuple(sorted(set(frame[c])))) for c in COLUMNS))
+    schema = adult_schema(frame, COLUMNS, sensitive=sensitive)
     try:
         metrics = MultiSensitiveGeneralization(alpha_qi=alpha_qi, alpha_sa=alpha_sa).apply(
             frame[list(COLUMNS)], schema, random_state=0).metrics
