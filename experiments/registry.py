@@ -16,7 +16,8 @@ from experiments.outcome import Outcome
 __all__ = ["EXPERIMENTS"]
 
 EXPERIMENTS: dict[str, tuple[str, Callable[[bool], Outcome]]] = {
-    "paper000": ("randomized response on Adult: keep probabilities and the uncertainty coefficient (Tables 3 and 5)",
+    "paper000": ("randomized response on Adult, and against l-diversity and Anatomy: keep probabilities, distances, "
+                 "count queries and uncertainty coefficients (Tables 3-5, Figs. 3-7)",
                  paper000_randomized_response.run),
     "paper001": ("SD k-anonymization against Mondrian: total NCP and data utility against k (Figs. 4-5)",
                  paper001_sd_anonymity.run),

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from experiments.mondrian import mondrian_classes
-from experiments.paper004_random_replacement import anatomy_groups, estimate_anatomy, estimate_generalized
+from experiments.group_releases import anatomy_groups, estimate_anatomy, estimate_generalized
 from publisher.methods.random_replacement import answer_anatomy, answer_generalized
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,3 +131,110 @@ def test_apriori_rules_equal_a_brute_force_enumeration(seed):
                     if both >= np.ceil(support * n - 1e-9) and both >= confidence * mask.sum() - 1e-9:
                         expected.add((tuple(zip(attrs, values)), v))
     assert quasi_sensitive_rules(qi, s, support=support, confidence=confidence) == expected
+
+
+def _plain_entropy_diverse(groups: dict, s: np.ndarray, l: int) -> bool:  # noqa: E741
+    from collections import Counter
+    for rows in groups.values():
+        counts = np.array(list(Counter(s[rows].tolist()).values()), dtype=float)
+        p = counts / counts.sum()
+        if -np.sum(p * np.log(p)) < np.log(l) - 1e-12:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_full_domain_l_diverse_equals_a_plain_search_of_the_lattice(seed):
+    """Every node tried by plain loops: the minimal entropy l-diverse ones, the least discernibility picked."""
+    from itertools import product
+
+    from experiments.group_releases import full_domain_l_diverse
+
+    rng = np.random.default_rng(seed)
+    n, sizes = int(rng.integers(40, 250)), [4, 3, 2]
+    qi = np.column_stack([rng.integers(0, d, n) for d in sizes])
+    s = rng.integers(0, 4, n) if seed % 2 else rng.choice(4, n, p=[0.55, 0.25, 0.15, 0.05])  # ties of skew
+    hierarchies = [[np.arange(4), np.array([0, 0, 1, 1]), np.zeros(4, int)], [np.arange(3), np.zeros(3, int)],
+                   [np.arange(2), np.zeros(2, int)]]
+    level = 2
+    ok = {}
+    for node in product(range(3), range(2), range(2)):
+        groups: dict = {}
+        for r in range(n):
+            groups.setdefault(tuple(hierarchies[a][node[a]][qi[r, a]] for a in range(3)), []).append(r)
+        if _plain_entropy_diverse(groups, s, level):
+            ok[node] = sum(len(rows) ** 2 for rows in groups.values())
+    minimal = [v for v in ok if not any(o != v and all(a <= b for a, b in zip(o, v)) for o in ok)]
+    expected = min(minimal, key=lambda v: (ok[v], sum(v), v))
+    found = full_domain_l_diverse(qi, s, hierarchies, level)
+    assert found.levels == expected
+    assert np.sum(np.bincount(found.groups) ** 2) == ok[expected]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rebuilt_distributions_equal_plain_loops(seed):
+    """Eq. 12's spread over the covered cells and Eq. 13's uniform associations, record by record."""
+    from experiments.group_releases import (
+        FullDomain,
+        anatomy_distribution,
+        anatomy_groups,
+        generalized_distribution,
+    )
+
+    rng = np.random.default_rng(seed)
+    n, sizes, d_s = int(rng.integers(20, 120)), [4, 3], 5
+    qi = np.column_stack([rng.integers(0, d, n) for d in sizes])
+    s = rng.integers(0, d_s, n)
+    maps = (np.array([0, 0, 1, 2]), np.zeros(3, int))
+    _, groups = np.unique(np.column_stack([maps[0][qi[:, 0]], maps[1][qi[:, 1]]]), axis=0, return_inverse=True)
+    expected = np.zeros((4, 3, d_s))
+    for r in range(n):
+        cells = [(i, j) for i in range(4) for j in range(3) if maps[0][i] == maps[0][qi[r, 0]]]
+        for i, j in cells:
+            expected[i, j, s[r]] += 1 / (len(cells) * n)
+    got = generalized_distribution(qi, s, FullDomain((1, 1), maps, groups.reshape(-1)), (4, 3, d_s))
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    group = anatomy_groups(s, 2, seed)
+    expected = np.zeros((4, 3, d_s))
+    for r in range(n):
+        members = np.flatnonzero(group == group[r])
+        for m in members:
+            expected[qi[r, 0], qi[r, 1], s[m]] += 1 / (members.size * n)
+    np.testing.assert_allclose(anatomy_distribution(qi, s, group, (4, 3, d_s)), expected, atol=1e-12)
+
+
+def test_measures_of_a_rebuilt_distribution_by_hand():
+    """Fig. 5-7's measures on a 2 x 2 table: chi-square, TV, base and CUBE errors, and U."""
+    from experiments.paper000_group_models import measure
+
+    pi = np.array([[0.4, 0.1], [0.1, 0.4]])
+    same = measure(pi, pi, 10)
+    assert (same.chi_square, same.total_variation, same.base_error, same.cube_error) == (0, 0, 0, 0)
+    flat = measure(pi, np.full((2, 2), 0.25), 10)
+    assert flat.chi_square == pytest.approx(4 * 0.0225 / 0.4 * 0 + 2 * 0.15 ** 2 / 0.4 + 2 * 0.15 ** 2 / 0.1)
+    assert flat.total_variation == pytest.approx(0.3)
+    assert flat.base_error == pytest.approx((0.375 + 1.5) / 2)  # |4 - 2.5| / 4 and |1 - 2.5| / 1
+    # the cube: 4 base cells, 2 + 2 margins (exact), the grand total (exact)
+    assert flat.cube_error == pytest.approx(2 * (0.375 + 1.5) / 9)
+    assert flat.u_sensitive == (pytest.approx(0.0),) and same.u_sensitive[0] > 0.25
+
+
+def test_permuted_sensitive_shuffles_inside_groups_only():
+    from collections import Counter
+
+    from experiments.paper004_random_replacement import permuted_sensitive
+
+    rng = np.random.default_rng(3)
+    s, group = rng.integers(0, 6, 500), rng.integers(0, 40, 500)
+    out = permuted_sensitive(s, group, 11)
+    assert all(Counter(out[group == g].tolist()) == Counter(s[group == g].tolist()) for g in range(40))
+    assert np.mean(out != s) > 0.5 and np.array_equal(out, permuted_sensitive(s, group, 11))
+
+
+def test_the_solved_weak_noise_gives_the_target_share():
+    from experiments.paper003_permutation import near_share, solve_weak_noise
+
+    level = solve_weak_noise(200, 0.9, range(2), steps=14)
+    assert 0.0005 < level < 0.05
+    assert near_share(level, 200, range(2)) == pytest.approx(0.9, abs=0.03)
+    assert near_share(level * 2, 200, range(2)) < 0.85  # more noise, fewer records near their own
