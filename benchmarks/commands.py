@@ -52,6 +52,11 @@ PHASES = {
     "MDAV": [("publisher/methods/mdav.py", "mdav_groups")],
     "SD classes": [("publisher/methods/sd_clustering.py", "sd_classes")],
     "two-step": [("publisher/methods/multi_sensitive.py", "two_step")],
+    "RA draws": [("publisher/methods/random_replacement.py", "replace")],
+    "RA query errors": [("publisher/methods/random_replacement.py", "query_workload"),
+                        ("publisher/methods/random_replacement.py", "query_relative_errors")],
+    "RA biases": [("publisher/methods/random_replacement.py", "relative_biases")],
+    "RA posteriors": [("publisher/methods/random_replacement.py", "max_posteriors")],
     "write output": [("verifier/data/record_file.py", "write_record_file"),
                      ("publisher/signed_release.py", "_write")],
 }
@@ -151,7 +156,8 @@ def _commands(paths: dict[str, Path], folder: Path, only: list[str] | None) -> d
 
 
 def _adult_commands(folder: Path, only: list[str] | None) -> dict[str, list[str]]:
-    """SD k-anonymity (k 5) and the two-step generalization (alpha 0.8) of Adult: QIs age, marital status, race, sex."""
+    """SD k-anonymity (k 5), the two-step generalization (alpha 0.8) and random attribute replacement (RA, k 1) of
+    Adult: QIs age, marital status, race, sex."""
     if not ADULT.exists():
         return {}
     schema = folder / "adult-schema.json"
@@ -161,7 +167,9 @@ def _adult_commands(folder: Path, only: list[str] | None) -> dict[str, list[str]
     common = ["publisher", "anonymize", "--input", str(ADULT), "--schema", str(schema), "--force"]
     out = {"sd_k_anonymity": [*common, "--method", "sd_k_anonymity", "--param", "k=5", "--out", str(folder / "sd.csv")],
            "multi_sensitive": [*common, "--method", "multi_sensitive_generalization", "--param", "alpha_qi=0.8",
-                               "--param", "alpha_sa=0.8", "--out", str(folder / "msg.csv")]}
+                               "--param", "alpha_sa=0.8", "--out", str(folder / "msg.csv")],
+           "random_replacement": [*common, "--method", "random_attribute_replacement", "--param", "k=1",
+                                  "--out", str(folder / "ra.csv")]}
     return {k: v for k, v in out.items() if not only or k in only}
 
 
@@ -198,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attributes", type=int, default=5)
     parser.add_argument("--only", action="append",
                         choices=["distance", "release", "audit", "check_csv", "check_parquet", "microaggregation",
-                                 "sd_k_anonymity", "multi_sensitive"])
+                                 "sd_k_anonymity", "multi_sensitive", "random_replacement"])
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--run", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

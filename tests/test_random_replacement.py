@@ -197,3 +197,52 @@ def test_query_workload_and_errors():
     released, _ = replace(rows, distributions(rows), np.array([.5, .5]), 1, iter(rng.random(400)))
     errors = query_relative_errors(rows, released, s, work)
     assert 0 < errors[1] < 1 and 0 < errors[2]
+
+
+def _random_rows(rng, n: int, sizes: list[int], skewed: bool) -> list[tuple]:
+    """Rows of categorical values; ``skewed`` piles most records on a few values (many ties and repeated rows)."""
+    columns = [rng.choice(d, n, p=rng.dirichlet(np.full(d, 0.3 if skewed else 5.0))) for d in sizes]
+    return [tuple(f"v{c}" for c in r) for r in zip(*columns)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_coded_biases_and_posteriors_equal_the_plain_loops_to_the_bit(seed):
+    """The fast paths of the RA metrics give exactly the plain functions' floats, for RA and enhanced RA."""
+    from publisher.methods.random_replacement import max_posteriors, relative_biases
+
+    rng = np.random.default_rng(seed)
+    sizes = [int(d) for d in rng.integers(2, 6, 4)]
+    rows = _random_rows(rng, int(rng.integers(30, 150)), sizes, skewed=seed % 2 == 0)
+    dists = distributions(rows)
+    combos = sorted(set(rows), key=str)
+    for k, p in ((1, optimal_p(entropies(dists))), (2, np.full(4, 0.25)), (3, np.full(4, 0.25))):
+        assert relative_biases(rows, dists, p, k, combos) == [bias_and_variance(rows, dists, p, k, dict(enumerate(q)))[0]
+                                                              for q in combos]
+    released, _ = replace(rows, dists, optimal_p(entropies(dists)), 1, iter(rng.random(2 * len(rows))))
+    support: dict = {}
+    for r in rows:
+        support[r] = support.get(r, 0.0) + 1.0 / len(rows)
+    distinct = sorted(set(released), key=str) + [("unseen",) * 4]
+    assert max_posteriors(distinct, support, dists, np.full(4, 0.25)) == [
+        max(max_posterior(q, support, dists, np.full(4, 0.25)).values(), default=0.0) for q in distinct]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_coded_query_counts_equal_a_plain_count(seed):
+    """The workload redraws a query that counts nothing, and the errors compare counts: both as a row loop counts."""
+    from publisher.methods.random_replacement import query_relative_errors, query_workload
+
+    def plain(rows, s, query, s_values):
+        return sum(all(r[a] in wanted for a, wanted in query.items()) and v in s_values for r, v in zip(rows, s))
+
+    rng = np.random.default_rng(seed)
+    rows = _random_rows(rng, 120, [3, 4, 2], skewed=seed % 2 == 0)
+    s = [f"s{v}" for v in rng.integers(0, 4, 120)]
+    work = query_workload(rows, s, dims=[1, 2, 3], n_queries=30, eval_seed=seed)
+    assert all(plain(rows, s, q, sv) > 0 for _, q, sv in work)  # each query kept counts something
+    released, _ = replace(rows, distributions(rows), np.full(3, 1 / 3), 1, iter(rng.random(240)))
+    expected: dict[int, list[float]] = {}
+    for j, q, sv in work:
+        truth = plain(rows, s, q, sv)
+        expected.setdefault(j, []).append(abs(truth - plain(released, s, q, sv)) / truth)
+    assert query_relative_errors(rows, released, s, work) == {j: float(np.mean(e)) for j, e in expected.items()}

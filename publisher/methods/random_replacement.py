@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
+from publisher.methods.coded_rows import CodedRows
 from verifier.core.validation import as_generator
 from verifier.data.schema import Schema
 
@@ -48,6 +49,8 @@ __all__ = [
     "probabilistic_anonymity",
     "c_amplification",
     "max_posterior",
+    "max_posteriors",
+    "relative_biases",
     "bias_and_variance",
     "answer_generalized",
     "answer_anatomy",
@@ -195,6 +198,50 @@ def bias_and_variance(rows: Sequence[Sequence[Any]], dists: Sequence[Distributio
     return float(pis.sum() / count - 1.0), float(np.sum(pis * (1 - pis)) / count**2)
 
 
+def relative_biases(rows: Sequence[Sequence[Any]], dists: Sequence[Distribution], p: np.ndarray, k: int,
+                    combinations_: Sequence[Sequence[Any]]) -> list[float]:
+    """E[R(q)] of :func:`bias_and_variance` for each full combination q, the rows coded once (equal to the bit).
+
+    A record keeps q under a plan (the attributes re-drawn) when every
+    attribute it differs from q in is re-drawn; so it is the count of its
+    mismatches that each plan is checked against.
+    """
+    coded = CodedRows.of(rows, len(dists))
+    plans = _plans(len(dists), p, k)
+    out = []
+    for q in combinations_:
+        miss = coded.mismatches(q)
+        total = miss.sum(axis=1)
+        count = int(np.sum(total == 0))
+        if count == 0:
+            raise fail("the query matches no original record: its relative error is undefined")
+        pis = np.zeros(coded.n)
+        for attrs, prob in plans:
+            kept = total == miss[:, list(attrs)].sum(axis=1)
+            pis = pis + np.where(kept, prob * math.prod(dists[i].prob(q[i]) for i in attrs), 0.0)
+        out.append(float(pis.sum() / count - 1.0))
+    return out
+
+
+def max_posteriors(released: Sequence[tuple[Any, ...]], support: Mapping[tuple[Any, ...], float],
+                   dists: Sequence[Distribution], p: np.ndarray) -> list[float]:
+    """The largest posterior of :func:`max_posterior` (0 when none) for each released combination, the support's
+    combinations coded once; the same sums in the same order, so equal to the bit."""
+    keys = list(support)
+    weights = [support[r] for r in keys]
+    coded = CodedRows.of(keys, len(dists))
+    out = []
+    for q in released:
+        w = [p[i] * d.prob(v) for i, (d, v) in enumerate(zip(dists, q))]
+        miss = coded.mismatches(q)
+        count = miss.sum(axis=1)
+        scores = [weights[r] * (sum(w) if count[r] == 0 else w[int(np.argmax(miss[r]))])
+                  for r in np.flatnonzero(count <= 1)]
+        total = sum(scores)
+        out.append(max((v / total for v in scores if v > 0), default=0.0) if total > 0 else 0.0)
+    return out
+
+
 def _parse_p(name: str, text: str) -> str | list[float]:
     text = text.strip()
     if text in ("optimal", "uniform"):
@@ -285,7 +332,7 @@ class RandomAttributeReplacement(Method):
             support: dict[tuple[Any, ...], float] = {}
             for r in rows:
                 support[r] = support.get(r, 0.0) + 1.0 / n
-            posts = [max(max_posterior(q, support, dists, p).values(), default=0.0) for q in distinct]
+            posts = max_posteriors(distinct, support, dists, p)
             metrics["max_posterior"] = {"max": float(np.max(posts)), "mean": float(np.mean(posts))}
         sens = [a.name for a in schema.attributes if a.role == "sensitive"]
         if sens:
@@ -295,7 +342,7 @@ class RandomAttributeReplacement(Method):
                 "sensitive": sens[0], "eval_seed": self.eval_seed, "queries_per_dimension": self.n_queries,
                 "by_dimension": {str(j): e for j, e in query_relative_errors(rows, new_rows, s_col, work).items()}}
         combos = sorted(set(rows), key=str)
-        biases = [abs(bias_and_variance(rows, dists, p, self.k, dict(enumerate(q)))[0]) for q in combos[:200]]
+        biases = [abs(b) for b in relative_biases(rows, dists, p, self.k, combos[:200])]
         metrics["relative_bias_full_combinations"] = {"max": float(np.max(biases)), "mean": float(np.mean(biases)),
                                                       "combinations": len(biases)}
         return MethodResult(out, metrics)
@@ -346,6 +393,7 @@ def query_workload(rows: Sequence[Sequence[Any]], sensitive: Sequence[Any], *, d
     m = len(rows[0]) if rows else 0
     domains = [sorted(set(r[i] for r in rows), key=str) for i in range(m)]
     s_domain = sorted(set(sensitive), key=str)
+    coded = _with_sensitive(rows, sensitive, m)
     out = []
     for j in dims:
         for _ in range(n_queries):
@@ -356,23 +404,31 @@ def query_workload(rows: Sequence[Sequence[Any]], sensitive: Sequence[Any], *, d
                          for a in attrs}
                 s_values = set(rng.choice(np.array(s_domain, dtype=object),
                                           size=int(rng.integers(1, len(s_domain) + 1)), replace=False))
-                if _count(rows, sensitive, query, s_values) > 0:
+                if _count(coded, query, s_values) > 0:
                     break
             out.append((j, query, s_values))
     return out
 
 
-def _count(rows, sensitive, query, s_values) -> int:
-    return sum(all(r[a] in wanted for a, wanted in query.items()) and s in s_values for r, s in zip(rows, sensitive))
+def _with_sensitive(rows: Sequence[Sequence[Any]], sensitive: Sequence[Any], m: int) -> CodedRows:
+    """The rows with the sensitive value as a last column, coded."""
+    return CodedRows.of([(*r, s) for r, s in zip(rows, sensitive)], m + 1)
+
+
+def _count(coded: CodedRows, query: Mapping[int, set], s_values: set) -> int:
+    """Rows matching the query on the quasi-identifiers and holding one of ``s_values`` (the last column)."""
+    return int(np.sum(coded.matching({**query, coded.codes.shape[1] - 1: s_values})))
 
 
 def query_relative_errors(original: Sequence[Sequence[Any]], released: Sequence[Sequence[Any]],
                           sensitive: Sequence[Any], workload) -> dict[int, float]:
     """Mean relative error ``|Ans(D) - Ans(D')| / Ans(D)`` per dimension, D' answered by direct counts."""
+    m = len(original[0]) if original else 0
+    before, after = _with_sensitive(original, sensitive, m), _with_sensitive(released, sensitive, m)
     errors: dict[int, list[float]] = {}
     for j, query, s_values in workload:
-        truth = _count(original, sensitive, query, s_values)
+        truth = _count(before, query, s_values)
         if truth == 0:
             continue
-        errors.setdefault(j, []).append(abs(truth - _count(released, sensitive, query, s_values)) / truth)
+        errors.setdefault(j, []).append(abs(truth - _count(after, query, s_values)) / truth)
     return {j: float(np.mean(e)) for j, e in errors.items()}
