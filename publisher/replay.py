@@ -13,10 +13,15 @@ published release looks like one of those runs. ``publisher replay``:
    published one;
 3. gives each statistic a two-sided p-value against its simulated values:
    empirical, ``2 min(#{s <= t} + 1, #{s >= t} + 1) / (runs + 1)``; when the
-   published value t lies beyond every simulated one, from a normal model
-   fitted to them (the predictive Student t with runs - 1 degrees of freedom,
-   so that tens of runs can reject at 0.01); for a statistic the method fixes
-   (no spread among the runs), 1 if t equals it and 0 otherwise;
+   published value t lies beyond every simulated one and the runs show a
+   continuous statistic (at least half of them different), from a normal
+   model fitted to them (the predictive Student t with runs - 1 degrees of
+   freedom, so that tens of runs can reject at 0.01). A statistic whose runs
+   tie (a discrete one, such as D, a spread or a distance quantile, or one
+   the method fixes) keeps the empirical value: a normal model fitted to a
+   few repeated values claims tails it does not have, and flagged honest
+   releases. A deterministic chain, replayed once, gives 1 if t equals the
+   run and 0 otherwise;
 4. corrects the p-values for their number (Holm's step-down) and calls the
    release implausible when one corrected p-value is below alpha, or a derived
    parameter differs.
@@ -104,6 +109,12 @@ def _finite(v: float) -> float | None:
     return float(v) if v is not None and math.isfinite(v) else None
 
 
+def _distinct(sims: np.ndarray, tol: float) -> int:
+    """How many different values the runs took (values within ``tol`` counted as one)."""
+    ordered = np.sort(sims)
+    return 1 + int(np.count_nonzero(np.diff(ordered) > tol))
+
+
 def two_sided_p_value(published: float, simulated: np.ndarray) -> float | None:
     """The two-sided p-value of ``published`` against the simulated values (module docstring, step 3)."""
     sims = np.asarray(simulated, dtype=np.float64)
@@ -111,15 +122,17 @@ def two_sided_p_value(published: float, simulated: np.ndarray) -> float | None:
         return None
     lo, hi = float(sims.min()), float(sims.max())
     tol = _REL * max(1.0, abs(published), abs(lo), abs(hi))
-    if hi - lo <= tol:
-        return 1.0 if abs(published - lo) <= tol else 0.0
     n = sims.size
-    if published < lo - tol or published > hi + tol:
-        scale = float(sims.std(ddof=1)) * math.sqrt(1 + 1 / n)
-        return float(min(1.0, 2 * student_t.sf(abs(published - float(sims.mean())) / scale, n - 1)))
+    if n == 1:  # a deterministic chain, replayed once: the release must equal the run
+        return 1.0 if abs(published - lo) <= tol else 0.0
     below = (np.count_nonzero(sims <= published + tol) + 1) / (n + 1)
     above = (np.count_nonzero(sims >= published - tol) + 1) / (n + 1)
-    return float(min(1.0, 2 * min(below, above)))
+    empirical = float(min(1.0, 2 * min(below, above)))
+    beyond = published < lo - tol or published > hi + tol
+    if not beyond or 2 * _distinct(sims, tol) < n:  # inside the runs, or a statistic whose runs tie
+        return empirical
+    scale = float(sims.std(ddof=1)) * math.sqrt(1 + 1 / n)
+    return float(min(1.0, 2 * student_t.sf(abs(published - float(sims.mean())) / scale, n - 1)))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

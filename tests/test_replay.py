@@ -143,7 +143,7 @@ def test_usage_errors_are_one_line(world, tmp_path, capsys):
     assert "SHAPE_MISMATCH" in capsys.readouterr().err
 
 
-def test_p_values_empirical_inside_the_runs_normal_beyond_them_exact_for_a_fixed_statistic():
+def test_p_values_empirical_inside_the_runs_normal_beyond_them_exact_for_a_deterministic_chain():
     sims = np.arange(1.0, 20.0)  # 1 .. 19, mean 10
     assert two_sided_p_value(10.0, sims) == pytest.approx(1.0)
     # 3 of 19 at or below 3: 2 * (3 + 1) / 20
@@ -154,8 +154,28 @@ def test_p_values_empirical_inside_the_runs_normal_beyond_them_exact_for_a_fixed
     scale = np.std(sims, ddof=1) * np.sqrt(1 + 1 / 19)
     assert two_sided_p_value(40.0, sims) == pytest.approx(2 * t.sf(30 / scale, 18))
     assert two_sided_p_value(40.0, sims) < 0.01 < 1 / 20
-    assert two_sided_p_value(5.0, np.full(10, 5.0)) == 1.0 and two_sided_p_value(5.5, np.full(10, 5.0)) == 0.0
+    assert two_sided_p_value(5.0, np.array([5.0])) == 1.0 and two_sided_p_value(5.5, np.array([5.0])) == 0.0
     assert two_sided_p_value(float("nan"), sims) is None
+
+
+def test_a_statistic_whose_runs_tie_is_never_extrapolated():
+    """D, a spread or a distance quantile moves in whole steps; 30 runs of 1 say nothing of how rare 2 is.
+
+    Before this rule an honest rank-swapping release whose D was 2 while all
+    30 runs gave 1 got p = 0 (and one whose runs gave 0 or 1, p = 5e-6 from a
+    t fitted to two values): 4 false alarms in 100 honest releases, at alpha 0.01.
+    """
+    assert two_sided_p_value(2.0, np.full(30, 1.0)) == pytest.approx(2 / 31)
+    assert two_sided_p_value(1.0, np.full(30, 1.0)) == 1.0
+    ties = np.array([0.0] * 16 + [1.0] * 14)  # two values: discrete
+    assert two_sided_p_value(2.0, ties) == pytest.approx(2 / 31)
+    assert two_sided_p_value(-1.0, ties) == pytest.approx(2 / 31)
+    # half the runs different: continuous enough for the predictive t, which can go below 2 / 31
+    half = np.repeat(np.arange(15.0), 2)
+    assert two_sided_p_value(60.0, half) < 0.001
+    # a tie within the tolerance is a tie: 29 equal values and one a rounding error away
+    nearly = np.full(30, 0.1) + np.r_[np.zeros(29), 1e-15]
+    assert two_sided_p_value(0.2, nearly) == pytest.approx(2 / 31)
 
 
 def test_holm_by_hand():
