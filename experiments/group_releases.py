@@ -90,6 +90,7 @@ class FullDomain:
     levels: tuple[int, ...]
     maps: tuple[np.ndarray, ...]
     groups: np.ndarray  # each record's QI-group
+    minimal: tuple[tuple[int, ...], ...] = ()  # every minimal l-diverse node, of which ``levels`` is the one picked
 
     @property
     def n_groups(self) -> int:
@@ -136,7 +137,8 @@ def full_domain_l_diverse(qi: np.ndarray, sensitive: np.ndarray, hierarchies: Se
 
     def cost(levels: tuple[int, ...]) -> tuple[float, int, tuple[int, ...]]:
         return float(np.sum(np.bincount(diverse[levels].groups).astype(float) ** 2)), sum(levels), levels
-    return diverse[min(minimal, key=cost)]
+    picked = diverse[min(minimal, key=cost)]
+    return FullDomain(picked.levels, picked.maps, picked.groups, tuple(sorted(minimal)))
 
 
 def generalized_distribution(qi: np.ndarray, sensitive: np.ndarray, found: FullDomain,
