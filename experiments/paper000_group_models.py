@@ -36,6 +36,7 @@ from experiments.group_releases import (
 )
 from publisher.methods.randomized_response import RandomizedResponse, contingency
 from verifier.attacks.disclosure import chi_square, estimate_distribution, uncertainty_coefficient
+from verifier.data.schema import Schema
 from verifier.plots import figure, png
 
 __all__ = ["ESGRO", "HIERARCHIES", "Esgro", "Measures", "esgro", "measure", "rebuilt", "section_6_3"]
@@ -68,7 +69,7 @@ class Esgro:
     s: np.ndarray
     pi: np.ndarray
     hierarchies: list[list[np.ndarray]]
-    domains: list[list[str]]
+    schema: Schema
 
 
 def _levels(domain: list[str], tree: dict[str, tuple[str, ...]]) -> list[np.ndarray]:
@@ -81,11 +82,10 @@ def _levels(domain: list[str], tree: dict[str, tuple[str, ...]]) -> list[np.ndar
 
 def esgro(frame: pd.DataFrame) -> Esgro:
     qi, s = ESGRO
-    domains = [sorted(set(frame[c])) for c in [*qi, s]]
+    schema = adult_schema(frame, [*qi, s], sensitive=[s])
     codes = [np.unique(frame[c].to_numpy(dtype=str), return_inverse=True)[1].reshape(-1) for c in [*qi, s]]
-    pi = contingency(frame, adult_schema(frame, [*qi, s], sensitive=[s]), qi, s)
-    return Esgro(frame, np.column_stack(codes[:-1]), codes[-1], pi,
-                 [_levels(domains[a], HIERARCHIES[c]) for a, c in enumerate(qi)], domains)
+    return Esgro(frame, np.column_stack(codes[:-1]), codes[-1], contingency(frame, schema, qi, s),
+                 [_levels(list(schema[c].categories), HIERARCHIES[c]) for c in qi], schema)
 
 
 #: paper 000, section 6.3 (Table 5, the Salary-Occupation column, x 1e-2): U(Occupation | Salary) under each model
@@ -104,9 +104,9 @@ class Rebuilt:
 
 
 def rebuilt(data: Esgro, level: int, runs: int, seed: int) -> Rebuilt:
-    """RR-QI (``runs`` seeded releases), entropy l-diversity and Anatomy (one release each) at this l."""
+    """RR-QI and Anatomy (``runs`` seeded releases each) and entropy l-diversity (deterministic) at this l."""
     qi, s = ESGRO
-    schema = adult_schema(data.frame, [*qi, s], sensitive=[s])
+    schema = data.schema
     out = Rebuilt(level)
     method = RandomizedResponse(l=level, scope="qi")
     out.by_model["RR-QI"] = []

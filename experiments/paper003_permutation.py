@@ -131,14 +131,7 @@ def _plot(report, title: str) -> bytes:
 
 def near_share(noise: float, n: int, seeds: range) -> float:
     """Mean share of the n original records linked at distance 4 or less, over ``seeds`` (X and noise drawn anew)."""
-    shares = []
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        x = MEANS + SDS * rng.standard_normal((n, 3))
-        y = x + noise * SDS * rng.standard_normal((n, 3))
-        shares.append(float(np.sum(run_intruder(x, y, paired=True, mode="monte_carlo", samples=100,
-                                                random_state=seed).original_pmf[:5])))
-    return float(np.mean(shares))
+    return float(np.mean([np.sum(_simulate(n, noise, 100, seed).original_pmf[:5]) for seed in seeds]))
 
 
 def solve_weak_noise(n: int, target: float, seeds: range, steps: int = 20) -> float:

@@ -391,9 +391,8 @@ def query_workload(rows: Sequence[Sequence[Any]], sensitive: Sequence[Any], *, d
     """
     rng = np.random.default_rng(eval_seed)
     m = len(rows[0]) if rows else 0
-    domains = [sorted(set(r[i] for r in rows), key=str) for i in range(m)]
-    s_domain = sorted(set(sensitive), key=str)
     coded = _with_sensitive(rows, sensitive, m)
+    *domains, s_domain = [sorted(values, key=str) for values in coded.index]  # each column's values, once
     out = []
     for j in dims:
         for _ in range(n_queries):
