@@ -74,8 +74,9 @@ def _check_arguments(out: Path, dataset_id: str, release_version: int, data_form
                                 "parts; give more rows per part", reason="PARAMETER_INVALID")
     if out.exists() or out.is_symlink():
         raise InputIOError("already exists; a release is never overwritten", path=str(out), reason="OUTPUT_EXISTS")
-    if not dataset_id or any(c in dataset_id for c in "\n\r\x00"):
-        raise InvalidInputError("--dataset-id must be a non-empty single line", reason="PARAMETER_INVALID")
+    if not dataset_id or len(dataset_id) > 256 or any(ord(c) < 32 or ord(c) == 127 for c in dataset_id):
+        raise InvalidInputError("--dataset-id must be one line of at most 256 characters, with no control "
+                                "characters (docs/manifest.schema.json)", reason="PARAMETER_INVALID")
     if isinstance(release_version, bool) or not isinstance(release_version, int) or release_version < 1:
         raise InvalidInputError("the release version is an integer from 1 up", reason="PARAMETER_INVALID")
 

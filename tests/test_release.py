@@ -423,7 +423,7 @@ def test_case_20_only_the_hashed_bytes_are_parsed(release, keys):
 @pytest.mark.parametrize("change, claim", [
     (lambda c: c["permuted_privacy"].update(distance=c["permuted_privacy"]["distance"] + 3), "permuted_privacy.distance"),
     (lambda c: c.update(k=c["k"] + 2), "k"),
-    (lambda c: c["intruder"].update(confidently_linked_share=-0.05), "intruder.confidently_linked_share"),
+    (lambda c: c["intruder"].update(confidently_linked_share=0.45), "intruder.confidently_linked_share"),
 ])
 def test_audit_catches_false_claims(release, keys, capsys, change, claim):
     edit_statement(release, keys["private"], lambda s: change(s["predicate"]["claims"]))

@@ -81,7 +81,7 @@ def hostile(tmp_path_factory):
               + [{"name": SENSITIVE, "kind": "ordinal", "categories": HOSTILE_CATEGORIES, "role": "sensitive"}]}
     schema_path = write(tmp / "schema.json", json.dumps(schema))
     return _release(tmp, source, "--schema", str(schema_path), "--method", "rank_swapping", "--param", "p=20",
-                    "--allow-formula-cells", dataset="[b]evil[/b] \x1b[2J [link=https://evil.example]x[/link]")
+                    "--allow-formula-cells", dataset="[b]evil[/b] [/] [link=https://evil.example]x[/link]")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -510,7 +510,7 @@ async def test_case_35_untrusted_strings_are_shown_literally(hostile, tmp_path, 
     async with opened(release, key, size=(120, 40)) as (app, pilot):
         verification = shown(app, "#verification")
         assert verification.startswith("VERIFIED")
-        assert '"[b]evil[/b] \\u001b[2J [link=https://evil.example]x[/link]"' in verification  # JSON-escaped
+        assert '"[b]evil[/b] [/] [link=https://evil.example]x[/link]"' in verification  # markup shown, not acted on
         assert "10 text cells of release.csv start with =, +, -, @, a tab or a carriage return" in verification
         await pilot.press("f3")
         await pilot.pause()

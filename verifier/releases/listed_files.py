@@ -56,9 +56,12 @@ def open_regular(path: Path, limit: int, shown: str) -> BinaryIO:
 
 
 def read_capped(path: Path, limit: int, shown: str) -> bytes:
-    """Read a regular file of at most ``limit`` bytes (one byte more is read, to see that it is longer)."""
+    """Read a regular file of at most ``limit`` bytes (one byte more is read, to see that it is longer).
+
+    No more is asked for than the file holds: a declared size of a terabyte allocates nothing.
+    """
     with open_regular(path, limit, shown) as handle:
-        return handle.read(limit + 1)
+        return handle.read(min(limit, os.fstat(handle.fileno()).st_size) + 1)
 
 
 def _size_problem(got: int, size: int) -> str:

@@ -53,6 +53,7 @@ from verifier.releases.data_files import (
 )
 from verifier.releases.datapackage import DATAPACKAGE, datapackage_problem
 from verifier.releases.listed_files import ReleaseError, hash_listed, read_listed
+from verifier.releases.manifest_schema import validate_manifest
 from verifier.releases.listed_files import fail as _fail, read_capped as _read_capped
 
 __all__ = [
@@ -432,6 +433,7 @@ def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
     for field_name, ok in checks.items():
         if not ok(predicate.get(field_name)):
             raise bad(f"predicate.{field_name} is missing or malformed")
+    validate_manifest(statement, shown)  # every other field, typed and bounded, and the claims under their model
     return data + [e for e in entries if e not in data]
 
 

@@ -1,0 +1,130 @@
+"""The manifest's published JSON Schema, enforced (SPEC section 14; docs/manifest.schema.json).
+
+A signed manifest is trusted for what it says, never for its shape: a
+dishonest or buggy publisher signs whatever it likes. Every field is typed
+and bounded by ``manifest.schema.json`` (JSON Schema 2020-12), validated here
+with ``jsonschema``, the reference implementation (``fastjsonschema`` is
+faster but stops at draft 7, and a manifest is one small document). What a
+schema cannot say is checked after it, in :func:`model_problem`: the claims
+follow the model of the signed methods, name the schema's own attributes, and
+the creation time is a real instant.
+
+Every violation is one :class:`~verifier.releases.listed_files.ReleaseError`
+``SCHEMA_INVALID`` naming the JSON path of the offending field.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from verifier.releases.family import family_of
+from verifier.releases.listed_files import fail
+
+__all__ = ["MANIFEST_SCHEMA", "MAX_LISTED_BYTES", "manifest_schema", "model_problem", "schema_problem",
+           "validate_manifest"]
+
+#: the schema's file inside the package; docs/manifest.schema.json is the same bytes
+MANIFEST_SCHEMA = "manifest.schema.json"
+#: the largest size a manifest may declare for one listed file (64 TiB), bounded in the schema too
+MAX_LISTED_BYTES = 2**46
+#: the attribute-disclosure modes each family's claims may use (verifier.releases.family)
+MODES = {"generalized": {"group"}, "randomized_response": {"randomized_response"},
+         "random_replacement": {"random_replacement"}, "permutation": {"permutation", "group", "none"}}
+
+
+def _strict_integer(checker: Any, instance: Any) -> bool:
+    """JSON Schema calls 5.0 an integer; a manifest's serializer never writes one, so neither do we."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+@lru_cache(maxsize=1)
+def manifest_schema() -> dict[str, Any]:
+    """The published schema, parsed once."""
+    return json.loads(resources.files("verifier.releases").joinpath(MANIFEST_SCHEMA).read_text("utf-8"))
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    strict = jsonschema.validators.extend(base, type_checker=base.TYPE_CHECKER.redefine("integer", _strict_integer))
+    return strict(manifest_schema(), format_checker=base.FORMAT_CHECKER)
+
+
+def _path(error: Any) -> str:
+    return error.json_path if hasattr(error, "json_path") else "$"
+
+
+def schema_problem(statement: Any) -> str | None:
+    """The first schema violation as ``<json path>: <what is wrong>``, or None."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(statement))
+    if error is None:
+        return None
+    message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
+    return f"{_path(error)}: {message}"
+
+
+def _created_problem(created: str) -> str | None:
+    try:
+        _dt.datetime.fromisoformat(created.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        return "$.predicate.createdAt: not a real RFC 3339 date and time"
+    return None
+
+
+def model_problem(predicate: dict[str, Any]) -> str | None:
+    """What a schema cannot check: the claims under the model of the signed methods, of the schema's attributes.
+
+    Called on a predicate that passed :func:`schema_problem`.
+    """
+    claims, names = predicate["claims"], [a["name"] for a in predicate["schema"]["attributes"]]
+    sensitive = [a["name"] for a in predicate["schema"]["attributes"] if a["role"] == "sensitive"]
+    family = family_of(predicate["methods"])
+    if "model" in claims and claims["model"] != family:
+        return (f"$.predicate.claims.model: {claims['model']!r}, but the signed methods make a {family!r} release; "
+                "its claims must be computed under that model")
+    if len(set(names)) != len(names):
+        return "$.predicate.schema.attributes: an attribute is listed twice"
+    disclosure = claims.get("attribute_disclosure")
+    if disclosure is not None:
+        for name, entry in disclosure.items():
+            if name not in sensitive:
+                return f"$.predicate.claims.attribute_disclosure: {name!r} is not a sensitive attribute of the schema"
+            if entry["mode"] not in MODES[family]:
+                return (f"$.predicate.claims.attribute_disclosure.{name}.mode: {entry['mode']!r} is not a mode of the "
+                        f"{family!r} model")
+            if "max" not in entry or "mean" not in entry:
+                return f"$.predicate.claims.attribute_disclosure.{name}: a claimed risk has its max and mean"
+        # randomized response claims its closed form for the one sensitive attribute it randomizes
+        missing = [s for s in sensitive if s not in disclosure and family != "randomized_response"]
+        if missing and "model" in claims:
+            return f"$.predicate.claims.attribute_disclosure: no claim for the sensitive attribute {missing[0]!r}"
+    pp = claims.get("permuted_privacy")
+    if pp is not None and not (len(pp["variances"]) == len(pp["spread_kinds"]) == len(names)):
+        return (f"$.predicate.claims.permuted_privacy: {len(pp['variances'])} variances and "
+                f"{len(pp['spread_kinds'])} spread kinds for {len(names)} attributes")
+    if claims["k"] > claims["n_records"]:
+        return f"$.predicate.claims.k: {claims['k']} is more than the {claims['n_records']} records"
+    risks = (predicate.get("targets") or {}).get("max_attribute_risk") or {}
+    for name in risks:
+        if name not in sensitive:
+            return f"$.predicate.targets.max_attribute_risk: {name!r} is not a sensitive attribute of the schema"
+    for i, step in enumerate(predicate["methods"]):
+        for name in step["parameters"].get("attributes") or ():
+            if name not in names:
+                return f"$.predicate.methods[{i}].parameters.attributes: {name!r} is not an attribute of the schema"
+    return _created_problem(predicate["createdAt"])
+
+
+def validate_manifest(statement: Any, shown: str) -> None:
+    """Raise ``SCHEMA_INVALID`` naming the JSON path of the first violation of the schema or the model."""
+    problem = schema_problem(statement) or model_problem(statement["predicate"])
+    if problem:
+        raise fail(shown, "SCHEMA_INVALID", problem)
