@@ -92,4 +92,4 @@ def release(frame: pd.DataFrame, method: str, *, key: str | Path, out: str | Pat
     return make_release(table, chain, signing_key, out, dataset_id=dataset_id, release_version=release_version,
                         seed=seed, alpha=alpha, samples=samples, data_format=data_format, metadata=metadata,
                         publish_protector_figures=publish_protector_figures, protector_report=report,
-                        weight_column=weight_column, weights=weights)
+                        weight_column=weight_column, weights=weights, allow_degenerate=allow_degenerate)

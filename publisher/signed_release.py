@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from publisher.claims import permutation_claims
+from publisher.degenerate import degenerate_problems, unchanged_rows
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
@@ -41,6 +42,7 @@ from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_na
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.releases.family import family_of, generalized_columns
 from verifier.releases.recompute import family_disclosure, group_release_claims
+from verifier.releases.targets import target_misses
 from verifier.releases.verification import (
     DATA_FILE,
     DATA_FILES,
@@ -90,19 +92,27 @@ def _refuse_formula_cells(found: FormulaCells, where: str, allowed: bool) -> Non
 
 def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: float, samples: int,
             data_format: str, part_rows: int | None, progress, allow_formula_cells: bool,
-            weights: tuple[np.ndarray, np.ndarray] | None) -> tuple[list[tuple[str, bytes]], dict, dict]:
+            weights: tuple[np.ndarray, np.ndarray] | None,
+            allow_degenerate: bool) -> tuple[list[tuple[str, bytes]], dict, dict]:
     """Data files, claims and utility of a release whose cells have ranks (every family but ``generalized``).
 
     ``weights`` are the sampling weights in the original's and in the released row order, or None;
-    ``part_rows`` cuts Parquet data into parts of that many rows.
+    ``part_rows`` cuts Parquet data into parts of that many rows. An output that protects nothing
+    (:mod:`publisher.degenerate`) is refused unless ``allow_degenerate``.
     """
     schema = table.schema
     y = frame_to_keys(result.released, schema)
     _refuse_formula_cells(formula_cells_in_keys(schema, y), "the released table", allow_formula_cells)
     x = table.values[result.order]  # the original in the released row order, for the assessment only
-    assessment = assess(x, y, schema, paired=True, alpha=alpha, samples=samples, random_state=0,
-                        progress=progress).to_json()
+    assessed = assess(x, y, schema, paired=True, alpha=alpha, samples=samples, random_state=0, progress=progress)
+    problems = degenerate_problems(table.values, x, y, schema, methods, assessed.intruder.confidently_linked)
+    if problems and not allow_degenerate:
+        raise InvalidInputError("this release protects nothing: " + "; ".join(problems) + ". Choose stronger "
+                                "parameters, or pass --allow-degenerate to publish it anyway; nothing was written",
+                                reason="OUTPUT_DEGENERATE")
+    assessment = assessed.to_json()
     claims = permutation_claims(assessment, smallest_class(y, schema))
+    claims["protector_only"]["unchanged_records"] = int(np.count_nonzero(unchanged_rows(x, y)))
     original_weights, released_weights = weights or (None, None)
     claims["reidentification"] = table_risk(y, schema, released_weights)
     claims["risk_original"] = table_risk(table.values, schema, original_weights)
@@ -140,6 +150,14 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     data = (("release.parquet", generalized_parquet_bytes(published, generalized)) if data_format == "parquet"
             else (DATA_FILE, csv_bytes(rows, schema, generalized=generalized)))
     return [data], claims, utility
+
+
+def _refuse_misses(targets: Mapping[str, Any] | None, claims: dict) -> None:
+    """``TARGET_MISSED`` (exit 3) naming every figure on the wrong side of the protector's target."""
+    misses = target_misses(targets, claims)
+    if misses:
+        raise InvalidInputError("the release misses its target: " + "; ".join(m.text() for m in misses)
+                                + "; nothing was written", reason="TARGET_MISSED")
 
 
 def _publishable(methods: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict | None]:
@@ -232,6 +250,30 @@ def _write(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey
         raise
 
 
+def _predicate(table: Table, methods: list[dict], claims: dict, utility: dict, randomness: str, *, dataset_id: str,
+               release_version: int, created_at: str | None, targets: Mapping[str, Any] | None,
+               dropped_identifiers: Sequence[str], metadata: Mapping[str, str],
+               weight_column: str | None) -> dict[str, Any]:
+    """The signed predicate: every parameter but the seed, the claims, the targets, the utility, the provenance."""
+    return {
+        "datasetId": dataset_id,
+        "releaseVersion": release_version,
+        "createdAt": created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        "schema": table.schema.to_dict(),
+        "methods": methods,
+        "withheld": ["random_seed"],
+        "claims": claims,
+        **({"targets": dict(targets)} if targets else {}),
+        "utility": utility,
+        "toolkit": {"name": "permuted-privacy", "version": __version__, "randomness": randomness},
+        "environment": environment(),
+        "dropped_identifiers": [str(c) for c in dropped_identifiers],
+        **({} if weight_column is None else
+           {"sampling_weights": {"column": weight_column, "file": WEIGHTS, "used_for": WEIGHTED}}),
+        **({"release_metadata": dict(metadata)} if metadata else {}),
+    }
+
+
 def make_release(
     table: Table,
     methods: Sequence[Method],
@@ -255,6 +297,8 @@ def make_release(
     weight_column: str | None = None,
     weights: np.ndarray | None = None,
     part_rows: int | None = None,
+    targets: Mapping[str, Any] | None = None,
+    allow_degenerate: bool = False,
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
 
@@ -269,6 +313,10 @@ def make_release(
     are written to ``protector_report`` (mode 0600, never overwritten) when it is given.
     ``weights`` (the input column ``weight_column``, one per record of ``table``) are the sampling
     weights the risks estimate the population with; they are published in ``weights.csv``.
+    ``targets`` (:func:`verifier.releases.targets.parse_targets`) are the protector's bounds on the
+    claims: a release that misses one is refused (``TARGET_MISSED``, exit 3) before anything is
+    written, and they are signed in the manifest's ``targets``. An output that protects nothing is
+    refused (``OUTPUT_DEGENERATE``, exit 3) unless ``allow_degenerate``.
     """
     phase = phase or (lambda label: nullcontext())
     target = Path(out)
@@ -290,27 +338,17 @@ def make_release(
     else:
         data, claims, utility = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
                                         data_format=data_format, part_rows=part_rows, progress=progress,
-                                        allow_formula_cells=allow_formula_cells, weights=paired)
+                                        allow_formula_cells=allow_formula_cells, weights=paired,
+                                        allow_degenerate=allow_degenerate)
     files = _files(data, hierarchies, None if paired is None else paired[1],
                    dataset_id=dataset_id, release_version=release_version, schema=table.schema,
                    generalized=generalized_columns(listed, table.schema))
+    _refuse_misses(targets, claims)
     protector = None if publish_protector_figures else claims.pop("protector_only", None)
-    predicate = {
-        "datasetId": dataset_id,
-        "releaseVersion": release_version,
-        "createdAt": created_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
-        "schema": table.schema.to_dict(),
-        "methods": listed,
-        "withheld": ["random_seed"],
-        "claims": {"model": family, **claims},
-        "utility": utility,
-        "toolkit": {"name": "permuted-privacy", "version": __version__, "randomness": result.randomness},
-        "environment": environment(),
-        "dropped_identifiers": [str(c) for c in dropped_identifiers],
-        **({} if weights is None else
-           {"sampling_weights": {"column": weight_column, "file": WEIGHTS, "used_for": WEIGHTED}}),
-        **({"release_metadata": dict(metadata)} if metadata else {}),
-    }
+    predicate = _predicate(table, listed, {"model": family, **claims}, utility, result.randomness,
+                           dataset_id=dataset_id, release_version=release_version, created_at=created_at,
+                           targets=targets, dropped_identifiers=dropped_identifiers, metadata=metadata,
+                           weight_column=weight_column if weights is not None else None)
     manifest = dumps_manifest(_statement(files, predicate))
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
     envelope = _envelope(manifest, key, trusted)

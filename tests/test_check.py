@@ -24,7 +24,10 @@ def test_check_on_the_golden_release(tmp_path, capsys):
     assert out["claimed"]["distance"] == 1 and out["claim_holds"] is True
     assert out["distance"] >= out["claimed"]["distance"]
     assert 0 < out["p_value"] <= 1 and out["random_method"] == "exhaustive" and out["random_records"] == 8000
-    assert out["verdict"][0] == "Your record is protected as the publisher claims."
+    assert out["verdict"]["level"] == "protected" and out["verdict"]["findings"] == []
+    assert out["verdict"]["headline"] == ("Your record is protected: every check of it passes under this release's "
+                                          "permutation model.")
+    assert out["verdict"]["lines"][1] == "The publisher's claims hold for your record."
 
 
 def test_check_fails_closed_and_never_echoes_the_record(tmp_path, capsys):
@@ -36,25 +39,32 @@ def test_check_fails_closed_and_never_echoes_the_record(tmp_path, capsys):
     assert "NO_TRUSTED_KEY" in capsys.readouterr().err
 
 
-def test_verdict_headlines():
-    """The headline: claim broken, linked with confidence, an exact match not yet tested, or protected."""
+def test_verdict_levels_and_headlines():
+    """protected, at risk (a broken claim, the test not run), exposed (linked; published unchanged)."""
     from verifier.releases.facts import open_release
     from verifier.releases.subject import check_record, prepare, random_match
 
     prepared = prepare(open_release(str(GOLDEN / "release"), str(GOLDEN / "public.pem")))
-    mixed = check_record(prepared, np.array([100.87, 902.21, 5108.54]))
-    assert mixed.distance == 3 and mixed.verdict()[0] == "Your record is protected as the publisher claims."
-    exact = check_record(prepared, prepared.values[0])  # a released record's own values: distance 0 < D = 1
-    assert exact.distance == 0 and exact.claim_holds() is False
-    assert exact.verdict()[0] == "Your record is NOT protected as the publisher claims."
-    assert "NOT true for yours" in exact.verdict()[2]
+    mixed = check_record(prepared, np.array([100.87, 902.21, 5108.54]), whole_space=True)
+    tested = random_match(prepared, mixed)
+    assert mixed.distance == 3 and mixed.verdict(tested).level == "protected"
+    untested = mixed.verdict()  # the same record, the random-match test not run: nothing clears her
+    assert untested.level == "at_risk" and untested.headline.startswith("The random-match test was not run")
+    exact = check_record(prepared, prepared.values[0], whole_space=True)  # a released record's own values
+    assert exact.distance == 0 and exact.claim_holds() is False and exact.unchanged
     linked = random_match(prepared, exact)
     assert linked.confidently_linked and linked.p_value == pytest.approx(1 / 8000 * linked.random.counts[0])
-    # with no claim of D, an exact match is reported, then the random-match test decides
-    exact = dataclasses.replace(exact, claimed_distance=0, claimed_v=None)
-    assert exact.claim_holds() is True
-    assert exact.verdict()[0].startswith("Your record meets the publisher's claim, but a released record sits at")
-    assert exact.verdict(linked)[0] == "Your record is exposed: a match as close as yours is rarely chance."
+    verdict = exact.verdict(linked)
+    assert verdict.level == "exposed" and verdict.headline.startswith("An intruder can tell your match from chance")
+    assert [f.kind for f in verdict.findings] == ["linked", "unchanged", "claim_broken"]
+    assert "The publisher's claims do NOT hold for your record: Your closest released record is 0 ranks from " \
+        "yours; the publisher claims every record is at least 1 ranks from its closest match." in verdict.lines
+    # with no claim of D, an exact match untested is at risk, and the random-match test decides
+    near = dataclasses.replace(exact, claimed_distance=0, claimed_v=None)
+    assert near.claim_holds() is True and near.verdict().level == "exposed"  # published unchanged, all the same
+    moved = dataclasses.replace(mixed, claimed_distance=None, claimed_v=None)
+    assert moved.verdict(tested).level == "at_risk" and moved.verdict(tested).headline.startswith(
+        "The publisher claims no permutation distance")
 
 
 WARM_UP_PROBE = """

@@ -213,7 +213,8 @@ def test_assessment_risk_of_an_unchanged_release_is_the_baseline():
 
 
 def test_a_subjects_own_risk_from_the_release():
-    from verifier.attacks.assessment import attribute_disclosure, record_disclosure
+    from verifier.attacks.assessment import attribute_disclosure
+    from verifier.attacks.disclosure import record_disclosure
     from verifier.data.schema import Schema
 
     rows = [(g, d) for (g, d), n in np.ndenumerate(np.array([[8, 40, 12], [12, 20, 8]])) for _ in range(n)]
@@ -237,7 +238,8 @@ def test_a_subjects_own_risk_from_the_release():
 
 
 def test_a_subjects_own_risk_with_numeric_quasi_identifiers():
-    from verifier.attacks.assessment import attribute_disclosure, record_disclosure
+    from verifier.attacks.assessment import attribute_disclosure
+    from verifier.attacks.disclosure import record_disclosure
     from verifier.data.schema import Schema
 
     rng = np.random.default_rng(8)

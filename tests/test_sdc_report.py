@@ -72,8 +72,9 @@ def test_protector_only_shares_stay_out_of_the_public_manifest(tmp_path, keys, c
     report = tmp_path / "rel.protector.json"
     assert stat.S_IMODE(os.stat(report).st_mode) == 0o600
     shares = json.loads(report.read_text())["protector_only"]
-    assert set(shares) == {"correct_link_share", "multiple_match_share", "misidentified_share"}
-    assert abs(sum(shares.values()) - 1.0) < 1e-12  # every record is linked correctly, to several, or wrongly
+    links = ("correct_link_share", "multiple_match_share", "misidentified_share")
+    assert set(shares) == {*links, "unchanged_records"} and shares["unchanged_records"] == 0
+    assert abs(sum(shares[k] for k in links) - 1.0) < 1e-12  # every record is linked correctly, to several, or wrongly
     capsys.readouterr()
     assert verifier(["audit", str(tmp_path / "rel"), "--key", str(keys[1]), "--original", str(ORIGINAL),
                      "--json"]) == 0

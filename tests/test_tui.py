@@ -231,12 +231,14 @@ async def test_results_equal_the_command_line_report(paper, tmp_path, capsys):
     release, key = paper
     record = write(tmp_path / "me.json", json.dumps(RECORD))
     expected = cli_report(release, key, record, capsys)
+    untested = cli_report(release, key, record, capsys, "--no-random-match")["verdict"]
+    assert untested["level"] == "at_risk"  # nothing clears her before the random-match test has run
     async with opened(release, key, size=(120, 40)) as (app, pilot):
         await fill(pilot, [str(RECORD[n]) for n in ("x1", "x2", "x3")])
         await press_button(pilot, "#check")
         assert app.query_one(TabbedContent).active == "results"
         assert f"Permutation distance {expected['distance']};" in shown(app, "#verdict")
-        assert shown(app, "#verdict").startswith(expected["verdict"][0])
+        assert shown(app, "#verdict").startswith(f"AT RISK: {untested['headline']}")
         rows = cells(app, "#deviations")
         assert [int(r[0]) for r in rows] == expected["matches"]
         assert [[int(t) for t in r[1:]] for r in rows] == expected["deviations"]
@@ -255,6 +257,8 @@ async def test_results_equal_the_command_line_report(paper, tmp_path, capsys):
         assert f"F_rand({expected['distance']}) = {expected['p_value']:.4f}" in status
         assert status.startswith(f"A random record matches as closely {100 * expected['p_value']:.0f}% of the time")
         assert f"<- you ({expected['distance']})" in shown(app, "#histogram")
+        assert expected["verdict"]["level"] == "protected"
+        assert shown(app, "#verdict").startswith(f"PROTECTED: {expected['verdict']['headline']}")
 
 
 @pilot_test
@@ -748,7 +752,7 @@ async def _k_anonymous_session(app: SubjectApp) -> dict:
         assert app.query_one("#results", TabPane).disabled is False
         assert app.query_one("#random", TabPane).disabled is True  # no ranks, no random-match test
         assert [r[0] for r in cells(app, "#deviations")] == ["9", "10", "11"]
-        assert "3 released record(s) are consistent" in shown(app, "#verdict")
+        assert "3 released records are consistent" in shown(app, "#verdict")
         assert not app.query_one("#variances", DataTable).display
         report = app.report_json()
         await pilot.press("ctrl+r")  # refused with a notice, nothing runs

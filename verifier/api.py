@@ -325,9 +325,15 @@ class RecordCheck:
         return None if self.check.ranks_apply else self.check.class_size
 
     @property
-    def verdict(self) -> list[str]:
-        """The verdict in plain words, the headline first (the CLI's and the TUI's)."""
-        return self.check.verdict(self.random)
+    def verdict(self) -> dict[str, Any]:
+        """Her verdict as ``verifier check --json`` gives it: ``level``, ``headline`` (her worst finding),
+        ``findings`` and the report's ``lines``; the CLI's, the TUI's and the page's."""
+        return self.check.verdict(self.random).to_json()
+
+    @property
+    def level(self) -> str:
+        """``protected``, ``at_risk`` or ``exposed`` (a release that does not verify raises instead)."""
+        return self.verdict["level"]
 
     @property
     def p_value(self) -> float | None:
@@ -361,7 +367,7 @@ class RecordCheck:
         return f"RecordCheck(distance={self.distance}, matches={self.check.result.matches.size}{p})"
 
     def _repr_html_(self) -> str:
-        rows = [("verdict", " ".join(self.verdict))]
+        rows = [("verdict", f"{self.level.replace('_', ' ')}: {self.verdict['headline']}")]
         if self.check.ranks_apply:
             rows += [("permutation distance", str(self.distance)),
                      ("matching released records", str(self.check.result.matches.size))]

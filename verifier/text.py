@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["figure", "literal", "LiteralStream"]
+__all__ = ["figure", "literal", "plural", "LiteralStream"]
 
 # C0/C1 controls, line/paragraph separators and the bidirectional overrides
 # that can reorder what a terminal shows (Trojan Source, CVE-2021-42574)
@@ -17,6 +17,12 @@ def figure(x: float | None, digits: int = 4) -> str:
     if x is None or not math.isfinite(x := float(x)):
         return "undefined"
     return f"{x:.{digits}g}" if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3) else f"{x:.{digits}f}"
+
+
+def plural(n: int, noun: str, *, number: bool = True) -> str:
+    """``1 released record``, ``3 released records`` (``number=False``: the noun alone, in the right number)."""
+    word = noun if int(n) == 1 else noun + "s"
+    return f"{int(n)} {word}" if number else word
 
 
 def literal(text: object) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from publisher.release_metadata import METADATA_FIELDS
@@ -14,7 +15,10 @@ from publisher.signed_release import make_release
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, print_json
 from verifier.releases.facts import claims_summary
+from verifier.releases.family import family_of
+from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
+from verifier.text import literal
 
 __all__ = ["register"]
 
@@ -61,8 +65,39 @@ def register(sub, common) -> None:
     p.add_argument("--protector-report", metavar="FILE",
                    help="where the protector-only link shares are written (mode 0600; default: DIR.protector.json "
                    "beside the release, never inside it)")
+    p.add_argument("--target", action="append", default=[], metavar="NAME=VALUE",
+                   help="a protection target the release must meet, signed in the manifest (repeatable): "
+                   "min_distance=D, min_k=K, max_linked_share=SHARE, max_attribute_risk=P (every sensitive "
+                   "attribute, or ATTR:P,ATTR:P), min_l=L; a release that misses one is refused (TARGET_MISSED, "
+                   "exit 3) and nothing is written")
     p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def _protector_figures(claims: dict, report: str) -> dict:
+    """The figures that need the secret pairing: in the claims when published, else in the protector's report."""
+    if "protector_only" in claims:
+        return claims["protector_only"]
+    try:
+        return json.loads(Path(report).read_text("utf-8")).get("protector_only") or {}
+    except (OSError, ValueError):
+        return {}
+
+
+def exposure_lines(claims: dict, protector: dict) -> list[str]:
+    """What this release exposes, in words a protector reads before she publishes (issue 26, item 3)."""
+    lines = ["  what this release exposes:"]
+    for name, entry in (claims.get("attribute_disclosure") or {}).items():
+        share = entry.get("certain_share")
+        if share is not None:
+            lines.append(f"    {literal(name)}: guessed with certainty for {100 * share:.1f}% of records "
+                         f"(largest risk {100 * entry.get('max', 0.0):.1f}%)")
+    linked = (claims.get("intruder") or {}).get("confidently_linked_share")
+    if linked is not None:
+        lines.append(f"    records the intruder links with confidence: {100 * linked:.1f}%")
+    if protector.get("unchanged_records") is not None:
+        lines.append(f"    records published unchanged: {protector['unchanged_records']} of {claims['n_records']}")
+    return lines if len(lines) > 1 else []
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         table, _ = load_input(args.input, args.schema, drop=list(dict.fromkeys(args.drop_identifier)),
                               weight=args.weight_column)
         weights = load_weights(args.input, args.weight_column)
+    targets = parse_targets(args.target, family=family_of([{"method": m} for m in methods]),
+                            sensitive=[a.name for a in table.schema.attributes if a.role == "sensitive"])
     target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                           seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
                           phase=phases, data_format=args.data_format, part_rows=args.part_rows,
@@ -96,19 +133,25 @@ def run(args: argparse.Namespace) -> int:
                           dropped_identifiers=list(dict.fromkeys(args.drop_identifier)),
                           publish_protector_figures=args.publish_protector_figures,
                           protector_report=None if args.publish_protector_figures else report,
-                          weight_column=args.weight_column, weights=weights)
+                          weight_column=args.weight_column, weights=weights, targets=targets,
+                          allow_degenerate=args.allow_degenerate)
     with phases("verifying the release as a reader will"):
         verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
     claims = verified.claims
     if args.json:
         print_json({"release": str(target), "fingerprint": verified.key.fingerprint, "dataset_id": verified.dataset_id,
                      "release_version": verified.release_version, "methods": verified.methods, "claims": claims,
+                     "targets": verified.predicate.get("targets") or {},
                      "randomness": verified.predicate["toolkit"].get("randomness")})
     else:
         print(f"released {target}: {claims['n_records']} records, dataset {verified.dataset_id!r} version {verified.release_version}")
         print(f"  signed by fingerprint {verified.key.fingerprint}")
         print(f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)")
         print(f"  claims ({claims.get('model')} model): {claims_summary(verified)}")
+        if verified.predicate.get("targets"):
+            print(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
+        for line in exposure_lines(claims, _protector_figures(claims, report)):
+            print(line)
         print(f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>")
     return 0
 

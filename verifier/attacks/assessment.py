@@ -33,7 +33,10 @@ from verifier.attacks.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, Intruder
 from verifier.core.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
 from verifier.data.schema import Schema
 
-__all__ = ["Assessment", "Searches", "assess", "attribute_disclosure", "record_disclosure", "smallest_class",
+#: a risk this close to 1 is certainty (the rest is rounding): the share of records at it is ``certain_share``
+CERTAIN = 1.0 - 1e-9
+
+__all__ = ["CERTAIN", "Assessment", "Searches", "assess", "attribute_disclosure", "smallest_class",
            "utility_figures"]
 
 
@@ -175,79 +178,8 @@ def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolera
             "mode": mode,
             "max": float(risk.max()) if n else 0.0,
             "mean": float(risk.mean()) if n else 0.0,
+            "certain_share": float(np.mean(risk >= CERTAIN)) if n else 0.0,
             "mean_candidates": float(candidates.mean()) if n else 0.0,
-            **({"tolerance": tol} if tol is not None else {}),
-        }
-    return out
-
-
-def record_disclosure(
-    y: np.ndarray,
-    schema: Schema,
-    record: np.ndarray,
-    *,
-    keep_probabilities: dict[str, float] | None = None,
-    tolerance: float = 0.05,
-) -> dict[str, Any]:
-    """A subject's own attribute disclosure risk from the release alone (SPEC section 6), per sensitive attribute.
-
-    ``record`` holds her rank keys in schema order. For a randomized response
-    release (``keep_probabilities`` from its manifest), the closed form of
-    paper 000 on the distribution estimated from the release (Eq. 2, clipped):
-    the attacker's view, since nobody but the protector knows the true one.
-    Otherwise the group-based (categorical QIs) or permutation-based share.
-    Each entry holds the risk, the number of candidates and the attacker's
-    best guess (the most frequent sensitive value among the candidates, as a
-    category position or a value).
-    """
-    from verifier.attacks.disclosure import estimate_distribution, rr_risk
-    from verifier.core.permutation import SingleRecord
-
-    attrs = list(schema.attributes)
-    qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
-    out: dict[str, Any] = {}
-    for s, attr in enumerate(attrs):
-        if attr.role != "sensitive":
-            continue
-        cat_qi = [j for j in qi if attrs[j].kind != "numeric"]
-        if keep_probabilities and attr.kind != "numeric" and len(cat_qi) == len(qi):
-            dims = [len(attrs[j].categories or ()) for j in cat_qi] + [len(attr.categories or ())]
-            index = np.zeros(y.shape[0], dtype=np.int64)
-            for j, d in zip([*cat_qi, s], dims):
-                index = index * d + y[:, j].astype(np.int64)
-            lam = np.bincount(index, minlength=int(np.prod(dims))).reshape(dims) / max(y.shape[0], 1)
-            ps = [float(keep_probabilities.get(attrs[j].name, 1.0)) for j in [*cat_qi, s]]
-            pi_hat = estimate_distribution(lam, ps) if all(p > 1 / d + 1e-9 for p, d in zip(ps, dims)) else lam
-            cell = tuple(int(record[j]) for j in cat_qi)
-            risk = float(rr_risk(pi_hat, ps[:-1], ps[-1])[cell + (int(record[s]),)])
-            share = pi_hat[cell]
-            candidates = int(np.all(y[:, cat_qi] == record[cat_qi], axis=1).sum()) if cat_qi else y.shape[0]
-            guess = int(np.argmax(share)) if share.sum() > 0 else None
-            out[attr.name] = {"mode": "randomized_response", "risk": risk, "candidates": candidates,
-                              "best_guess": guess}
-            continue
-        if not qi:
-            members = np.arange(y.shape[0])
-            mode = "none"
-        elif all(attrs[j].kind != "numeric" for j in qi):
-            members = np.flatnonzero(np.all(y[:, qi] == record[qi], axis=1))
-            mode = "group"
-        else:
-            members = SingleRecord(y[:, qi], [attrs[j].kind for j in qi], record[qi]).result.matches
-            mode = "permutation"
-        theirs = y[members, s]
-        if attr.kind == "numeric":
-            tol = tolerance * float(y[:, s].max() - y[:, s].min()) if y.shape[0] else 0.0
-            hit = np.abs(theirs - record[s]) <= tol
-        else:
-            tol = None
-            hit = theirs == record[s]
-        values, counts = np.unique(theirs, return_counts=True)
-        out[attr.name] = {
-            "mode": mode,
-            "risk": float(hit.mean()) if members.size else 0.0,
-            "candidates": int(members.size),
-            "best_guess": float(values[np.argmax(counts)]) if members.size else None,
             **({"tolerance": tol} if tol is not None else {}),
         }
     return out

@@ -172,7 +172,7 @@ def group_claims(published: PublishedCells) -> dict[str, Any]:
     risks: dict[str, Any] = {}
     for s in published.sensitive:
         cells = published.cells[s.name]
-        top, own, distinct = 0.0, 0.0, None
+        top, own, distinct, certain = 0.0, 0.0, None, 0
         for rows in members:
             shares = _shares(cells, rows)
             size = len(rows)
@@ -180,8 +180,11 @@ def group_claims(published: PublishedCells) -> dict[str, Any]:
             distinct = len(shares) if distinct is None else min(distinct, len(shares))
             for t in rows:
                 values = cells[t].values or frozenset()
-                own += sum(shares[v] for v in values) / len(values) / size if values else 0.0
-        risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct or 0}
+                mine = sum(shares[v] for v in values) / len(values) / size if values else 0.0
+                own += mine
+                certain += mine >= 1.0 - 1e-9
+        risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct or 0,
+                         "certain_share": certain / n if n else 0.0}
     return {"n_records": n, "k": int(sizes.min()) if sizes.size else 0, "classes": int(sizes.size),
             "attribute_disclosure": risks}
 

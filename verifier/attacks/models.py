@@ -80,7 +80,9 @@ def rr_claims(x: np.ndarray | None, y: np.ndarray, schema: Schema, keep: Mapping
     cols = [*qi, s]
     entry: dict[str, Any] = {"mode": "randomized_response"}
     if x is not None:
-        entry.update(_figures(_frequencies(x, schema, cols), ps))
+        pi = _frequencies(x, schema, cols)
+        entry.update(_figures(pi, ps))
+        entry["certain_share"] = float(np.sum(pi[rr_risk(pi, ps[:-1], ps[-1]) >= 1.0 - 1e-9]))
     entry["estimated"] = _figures(_estimate(y, schema, cols, ps), ps)
     entry["conditioned_on"] = [schema.attributes[j].name for j in qi]
     if l is not None:

@@ -125,4 +125,5 @@ def replacement_claims(original_qi: np.ndarray, original_s: np.ndarray, released
         risks[i], cands[i] = one["risk"], one["candidates"]
     n = max(int(counts.sum()), 1)
     return {"max": float(risks.max()) if len(risks) else 0.0,
-            "mean": float((risks * counts).sum() / n), "mean_candidates": float((cands * counts).sum() / n)}
+            "mean": float((risks * counts).sum() / n), "mean_candidates": float((cands * counts).sum() / n),
+            "certain_share": float(counts[risks >= 1.0 - 1e-9].sum() / n)}

@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     warning = formula_warning(release, prepared.formula_cells)
     if warning:
         print(warning)
-    print("\n" + "\n".join(out["verdict"]) + "\n")
+    verdict = out["verdict"]
+    print(f"\n{verdict['level'].replace('_', ' ').upper()}: {verdict['headline']}")
+    print("\n".join(verdict["lines"][1:]) + "\n")
     if check.ranks_apply:
         _print_ranks(check, out, report)
     else:

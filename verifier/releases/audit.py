@@ -44,12 +44,15 @@ from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
 from verifier.releases.family import derived_parameters
 from verifier.releases.recompute import family_disclosure, group_release_claims
+from verifier.releases.targets import target_misses
 from verifier.releases.verdict import disclosure_breaches
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 
 __all__ = ["ClaimCheck", "AuditResult", "audit_release", "audit_rows", "figure_paths", "derived_figures", "PAIRING",
            "NEEDS_ORIGINAL", "DERIVED"]
 
+#: figures a later version of the toolkit added to a claim: checked where a manifest has them
+ADDED_LATER = frozenset({"certain_share"})
 _REL = 1e-9
 _ABS = 1e-12  # a correlation change of 0 against 1e-17: the same figure, summed in another order
 PAIRING = "needs the secret pairing of released and original rows"
@@ -174,9 +177,10 @@ class _Ledger:
         """Check every leaf of a recomputed section, and every leaf the manifest has there besides."""
         if isinstance(computed, dict):
             claimed = self.claimed(path)
+            claimed = claimed if isinstance(claimed, dict) else {}
             done = {c.name for c in self.checks}
-            keys = list(computed) + [k for k in (claimed if isinstance(claimed, dict) else {})
-                                     if k not in computed and not _reached(f"{path}.{k}", done)]
+            keys = [k for k in computed if k in claimed or k not in ADDED_LATER]
+            keys += [k for k in claimed if k not in computed and not _reached(f"{path}.{k}", done)]
             for key in keys:
                 self.tree(f"{path}.{key}", computed.get(key))
         else:
@@ -226,13 +230,16 @@ def _close_nested(a: Any, b: Any) -> bool:
 
 
 def _targets(ledger: _Ledger, recomputed: dict[str, Any]) -> None:
-    """The method's own targets, on the recomputed figures: a risk above 1/l, a diversity check that fails."""
+    """Every target on the recomputed figures: the method's own (a risk above 1/l, a diversity check that fails
+    at its alpha) and the protector's signed ``targets`` (:mod:`verifier.releases.targets`)."""
     claims = ledger.release.claims
     for sentence in disclosure_breaches(recomputed.get("attribute_disclosure") or {}, claims, subject=False):
         ledger.fail("target", sentence)
     for key, entry in ((recomputed.get("diversity") or {}).items()):
         if isinstance(entry, dict) and entry.get("passed") is False:
             ledger.fail(f"diversity.{key}.target", f"the release fails {key.replace('_', ' ')} at the method's alpha")
+    for miss in target_misses(ledger.release.predicate.get("targets"), recomputed):
+        ledger.fail(f"targets.{miss.name}", f"the recomputed {miss.text()}")
 
 
 def audit_release(release: VerifiedRelease, original: Table | None = None,
@@ -312,7 +319,9 @@ def _release_alone(ledger: _Ledger, table: Table) -> dict[str, Any]:
     """What a release with ranks gives without the original: k, spread kinds, the released figures."""
     release, schema, y = ledger.release, table.schema, table.values
     ledger.check("n_records", table.n_records)
-    ledger.check("k", smallest_class(y, schema))
+    k = smallest_class(y, schema)
+    ledger.check("k", k)
+    _targets(ledger, {"k": k})
     ledger.section("reidentification", table_risk(y, schema, _released_weights(release, table.n_records)))
     ledger.check("permuted_privacy.spread_kinds", [spread_kind(a.kind) for a in schema.attributes])
     ranked = [j for j, a in enumerate(schema.attributes) if a.kind != "nominal"]
@@ -381,7 +390,8 @@ def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict
                                    result["attribute_disclosure"])
     for name, entry in disclosure.items():
         ledger.tree(f"attribute_disclosure.{name}", {k: v for k, v in entry.items() if k != "estimated"})
-    _targets(ledger, {"attribute_disclosure": disclosure})
+    _targets(ledger, {"attribute_disclosure": disclosure, "permuted_privacy": result["permuted_privacy"],
+                      "intruder": result["intruder"]})
     utility = result["utility"]
     for name, entry in utility["attributes"].items():
         for key in ("mean_original", "variance_original", "mean_abs_y_z"):

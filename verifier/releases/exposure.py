@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from verifier.attacks.assessment import record_disclosure
+from verifier.attacks.disclosure import record_disclosure
 from verifier.attacks.models import replacement_record, rr_record
 from verifier.data.schema import Schema
 from verifier.releases.family import family_of, step_parameters

@@ -21,8 +21,9 @@ import numpy as np
 from verifier.attacks.classes import subject_class
 from verifier.releases.facts import MODEL_WORDS, release_facts
 from verifier.releases.family import NO_RANKS
-from verifier.releases.verdict import certain_disclosure, disclosure_breaches, headline
-from verifier.text import figure, literal
+from verifier.releases.verdict import (Finding, Verdict, claims_line, disclosure_breaches, disclosure_findings,
+                                      subject_verdict, target_findings)
+from verifier.text import figure, literal, plural
 
 __all__ = ["GroupCheck", "check_group"]
 
@@ -68,29 +69,39 @@ class GroupCheck:
             return None
         return self.class_size >= self.claimed_k
 
-    def breaches(self) -> list[str]:
+    def broken_claims(self) -> list[str]:
+        """Her figures that break a claim: her group below the claimed k, a risk above its claimed maximum."""
         out = []
         if self.claim_holds() is False:
-            out.append(f"Only {self.class_size} released record(s) are consistent with your values; the publisher "
-                       f"claims every group has at least k = {self.claimed_k}.")
+            out.append(f"Only {plural(self.class_size, 'released record')} are consistent with your values; the "
+                       f"publisher claims every group has at least k = {self.claimed_k}.")
         return out + disclosure_breaches(self.disclosure, self.prepared.release.claims)
 
-    def verdict(self, random: Any = None) -> list[str]:
-        """Plain-language sentences, the headline first (``random`` is ignored: no ranks, no random-match test)."""
-        breaches = self.breaches()
-        lines = [headline(breaches, claim_holds=self.claim_holds())]
+    def findings(self, random: Any = None) -> list[Finding]:
+        """Everything the checks of her record found; a generalized release has no ranks, so no random-match test."""
+        release = self.prepared.release
+        out = disclosure_findings(self.disclosure, release.claims)
         if self.class_size == 0:
-            lines.append("No released record is consistent with your values: check them, or you are not in this "
-                         "release.")
-        else:
-            lines.append(f"{self.class_size} released record(s) are consistent with your quasi-identifiers: an "
-                         "attacker who knows them cannot tell which one is yours.")
+            out.append(Finding("no_group", "at_risk", "No released record is consistent with your values: check "
+                               "them, or you are not in this release; nothing here says how you are protected."))
+        elif self.claim_holds() is False:
+            out.append(Finding("claim_broken", "at_risk", self.broken_claims()[0]))
+        out += target_findings(release.predicate.get("targets"), risks=self.disclosure, group=self.class_size)
+        return out
+
+    def verdict(self, random: Any = None) -> Verdict:
+        """Her level and headline (her worst finding), every finding, and the sentences of her report."""
+        details = [claims_line(self.broken_claims(), claimed=self.claimed_k is not None)]
+        if self.class_size:
+            details.append(f"{plural(self.class_size, 'released record')} are consistent with your "
+                           "quasi-identifiers: an attacker who knows them cannot tell which one is yours.")
         for name, r in self.disclosure.items():
-            lines.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
-                         f"{r['risk']:.3g} ({r['candidates']} candidate record(s), {MODEL_WORDS['group']}).")
-        lines += breaches + certain_disclosure(self.disclosure)
-        lines.append(NO_RANKS)
-        return lines
+            details.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
+                           f"{r['risk']:.3g} ({plural(r['candidates'], 'candidate record')}, {MODEL_WORDS['group']}).")
+        details.append(NO_RANKS)
+        return subject_verdict(self.findings(), details=details,
+                               protected="Your record is protected: every check of it passes under this release's "
+                               "generalized model.")
 
     def to_json(self, random: Any = None) -> dict[str, Any]:
         release = self.prepared.release
@@ -103,7 +114,7 @@ class GroupCheck:
             "formula_like_cells": self.prepared.formula_cells.count,
             "distance": None, "matches": None, "p_value": None,
             "not_applicable": {"permutation_distance": NO_RANKS, "random_match_test": NO_RANKS},
-            "verdict": self.verdict(),
+            "verdict": self.verdict().to_json(),
         }
 
     def to_markdown(self, random: Any = None) -> str:
@@ -115,7 +126,8 @@ class GroupCheck:
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
         lines += [f"| {cell(k.strip())} | {cell(v)} |" for k, v in release_facts(self.prepared.release)]
-        lines += ["", "## Verdict", ""] + [f"- {cell(line)}" for line in data["verdict"]]
+        lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
+        lines += [f"- {cell(line)}" for line in data["verdict"]["lines"]]
         lines += ["", f"## My group: {self.class_size} released record(s)", "",
                   f"The publisher claims k = {self.claimed_k}."]
         if self.disclosure:

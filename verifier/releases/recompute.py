@@ -25,13 +25,15 @@ from verifier.releases.family import step_parameters
 __all__ = ["diversity_claims", "family_disclosure", "group_release_claims", "rr_keep"]
 
 
-def diversity_claims(published: PublishedCells, alpha: float) -> dict[str, Any]:
+def diversity_claims(published: PublishedCells, alpha: float | None) -> dict[str, Any]:
     """Paper 002's checks on the published classes at ``alpha``, with leaf-level confidences.
 
     ``single_diversity``: every sensitive attribute's largest confidence
     within the QI classes (Def. 3-4); ``multi_diversity``: the same within the
     classes of the QIs and the other sensitive attributes as published, which
     an attacker who learns one sensitive value can use (Q&S diversity, Def. 5-6).
+    ``alpha`` is the method's own target; without one (``None``, a method
+    that sets no alpha) the confidences are reported and nothing is passed or failed.
     """
     qi = [a.name for a in published.quasi_identifiers]
     sens = [a.name for a in published.sensitive]
@@ -40,7 +42,8 @@ def diversity_claims(published: PublishedCells, alpha: float) -> dict[str, Any]:
     out: dict[str, Any] = {"alpha": alpha}
     for key, conf in (("single_diversity", single), ("multi_diversity", multi)):
         top = max(conf.values(), default=0.0)
-        out[key] = {"passed": bool(top <= alpha + 1e-9), "max_confidence": top}
+        out[key] = {"max_confidence": top} if alpha is None else {"passed": bool(top <= alpha + 1e-9),
+                                                                   "max_confidence": top}
     return out
 
 
@@ -53,8 +56,8 @@ def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]
         class_sizes(labels), None if weights is None else class_population(labels, weights))
     msg = step_parameters(methods, "multi_sensitive_generalization")
     if msg is not None or len(published.sensitive) > 1:
-        alpha = (msg or {}).get("alpha_sa", 0.5)
-        claims["diversity"] = diversity_claims(published, float(alpha) if isinstance(alpha, (int, float)) else 0.5)
+        alpha = (msg or {}).get("alpha_sa")  # only a method that sets alpha has it as a target
+        claims["diversity"] = diversity_claims(published, float(alpha) if isinstance(alpha, (int, float)) else None)
     return claims
 
 

@@ -34,7 +34,9 @@ from verifier.releases.exposure import her_disclosure
 from verifier.releases.facts import MODEL_WORDS, p_value_words, release_facts
 from verifier.releases.family import NO_RANKS
 from verifier.releases.group_check import GroupCheck, check_group
-from verifier.releases.verdict import certain_disclosure, disclosure_breaches, headline
+from verifier.releases.verdict import (Finding, Verdict, claims_line, disclosure_breaches, disclosure_findings,
+                                      subject_verdict, target_findings)
+from verifier.text import plural
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.schema import Schema
@@ -154,30 +156,70 @@ class SubjectCheck:
         spread = self.spread_at(d)
         return bool(self.distance >= d and all(s > t for s, t in zip(spread, v))), spread
 
-    def verdict(self, random: SubjectReport | None = None) -> list[str]:
-        """Plain-language sentences, the headline first."""
-        breaches = disclosure_breaches(self.disclosure, self.prepared.release.claims)
-        lines = [headline(breaches, claim_holds=self.claim_holds(),
-                          exposed=random is not None and bool(random.confidently_linked),
-                          exact_untested=self.distance == 0 and random is None)]
+    @property
+    def unchanged(self) -> bool:
+        """A released record equals hers on every attribute, and one of them is numeric (on categories alone
+        many people share every value, which her disclosure risks already measure)."""
+        if self.distance != 0 or "numeric" not in self.prepared.kinds:
+            return False
+        return bool(np.all(self.prepared.values[self.result.matches] == self.record, axis=1).any())
+
+    def findings(self, random: SubjectReport | None = None) -> list[Finding]:
+        """Everything the checks of her record found (:mod:`verifier.releases.verdict`)."""
+        release = self.prepared.release
+        out = disclosure_findings(self.disclosure, release.claims)
+        linked = random is not None and bool(random.confidently_linked)
+        if linked:
+            out.append(Finding("linked", "exposed", "An intruder can tell your match from chance: a match as close "
+                               f"as yours happens by chance with probability {random.p_value:.4g}, below "
+                               f"alpha = {random.alpha:g}."))
+        if self.unchanged:
+            out.append(Finding("unchanged", "exposed", "Your record was published unchanged: a released record "
+                               "equals yours on every attribute."))
+        out += [Finding("claim_broken", "at_risk", text) for text in self.broken_claims()]
+        out += target_findings(release.predicate.get("targets"), risks=self.disclosure, distance=self.distance,
+                               linked=linked)
+        if self.claimed_distance is None:
+            out.append(Finding("no_claim", "at_risk", "The publisher claims no permutation distance, so nothing "
+                               "says how far your record should have moved."))
+        if random is None:
+            out.append(Finding("untested", "at_risk", "The random-match test was not run, so whether an intruder "
+                               "could tell your match from chance is not known: run it before you rely on this."))
+        return out
+
+    def broken_claims(self) -> list[str]:
+        """Her figures that break the publisher's claimed (D, v)."""
+        out = []
+        if self.claimed_distance is not None and self.distance < self.claimed_distance:
+            out.append(f"Your closest released record is {self.distance} ranks from yours; the publisher claims "
+                       f"every record is at least {self.claimed_distance} ranks from its closest match.")
+        if self.claim_holds() is False and self.distance >= (self.claimed_distance or 0):
+            out.append(f"The spread of the released values around your record at D = {self.claimed_distance} is "
+                       "below the publisher's claimed v on at least one attribute.")
+        return out
+
+    def verdict(self, random: SubjectReport | None = None) -> Verdict:
+        """Her level and headline (her worst finding), every finding, and the sentences of her report."""
         n = self.result.matches.size
+        claimed = self.claimed_distance is not None or bool(self.prepared.release.claims.get("attribute_disclosure"))
+        details = [claims_line(self.broken_claims() + disclosure_breaches(self.disclosure, self.prepared.release.claims),
+                               claimed=claimed)]
         if self.distance == 0:
-            lines.append(f"{n} released record(s) sit at exactly your rank on every attribute: your values were not "
-                         "moved among the others.")
+            details.append(f"{plural(n, 'released record')} sit at exactly your rank on every attribute: your values "
+                           "were not moved among the others.")
         else:
-            lines.append(f"Your closest released record(s) ({n}) are {self.distance} ranks away from yours on their "
-                         "farthest attribute: your values were mixed among others.")
-        if self.claimed_distance is not None:
-            holds = self.distance >= self.claimed_distance
-            lines.append(f"The publisher claims every record is at least {self.claimed_distance} ranks from its "
-                         f"closest match: {'true' if holds else 'NOT true'} for yours.")
+            details.append(f"Your closest released {plural(n, 'record', number=False)} ({n}) are {self.distance} "
+                           "ranks away from yours on their farthest attribute: your values were mixed among others.")
         for name, r in self.disclosure.items():
-            lines.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
-                         f"{r['risk']:.3g} ({r['candidates']} candidate record(s), {MODEL_WORDS.get(r['mode'], r['mode'])}).")
-        lines += breaches + certain_disclosure(self.disclosure)
+            details.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
+                           f"{r['risk']:.3g} ({plural(r['candidates'], 'candidate record')}, "
+                           f"{MODEL_WORDS.get(r['mode'], r['mode'])}).")
         if random is not None:
-            lines.append(p_value_words(random.p_value, random.alpha).capitalize() + ".")
-        return lines
+            details.append(p_value_words(random.p_value, random.alpha).capitalize() + ".")
+        model = self.prepared.release.family.replace("_", " ")
+        return subject_verdict(self.findings(random), details=details,
+                               protected=f"Your record is protected: every check of it passes under this release's "
+                               f"{model} model.")
 
     def to_json(self, random: SubjectReport | None = None) -> dict[str, Any]:
         def num(x: float) -> float | None:
@@ -201,7 +243,7 @@ class SubjectCheck:
             "attribute_disclosure": self.disclosure,
             "formula_like_cells": self.prepared.formula_cells.count,
             "p_value": None,
-            "verdict": self.verdict(random),
+            "verdict": self.verdict(random).to_json(),
         }
         if random is not None:
             out.update(p_value=random.p_value, p_value_interval=[random.p_value_low, random.p_value_high],
@@ -223,7 +265,8 @@ class SubjectCheck:
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
         lines += [f"| {cell(k.strip())} | {cell(v)} |" for k, v in release_facts(self.prepared.release)]
-        lines += ["", "## Verdict", ""] + [f"- {cell(line)}" for line in data["verdict"]]
+        lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
+        lines += [f"- {cell(line)}" for line in data["verdict"]["lines"]]
         lines += ["", f"## Permutation distance: {self.distance}", "",
                   f"{len(data['matches'])} released record(s) match; rank deviations per attribute:", "",
                   "| match | " + " | ".join(cell(json.dumps(n)) for n in self.names) + " |",

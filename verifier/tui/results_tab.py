@@ -14,11 +14,15 @@ from verifier.attacks.intruder import SubjectReport
 from verifier.releases.record import parse_number
 from verifier.releases.group_check import GroupCheck
 from verifier.releases.subject import SubjectCheck
+from verifier.releases.verdict import Verdict
 from verifier.text import figure, literal
 
 __all__ = ["ResultsTab", "fill_table"]
 
 MATCHES_HEADING = "Released records that match you, and their rank deviations:"
+
+#: the headline's colour for each verdict level
+LEVEL_STYLES = {"protected": "green", "at_risk": "yellow", "exposed": "red", "not_verifiable": "red"}
 
 #: matching records listed before the rest are summed up in one row
 SHOWN_MATCHES = 200
@@ -100,10 +104,12 @@ class ResultsTab(VerticalScroll):
         fill_table(self.query_one("#disclosure", DataTable), header,
                    rows or [["(the schema marks no sensitive attribute)", *[""] * (len(header) - 1)]])
 
-    def _write_verdict(self, lines: list[str], closing: str) -> None:
+    def _write_verdict(self, verdict: Verdict, closing: str) -> None:
+        """The headline coloured by her level (bold, then green, yellow or red), then the other sentences."""
         text = Text()
-        text.append(literal(lines[0]), style="bold")
-        for line in lines[1:]:
+        text.append(f"{verdict.level.replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict.level]}")
+        text.append(literal(verdict.headline), style="bold")
+        for line in verdict.lines[1:]:
             text.append("\n" + literal(line))
         text.append("\n\n" + closing)
         self.query_one("#verdict", Static).update(text)

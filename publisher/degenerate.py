@@ -1,0 +1,80 @@
+"""Outputs that protect nothing, judged on what came out (SPEC section 14), and what a release exposes.
+
+A parameter can look protective and still change nothing: noise relative to
+a spread of zero (one record), a swap window of zero ranks (p = 2 on 20
+records). So the publisher looks at the output, in the released row order
+beside its original (the secret pairing, which the protector has):
+
+- every released record equals an original record, on a table with a
+  numeric attribute (on categories alone many people share every value, and
+  the disclosure risks measure that);
+- a record published unchanged (equal to its own original on every
+  attribute) that the intruder links with confidence;
+- a column that a noise step was to noise, released equal to its original on
+  every record: the noise's realized spread is zero.
+
+Each is refused (``OUTPUT_DEGENERATE``, exit 3) unless ``--allow-degenerate``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from verifier.data.schema import Schema
+from verifier.text import literal, plural
+
+__all__ = ["NOISING", "degenerate_problems", "unchanged_rows"]
+
+#: method -> the column kinds it noises when it names no attributes
+NOISING = {"additive_noise": ("numeric",)}
+
+
+def unchanged_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Which released rows equal their own original on every attribute (both in the released row order)."""
+    return np.all((y + 0.0) == (x + 0.0), axis=1) if y.size else np.zeros(y.shape[0], dtype=bool)
+
+
+def _all_original(original: np.ndarray, y: np.ndarray) -> bool:
+    """Every row of ``y`` is some row of ``original``."""
+    if y.shape[0] == 0:
+        return False
+    both = np.ascontiguousarray(np.concatenate([original, y]) + 0.0)
+    _, label = np.unique(both, axis=0, return_inverse=True)
+    label = label.ravel()
+    return bool(np.isin(label[original.shape[0]:], label[: original.shape[0]]).all())
+
+
+def _noised_columns(methods: Sequence[dict[str, Any]], schema: Schema) -> list[int]:
+    out: set[int] = set()
+    for step in methods:
+        kinds = NOISING.get(step["method"])
+        if kinds is None:
+            continue
+        named = step["parameters"].get("attributes")
+        relative = step["parameters"].get("relative_sd")
+        if named is None and isinstance(relative, dict):
+            named = list(relative)
+        out.update(j for j, a in enumerate(schema.attributes)
+                   if (a.name in named if named is not None else a.kind in kinds))
+    return sorted(out)
+
+
+def degenerate_problems(original: np.ndarray, x: np.ndarray, y: np.ndarray, schema: Schema,
+                        methods: Sequence[dict[str, Any]], linked: np.ndarray) -> list[str]:
+    """Sentences for every way the output protects nothing; ``x`` is the original in ``y``'s row order,
+    ``linked`` which released rows the intruder links with confidence."""
+    problems = []
+    if "numeric" in schema.kinds and _all_original(original, y):
+        problems.append(f"every one of the {y.shape[0]} released records equals an original record")
+    same = unchanged_rows(x, y)
+    exposed = int(np.count_nonzero(same & np.asarray(linked, dtype=bool)))
+    if exposed:
+        problems.append(f"{plural(exposed, 'record')} published unchanged and linked by the intruder with "
+                        "confidence")
+    flat = [schema.names[j] for j in _noised_columns(methods, schema) if y.shape[0] and np.all(y[:, j] == x[:, j])]
+    if flat:
+        problems.append(f"the noise's realized spread is zero on {', '.join(map(literal, flat))}: every record's "
+                        "released value equals its original")
+    return problems
