@@ -4,7 +4,7 @@
     python -m benchmarks.replay --quick          # 20 and 10, 20 runs (a smoke test; rates are coarse)
     python -m benchmarks.replay --json
 
-For each method: honest releases (the published parameter was used, fresh
+For each method (and the chain noise then reverse mapping): honest releases (the published parameter was used, fresh
 secret seed each) give the false-alarm rate at alpha 0.01; dishonest ones
 (the method was run with the parameter off by a factor of 2, 3 and 10, the
 manifest says the published value, and a derived parameter is the one the
@@ -37,7 +37,11 @@ CASES = {
     "random_attribute_replacement": ("k", 1, "times", {"n_queries": 1}),
     "sd_k_anonymity": ("k", 3, "times", {}),
     "multi_sensitive_generalization": ("k", 2, "times", {"alpha_qi": 0.9, "alpha_sa": 0.9}),
+    # a chain: reverse mapping after noise puts the original values back and hides much of the noise level
+    "additive_noise+reverse_mapping": ("relative_sd", 0.5, "times", {}),
 }
+#: how many honest releases of each case have the replay's own power measured (issue 26, item 6)
+POWER_RELEASES = 10
 FACTORS = (2, 3, 10)
 
 
@@ -70,24 +74,29 @@ def census(n: int = 300, seed: int = 5, *, binned: bool = False):
     return table_from_frame(frame, schema)
 
 
-def _one(method: str, used_value, published_params: dict, x, secret: int, runs: int) -> bool | None:
-    """Is one release, made with ``used_value``, found implausible? None if the method refuses that value."""
+def _one(method: str, used_value, published_params: dict, x, secret: int, runs: int,
+         power_runs: int = 0) -> bool | str | None:
+    """Is one release, made with ``used_value``, found implausible? None if the method refuses that value.
+    With ``power_runs``, the replay measures its own power and its verdict is returned instead."""
     from publisher.methods import anonymize, make_method
     from publisher.replay import release_statistics, replay_table
     from verifier.errors import InvalidInputError
     from verifier.releases.family import family_of
 
     name, _, _, fixed = CASES[method]
+    first, *then = method.split("+")
     try:
-        used = make_method(method, {**fixed, name: used_value})
-        result = anonymize(x.to_frame(), x.schema, [used], random_state=secret)
+        used = [make_method(first, {**fixed, name: used_value}), *map(make_method, then)]
+        result = anonymize(x.to_frame(), x.schema, used, random_state=secret)
         # what the dishonest manifest says: the published parameter, and what it derives on X
-        published = anonymize(x.to_frame(), x.schema, [make_method(method, published_params)], random_state=secret)
+        published = anonymize(x.to_frame(), x.schema, [make_method(first, published_params), *map(make_method, then)],
+                              random_state=secret)
     except InvalidInputError:
         return None
-    methods = [{"method": method, "parameters": published.steps[0]["parameters"]}]
+    methods = [{"method": step["method"], "parameters": step["parameters"]} for step in published.steps]
     stats = release_statistics(x, result.released, family_of(methods))
-    return not replay_table(x, methods, stats, runs=runs, seed=secret + 1).plausible
+    replay = replay_table(x, methods, stats, runs=runs, seed=secret + 1, power_runs=power_runs)
+    return replay.verdict if power_runs else not replay.plausible
 
 
 def measure(method: str, honest: int, dishonest: int, runs: int) -> dict:
@@ -98,6 +107,9 @@ def measure(method: str, honest: int, dishonest: int, runs: int) -> dict:
     alarms = [_one(method, value, published_params, x, 1000 + i, runs) for i in range(honest)]
     out = {"method": method, "parameter": name, "published": value, "honest": honest, "runs": runs,
            "false_alarm_rate": float(np.mean([a for a in alarms if a is not None])), "power": {}}
+    verdicts = [_one(method, value, published_params, x, 1000 + i, runs, power_runs=10)
+                for i in range(min(honest, POWER_RELEASES))]
+    out["honest_inconclusive"] = float(np.mean([v == "inconclusive" for v in verdicts if v is not None]))
     for f in FACTORS:
         used = {"times": value * f, "divided": value / f, "randomized share": max(0.0, 1 - (1 - value) * f)}[how]
         if isinstance(value, int):
@@ -132,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             cells.append(f"{p['used']!s:>6} " + ("   n/a" if p["power"] is None else f"{100 * p['power']:5.0f}%")
                          + f" ({p['releases']})")
         print(f"{r['method']:<32} {r['parameter'] + '=' + str(r['published']):<16} "
-              f"{100 * r['false_alarm_rate']:>10.1f}%  " + "  ".join(f"{c:>16}" for c in cells))
+              f"{100 * r['false_alarm_rate']:>10.1f}%  " + "  ".join(f"{c:>16}" for c in cells)
+              + f"  honest inconclusive {100 * r['honest_inconclusive']:.0f}%")
     print(f"\n{honest} honest releases per method, {dishonest} dishonest per factor, {runs} replay runs each; "
           "alpha 0.01 (Holm-corrected); power = share of dishonest releases found implausible", file=sys.stderr)
     return 0

@@ -24,7 +24,11 @@ published release looks like one of those runs. ``publisher replay``:
    run and 0 otherwise;
 4. corrects the p-values for their number (Holm's step-down) and calls the
    release implausible when one corrected p-value is below alpha, or a derived
-   parameter differs.
+   parameter differs;
+5. measures its own power on the release at hand (:mod:`publisher.replay_power`):
+   the chain rerun with each published size parameter off by a factor, tested
+   the same way; a release it cannot tell from a factor of 2 is called
+   inconclusive, never plausible.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from scipy.stats import t as student_t
 
 from publisher.methods import Method, anonymize, frame_to_keys, make_method
 from publisher.release_data import published_cells
+from publisher.replay_power import ParameterPower, measure_power
 from publisher.replay_statistics import generalized_statistics, ranked_statistics
 from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
@@ -88,18 +93,30 @@ class Replay:
     seed: int
     statistics: list[Statistic]
     derived: list[DerivedCheck] = field(default_factory=list)
+    power: list[ParameterPower] = field(default_factory=list)
+    """The replay's power on each published size parameter (empty when not measured)."""
 
     @property
     def plausible(self) -> bool:
+        """No statistic beyond chance and every derived parameter derived again equal (see :attr:`verdict`)."""
         return all(d.ok for d in self.derived) and all(
             s.holm_p_value is None or s.holm_p_value >= self.alpha for s in self.statistics)
+
+    @property
+    def verdict(self) -> str:
+        """``implausible``; ``inconclusive`` when the replay cannot tell the published value from a factor of 2;
+        else ``plausible``."""
+        if not self.plausible:
+            return "implausible"
+        return "inconclusive" if any(p.inconclusive for p in self.power) else "plausible"
 
     @property
     def deterministic(self) -> bool:
         return self.simulated_runs == 1
 
     def to_json(self) -> dict[str, Any]:
-        return {"plausible": self.plausible, "runs": self.runs, "simulated_runs": self.simulated_runs,
+        return {"verdict": self.verdict, "plausible": self.plausible, "runs": self.runs,
+                "simulated_runs": self.simulated_runs, "power": [p.to_json() for p in self.power],
                 "deterministic": self.deterministic, "alpha": self.alpha, "seed": self.seed,
                 "statistics": [s.to_json() for s in self.statistics],
                 "derived_parameters": [d.to_json() for d in self.derived]}
@@ -185,38 +202,76 @@ def _derived_checks(methods: Sequence[Mapping[str, Any]], steps: list[dict[str, 
     return out
 
 
+def _runs(original: Table, chain: list[Method], family: str, hierarchies: Mapping | None, seeds: Sequence[int],
+          names: Sequence[str], on_run: Callable[[int, Any], None] | None = None) -> dict[str, list[float]]:
+    """Each statistic of ``names`` over runs of ``chain`` with the given seeds."""
+    frame = original.to_frame()
+    values: dict[str, list[float]] = {name: [] for name in names}
+    for r, run_seed in enumerate(seeds):
+        result = anonymize(frame, original.schema, chain, random_state=int(run_seed))
+        stats = release_statistics(original, result.released, family, hierarchies)
+        for name in values:
+            values[name].append(stats.get(name, math.nan))
+        if on_run is not None:
+            on_run(r, result)
+    return values
+
+
+def _rejects(original: Table, statistics: list[Statistic], family: str, hierarchies: Mapping | None, *,
+             alpha: float, runs: int, seed: int) -> Callable[[list[dict[str, Any]], int], float | None]:
+    """The share of runs of a (scaled) chain that the replay's test, against ``statistics``' runs, rejects."""
+    def rejects(methods: list[dict[str, Any]], k: int) -> float | None:
+        try:
+            chain = replay_methods(methods, hierarchies)
+            n = 1 if all(m.deterministic for m in chain) else runs
+            seeds = np.random.default_rng([seed, 1 + k]).integers(0, 2**63 - 1, size=n)
+            values = _runs(original, chain, family, hierarchies, seeds, [s.name for s in statistics])
+        except InvalidInputError:  # the scaled value cannot run on this table (k above n, an infeasible target)
+            return None
+        rejected = []
+        for r in range(n):
+            p = [two_sided_p_value(values[s.name][r], s.simulated) for s in statistics]
+            tested = [v for v in p if v is not None]
+            rejected.append(bool(tested) and min(holm(tested)) < alpha)
+        return float(np.mean(rejected))
+    return rejects
+
+
 def replay_table(original: Table, methods: Sequence[Mapping[str, Any]], published: Mapping[str, float], *,
                  hierarchies: Mapping | None = None, runs: int = 50, alpha: float = 0.01, seed: int = 0,
-                 progress: Callable[[int, int], None] | None = None) -> Replay:
-    """Replay the published ``methods`` on ``original`` and test the ``published`` statistics against the runs."""
+                 progress: Callable[[int, int], None] | None = None, power_runs: int = 0) -> Replay:
+    """Replay the published ``methods`` on ``original`` and test the ``published`` statistics against the runs.
+
+    ``power_runs`` runs per factor measure the replay's power on each published size parameter (0: not measured).
+    """
     if runs < 2:
         raise InvalidInputError(f"replay needs at least 2 runs, got {runs}", reason="PARAMETER_INVALID")
     chain = replay_methods(methods, hierarchies)
     family = family_of(list(methods))
     simulated_runs = 1 if all(m.deterministic for m in chain) else runs
     seeds = np.random.default_rng(seed).integers(0, 2**63 - 1, size=simulated_runs)
-    frame = original.to_frame()
-    values: dict[str, list[float]] = {name: [] for name in published}
     derived: list[DerivedCheck] = []
-    for r, run_seed in enumerate(seeds):
-        result = anonymize(frame, original.schema, chain, random_state=int(run_seed))
+
+    def on_run(r: int, result) -> None:
+        nonlocal derived
         if r == 0:
             derived = _derived_checks(methods, result.steps)
-        stats = release_statistics(original, result.released, family, hierarchies)
-        for name in values:
-            values[name].append(stats.get(name, math.nan))
         if progress is not None:
             progress(r + 1, simulated_runs)
+
+    values = _runs(original, chain, family, hierarchies, seeds, list(published), on_run)
     statistics = [Statistic(name, float(published[name]), np.asarray(v), two_sided_p_value(float(published[name]), v))
                   for name, v in values.items()]
     tested = [s for s in statistics if s.p_value is not None]
     adjusted = dict(zip([s.name for s in tested], holm([s.p_value for s in tested])))
     statistics = [Statistic(s.name, s.published, s.simulated, s.p_value, adjusted.get(s.name)) for s in statistics]
-    return Replay(runs, simulated_runs, alpha, seed, statistics, derived)
+    power = [] if power_runs < 1 else measure_power(methods, _rejects(
+        original, statistics, family, hierarchies, alpha=alpha, runs=power_runs, seed=seed))
+    return Replay(runs, simulated_runs, alpha, seed, statistics, derived, power)
 
 
 def replay_release(release: VerifiedRelease, original: Table, *, runs: int = 50, alpha: float = 0.01, seed: int = 0,
-                   progress: Callable[[int, int], None] | None = None) -> Replay:
+                   progress: Callable[[int, int], None] | None = None, power_runs: int = 0) -> Replay:
     """Replay a verified release on the original table (read with the release's schema)."""
     if release.family == "generalized":
         cells = release.published()
@@ -230,4 +285,4 @@ def replay_release(release: VerifiedRelease, original: Table, *, runs: int = 50,
         raise InvalidInputError(f"has {original.n_records} records and the release {n}; a release has one row per "
                                 "record of the table it was made from", reason="SHAPE_MISMATCH")
     return replay_table(original, release.methods, published, hierarchies=release.hierarchies, runs=runs,
-                        alpha=alpha, seed=seed, progress=progress)
+                        alpha=alpha, seed=seed, progress=progress, power_runs=power_runs)

@@ -56,7 +56,7 @@ def _release(world: Path, tmp_path: Path, method_args: list[str], *, seed: int =
 def _replay(world: Path, release: Path, capsys, *extra: str) -> tuple[int, dict]:
     capsys.readouterr()
     code = publisher(["replay", str(release), "--key", str(world / "keys" / "public.pem"), "--original",
-                      str(world / "x.csv"), "--runs", "30", "--json", *extra])
+                      str(world / "x.csv"), "--runs", "30", "--json", *(extra or ("--power-runs", "0"))])
     return code, json.loads(capsys.readouterr().out)
 
 
@@ -184,3 +184,61 @@ def test_holm_by_hand():
     # sorted 0.01, 0.02, 0.03, 0.5 times 4, 3, 2, 1 -> 0.04, 0.06, 0.06 (monotone), 0.5
     assert holm([0.03, 0.01, 0.5, 0.02]) == pytest.approx([0.06, 0.04, 0.5, 0.06])
     assert holm([0.9, 0.2]) == pytest.approx([0.9, 0.4]) and holm([0.9, 0.8]) == [1.0, 1.0]
+
+
+# ----------------------------------------------------------------------------- its own power (issue 26, item 6)
+
+
+def test_scaled_parameters_stay_runnable_and_drop_what_was_derived():
+    from publisher.replay_power import scaled_methods
+
+    noise = [{"method": "additive_noise", "parameters": {"relative_sd": 0.8, "correlated": False, "attributes": None}},
+             {"method": "reverse_mapping", "parameters": {"attributes": None}}]
+    assert scaled_methods(noise, 0, "relative_sd", 2.0)[0]["parameters"]["relative_sd"] == 1.6
+    assert noise[0]["parameters"]["relative_sd"] == 0.8  # the published chain is left as it was
+    per = [{"method": "additive_noise", "parameters": {"relative_sd": {"age": 0.5, "income": 0.2}}}]
+    assert scaled_methods(per, 0, "relative_sd", 0.5)[0]["parameters"]["relative_sd"] == {"age": 0.25, "income": 0.1}
+    swap = [{"method": "rank_swapping", "parameters": {"p": 60.0, "attributes": None}}]
+    assert scaled_methods(swap, 0, "p", 2.0) is None and scaled_methods(swap, 0, "p", 0.5)[0]["parameters"]["p"] == 30
+    micro = [{"method": "microaggregation", "parameters": {"k": 3, "attributes": None}}]
+    assert scaled_methods(micro, 0, "k", 1.25)[0]["parameters"]["k"] == 4
+    assert scaled_methods([{"method": "microaggregation", "parameters": {"k": 1}}], 0, "k", 0.5) is None
+    rr = [{"method": "randomized_response", "parameters": {"keep_probabilities": {"disease": 0.7}, "l": 3.0,
+                                                            "scope": "both"}}]
+    assert scaled_methods(rr, 0, "l", 2.0)[0]["parameters"] == {"l": 6.0, "scope": "both"}  # derived again
+    assert scaled_methods(rr, 0, "l", 0.25) is None  # l below 1
+
+
+def test_replay_says_inconclusive_when_it_cannot_tell_a_factor_of_2(tmp_path, capsys):
+    """20 records: noise 0.8 then reverse mapping looks like 0.4 or 1.6, and like 5.0 (the issue's 6x lie)."""
+    from conftest import PAPER
+
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    release = tmp_path / "release"
+    assert publisher(["release", "--input", str(PAPER / "original.csv"), "--method", "additive_noise", "--param",
+                      "relative_sd=0.8", "--then", "reverse_mapping", "--seed", "4", "--samples", "200",
+                      "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "p", "--out", str(release)]) == 0
+    argv = ["replay", str(release), "--key", str(tmp_path / "keys" / "public.pem"), "--original",
+            str(PAPER / "original.csv"), "--runs", "30"]
+    for published in (0.8, 5.0):
+        if published != 0.8:
+            resign_statement(release, tmp_path / "keys" / "private.pem", _set_parameter(0, "relative_sd", published))
+        capsys.readouterr()
+        assert publisher([*argv, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["plausible"] is True and out["verdict"] == "inconclusive"
+        (power,) = out["power"]
+        assert power["parameter"] == "methods.0.parameters.relative_sd" and power["published"] == published
+        assert power["inconclusive"] and min(power["power"]["x2"], power["power"]["/2"]) < 0.8
+        assert publisher(argv) == 0
+        text = capsys.readouterr().out
+        assert "Verdict: inconclusive" in text and "Verdict: plausible" not in text
+
+
+def test_replay_power_on_a_table_where_it_can_tell(world, tmp_path, capsys):
+    release = _release(world, tmp_path, NOISE)
+    code, out = _replay(world, release, capsys, "--power-runs", "10")
+    (power,) = out["power"]
+    assert code == 0 and out["verdict"] == "plausible" and not power["inconclusive"]
+    assert power["power"]["x2"] >= 0.8 and power["power"]["/2"] >= 0.8
+    assert power["smallest_factor_detected"] <= 2 and set(power["power"]) >= {"x2", "/2", "x1.5", "/1.5"}

@@ -35,7 +35,7 @@ def register(sub, common) -> None:
         "original distributions; for a generalized release the classes and cells) against the simulated ones: "
         "two-sided p-values, Holm-corrected. A parameter the publisher derived from the data is derived again "
         "and must be equal. A deterministic chain is run once: the release must equal it.",
-        epilog="Exit codes: 0 the release is plausible at --alpha, 1 verification failed or the release is "
+        epilog="Exit codes: 0 the release is plausible or inconclusive at --alpha (--json says which), 1 verification failed or the release is "
         "implausible (a published parameter was not the one used), 2 usage error, 3 invalid original table or "
         "parameters, 4 I/O failure.",
     )
@@ -44,6 +44,10 @@ def register(sub, common) -> None:
     p.add_argument("--runs", type=int, default=50, metavar="N", help="simulated releases (default 50, at least 2)")
     p.add_argument("--alpha", type=float, default=0.01,
                    help="reject when a Holm-corrected p-value is below this (default 0.01)")
+    p.add_argument("--power-runs", type=int, default=20, metavar="N",
+                   help="runs per factor that measure the replay's own power on each published size parameter "
+                   "(default 20; 0 skips it, and the verdict can then be plausible where the replay could not "
+                   "tell a factor of 2)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="the seed of the simulated runs (default 0; public, unrelated to the publisher's secret seed)")
 
@@ -53,13 +57,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--runs must be at least 2, got {args.runs}")
     check_probability("--alpha", args.alpha)
     check_non_negative("--seed", args.seed)
+    check_non_negative("--power-runs", args.power_runs)
     phases = Phases()
     with phases(f"verifying {args.release}"):
         release = verified(args, per_cell=350, also=[args.original])  # the methods' working copies
     with phases(f"reading {args.original}"):
         original = read_table(args.original, release.schema())
     result = replay_release(release, original, runs=args.runs, alpha=args.alpha, seed=args.seed,
-                            progress=ProgressBar("replaying the methods"))
+                            progress=ProgressBar("replaying the methods"), power_runs=args.power_runs)
     if args.json:
         print_json(result.to_json())
     else:
@@ -79,8 +84,21 @@ def _print(result: Replay, release) -> None:
     for d in result.derived:
         print(f"{'OK' if d.ok else 'FALSE'}: derived parameter {d.parameter} "
               + ("recomputed equal" if d.ok else f"published {d.published}, recomputed {d.recomputed}"))
+    for power in result.power:
+        found = power.smallest_factor
+        shown = ", ".join(f"{k} {'n/a' if v is None else f'{100 * v:.0f}%'}" for k, v in power.power.items())
+        print(f"Power on {power.parameter} = {power.published}: "
+              + (f"a factor of {found:g} either way is caught in 80% of runs" if found else
+                 "no factor tried (up to 8) is caught in 80% of runs either way") + f" ({shown})")
+    if result.verdict == "inconclusive":
+        weak = [p.parameter for p in result.power if p.inconclusive]
+        print(f"Verdict: inconclusive: no statistic is beyond chance (alpha {result.alpha:g}), but this replay cannot "
+              f"tell the published {', '.join(weak)} from a value twice or half as large, so it vouches for nothing "
+              "there.")
+        return
     if result.plausible:
-        print(f"Verdict: plausible: the release looks like a run of its published methods (alpha {result.alpha:g}).")
+        print(f"Verdict: plausible: the release looks like a run of its published methods (alpha {result.alpha:g})"
+              + ("" if result.power else "; its power was not measured (--power-runs 0)") + ".")
         return
     worst = [s.name for s in result.statistics if s.holm_p_value is not None and s.holm_p_value < result.alpha]
     print("Verdict: IMPLAUSIBLE: the release is not what its published methods make"

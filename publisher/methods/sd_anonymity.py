@@ -22,8 +22,10 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
+from publisher.methods.frames import frame_rows
 from publisher.methods.sd_clustering import sd_classes
 from publisher.methods.sd_model import SDModel, discernibility, ncp, value_distances
+from verifier.attacks.classes import group_claims, read_published
 from verifier.data.schema import Schema
 from verifier.data.tables import number_label
 
@@ -86,11 +88,13 @@ class SDKAnonymity(Method):
             out[nm] = recoded[labels]
         sizes = [len(c) for c in classes]
         loss = ncp(model, classes)
-        from verifier.attacks.disclosure import group_risk
-
-        risk = {a.name: {"max": float(r.max()), "mean": float(r.mean())}
-                for a in schema.attributes if a.role == "sensitive"
-                for r in [group_risk(labels, table[a.name].astype(str).to_numpy())]}
+        # one definition per figure: the risks of the published classes, as the manifest claims them
+        # (verifier.attacks.classes.group_claims); two clusters with the same generalized cells are one class
+        rows = frame_rows(out, schema)
+        published = read_published(schema, schema.names, [list(c) for c in zip(*rows)] if rows else
+                                   [[] for _ in schema.names], path="the anonymized table")
+        risk = {name: {"max": e["max"], "mean": e["mean"], "certain_share": e["certain_share"]}
+                for name, e in group_claims(published)["attribute_disclosure"].items()}
         return MethodResult(out, {
             "attributes": names, "classes": len(classes), "min_class_size": min(sizes), "max_class_size": max(sizes),
             "mean_class_size": float(np.mean(sizes)), "k_anonymous": min(sizes) >= self.k,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from verifier.releases.targets import target_words
 from verifier.frontend import ExitCode, add_command, add_release_args, print_json, verified
 from verifier.releases.facts import WITHHELD, claims_summary, formula_cells, formula_warning
 
@@ -44,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
             "environment": release.predicate.get("environment"),
             "dropped_identifiers": release.predicate.get("dropped_identifiers"),
             "sampling_weights": release.predicate.get("sampling_weights"),
+            "targets": release.predicate.get("targets") or {},
         })
         return ExitCode.OK
     print(f"OK: {release.path}")
@@ -69,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
               f"{release.data_size} bytes, each checked against its own signed digest")
     print(f"  withheld: {WITHHELD}")
     print(f"  claims: {claims_summary(release)}")
+    targets = target_words(release.predicate.get("targets"))
+    print("  targets the publisher promised: " + (", ".join(targets) if targets else
+                                                  "none (only the method's own bounds apply)"))
     warning = formula_warning(release, found)
     if warning:
         print(warning)

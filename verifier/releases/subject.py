@@ -205,11 +205,12 @@ class SubjectCheck:
         details = [claims_line(self.broken_claims() + disclosure_breaches(self.disclosure, self.prepared.release.claims),
                                claimed=claimed)]
         if self.distance == 0:
-            details.append(f"{plural(n, 'released record')} sit at exactly your rank on every attribute: your values "
-                           "were not moved among the others.")
+            details.append(f"{plural(n, 'released record')} {'sits' if n == 1 else 'sit'} at exactly your rank on "
+                           "every attribute: your values were not moved among the others.")
         else:
-            details.append(f"Your closest released {plural(n, 'record', number=False)} ({n}) are {self.distance} "
-                           "ranks away from yours on their farthest attribute: your values were mixed among others.")
+            closest = ("Your closest released record is" if n == 1 else f"Your {n} closest released records are")
+            details.append(f"{closest} {self.distance} ranks away from yours on {'its' if n == 1 else 'their'} "
+                           "farthest attribute: your values were mixed among others.")
         for name, r in self.disclosure.items():
             details.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
                            f"{r['risk']:.3g} ({plural(r['candidates'], 'candidate record')}, "
