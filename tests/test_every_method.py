@@ -12,6 +12,7 @@ her figures in the family's mode; every failure is one FAIL line.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -389,3 +390,54 @@ def test_an_output_that_protects_nothing_is_refused(world, tmp_path, capsys, met
     assert not (tmp_path / "release").exists() and not (tmp_path / "release.protector.json").exists()
     assert publisher([*argv, "--allow-degenerate"]) == 0
     assert "records published unchanged: " in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_every_level_on_a_release_of_every_method(world, method, tmp_path, capsys):
+    """Her level follows her worst finding on every method's release; a tampered copy is not_verifiable."""
+    from verifier.releases.facts import open_release
+    from verifier.releases.record import parse_record
+    from verifier.releases.subject import check_record, prepare, random_match
+
+    release = _release(world, method, "csv")
+    prepared = prepare(open_release(str(release), str(world / "keys" / "public.pem")))
+    lines = (world / "x.csv").read_text().splitlines()
+    levels = []
+    for line in lines[1:31]:
+        record = parse_record(dict(zip(lines[0].split(","), line.split(","))), prepared.schema)
+        check = check_record(prepared, record, whole_space=prepared.ranks_apply)
+        test = random_match(prepared, check, samples=200) if prepared.ranks_apply else None
+        verdict = check.verdict(test)
+        severities = {f.severity for f in verdict.findings}
+        expected = "exposed" if "exposed" in severities else "at_risk" if severities else "protected"
+        assert verdict.level == expected and verdict.lines[0] == verdict.headline
+        if verdict.findings:
+            assert verdict.headline == next(f.text for f in verdict.findings if f.severity == expected)
+        if any(r["risk"] >= 1.0 for r in check.disclosure.values()):
+            assert verdict.level == "exposed"
+        if test is not None and test.confidently_linked:
+            assert verdict.level == "exposed" and any(f.kind == "linked" for f in verdict.findings)
+        levels.append(verdict.level)
+    assert set(levels) <= {"protected", "at_risk", "exposed"} and len(levels) == 30
+    # a promise the release cannot keep, re-signed: nobody is protected, and those not exposed are at risk
+    promised = tmp_path / "promised"
+    shutil.copytree(release, promised)
+    target = {"min_k": 10**6} if not prepared.ranks_apply else {"min_distance": 10**6}
+    resign_statement(promised, world / "keys" / "private.pem", lambda s: s["predicate"].update(targets=target))
+    held = []
+    for i, line in enumerate(lines[1:31]):
+        (tmp_path / "me.csv").write_text(f"{lines[0]}\n{line}\n")
+        mine = _json(capsys, ["check", str(promised), "--key", str(world / "keys" / "public.pem"), "--record",
+                              str(tmp_path / "me.csv"), "--samples", "200"])
+        held.append(mine["verdict"]["level"])
+        assert mine["verdict"]["level"] == ("exposed" if levels[i] == "exposed" else "at_risk")
+        assert any(f["kind"] == "target_missed" for f in mine["verdict"]["findings"])
+    assert "at_risk" in held
+    tampered = tmp_path / "tampered"
+    shutil.copytree(release, tampered)
+    data = tampered / "release.csv"
+    data.write_bytes(data.read_bytes()[:-2] + b"9\n")
+    mine = _json(capsys, ["check", str(tampered), "--key", str(world / "keys" / "public.pem"), "--record",
+                          str(world / "me.json")], code=1)
+    assert mine["verified"] is False and mine["reason"] == "DIGEST_MISMATCH"
+    assert mine["verdict"]["level"] == "not_verifiable" and "protected" not in json.dumps(mine).lower()

@@ -98,6 +98,10 @@ LIES = {
     "missing sensitive claim": (lambda p: p["claims"].update(attribute_disclosure={}),
                                 "$.predicate.claims.attribute_disclosure"),
     "k above n": (lambda p: p["claims"].update(k=p["claims"]["n_records"] + 1), "$.predicate.claims.k"),
+    "target of another family": (lambda p: p.update(targets={"min_l": 2}), "$.predicate.targets.min_l"),
+    "target above one": (lambda p: p.update(targets={"max_linked_share": 1.5}), "$.predicate.targets.max_linked_share"),
+    "target of a non-sensitive attribute": (lambda p: p.update(targets={"max_attribute_risk": {"age": 0.5}}),
+                                            "$.predicate.targets.max_attribute_risk"),
     "size 2**63": (lambda p: None, "$.subject[0].annotations.size"),
 }
 

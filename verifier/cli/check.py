@@ -11,6 +11,8 @@ from verifier.frontend import ExitCode, Phases, ProgressBar, add_command, add_re
 from verifier.releases.facts import formula_warning
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.subject import check_record, prepare, random_match
+from verifier.releases.verdict import not_verifiable
+from verifier.releases.verification import ReleaseError
 from verifier.text import figure
 
 __all__ = ["register"]
@@ -23,8 +25,9 @@ def register(sub, common) -> None:
         "you and their deviations, the variances around your record against the publisher's claimed (D, v), "
         "your attribute disclosure risk, and your random-match test, with a verdict in plain words. Your record "
         "is read from a file (JSON object or one-row CSV), never from the command line, and never written.",
-        epilog="Exit codes: 0 checked, 1 the release does not verify, 2 usage error, 3 invalid record, 4 key file "
-        "unusable.",
+        epilog="Exit codes: 0 checked (whatever the verdict: protected, at_risk or exposed), 1 the release does not "
+        "verify (with --json, {\"verified\": false, \"reason\", \"message\", \"verdict\"} with level not_verifiable), "
+        "2 usage error, 3 invalid record, 4 key file unusable.",
     )
     add_release_args(p)
     p.add_argument("--record", required=True, metavar="my_record.json", help="your own record (a file)")
@@ -42,7 +45,13 @@ def run(args: argparse.Namespace) -> int:
     phases = Phases()
     kernels = KernelWarmUp()  # loads the search kernels while the release is verified and read
     with phases(f"verifying {args.release}"):
-        release = verified(args)
+        try:
+            release = verified(args)
+        except ReleaseError as exc:  # her verdict is 'not_verifiable'; the FAIL line follows on stderr
+            if args.json:
+                print_json({"verified": False, "reason": exc.reason, "message": exc.message,
+                            "verdict": not_verifiable(exc.reason, exc.message).to_json()})
+            raise
     with phases("reading and ranking the release"):
         prepared = prepare(release)
     record = read_record(args.record, prepared.schema)

@@ -106,7 +106,7 @@ class GroupCheck:
     def to_json(self, random: Any = None) -> dict[str, Any]:
         release = self.prepared.release
         return {
-            "release": release.path, "fingerprint": release.key.fingerprint, "dataset_id": release.dataset_id,
+            "verified": True, "release": release.path, "fingerprint": release.key.fingerprint, "dataset_id": release.dataset_id,
             "release_version": release.release_version, "attributes": self.names, "model": "generalized",
             "class_size": self.class_size, "class_rows": self.rows,
             "claimed": {"k": self.claimed_k}, "claim_holds": self.claim_holds(),

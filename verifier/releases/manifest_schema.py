@@ -23,6 +23,7 @@ from typing import Any
 
 from verifier.releases.family import family_of
 from verifier.releases.listed_files import fail
+from verifier.releases.targets import TARGETS
 
 __all__ = ["MANIFEST_SCHEMA", "MAX_LISTED_BYTES", "manifest_schema", "model_problem", "schema_problem",
            "validate_manifest"]
@@ -112,6 +113,10 @@ def model_problem(predicate: dict[str, Any]) -> str | None:
                 f"{len(pp['spread_kinds'])} spread kinds for {len(names)} attributes")
     if claims["k"] > claims["n_records"]:
         return f"$.predicate.claims.k: {claims['k']} is more than the {claims['n_records']} records"
+    for name in predicate.get("targets") or {}:
+        families = TARGETS[name][1]
+        if families is not None and family not in families:
+            return f"$.predicate.targets.{name}: a {family!r} release has no such figure to promise"
     risks = (predicate.get("targets") or {}).get("max_attribute_risk") or {}
     for name in risks:
         if name not in sensitive:

@@ -227,6 +227,7 @@ class SubjectCheck:
             return float(x) if math.isfinite(float(x)) else None
 
         out: dict[str, Any] = {
+            "verified": True,
             "release": self.prepared.release.path,
             "fingerprint": self.prepared.release.key.fingerprint,
             "dataset_id": self.prepared.release.dataset_id,
