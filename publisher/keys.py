@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verifier.data.bounded_files import read_bounded
 from verifier.errors import InputIOError
-from verifier.releases.verification import KeyFileError, TrustedKey, is_weak_key, key_id
+from verifier.releases.verification import KEY_READ_REASONS, KeyFileError, TrustedKey, is_weak_key, key_id
 
 __all__ = ["SigningKey", "keygen", "key_is_encrypted", "load_private_key", "write_new"]
 
@@ -56,9 +57,11 @@ def write_new(path: Path, data: bytes, mode: int) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-    except OSError as exc:
+    except BaseException as exc:  # a full disk, or Ctrl-C mid-write: never a half-written file
         path.unlink(missing_ok=True)
-        raise InputIOError(f"cannot write ({exc.strerror})", path=str(path), reason="WRITE_FAILED") from None
+        if isinstance(exc, OSError):
+            raise InputIOError(f"cannot write ({exc.strerror})", path=str(path), reason="WRITE_FAILED") from None
+        raise
 
 
 def keygen(directory: str | Path, passphrase: bytes | None) -> tuple[Path, Path, str, str]:
@@ -95,13 +98,12 @@ def keygen(directory: str | Path, passphrase: bytes | None) -> tuple[Path, Path,
 
 
 def _read_key_file(path: str | Path) -> tuple[os.stat_result, bytes]:
-    name = str(path)
+    raw = read_bounded(path, "key", error=KeyFileError, reasons=KEY_READ_REASONS)
     try:
-        return os.stat(path), Path(path).read_bytes()
-    except FileNotFoundError:
-        raise KeyFileError("no such key file", path=name, reason="KEY_NOT_FOUND") from None
+        return os.stat(path), raw
     except OSError as exc:
-        raise KeyFileError(f"cannot read the key file ({exc.strerror})", path=name, reason="KEY_UNREADABLE") from None
+        raise KeyFileError(f"cannot read the key file ({exc.strerror})", path=str(path),
+                           reason="KEY_UNREADABLE") from None
 
 
 def key_is_encrypted(path: str | Path) -> bool:

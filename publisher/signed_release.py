@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from verifier.attacks.reidentification import WEIGHTED, table_risk
 from verifier.data.sampling_weights import WEIGHTS, check_weights, weights_csv
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.tables import Table, current_umask
-from verifier.errors import InputIOError, InvalidInputError
+from verifier.errors import InputIOError, InvalidInputError, VerifierError
 from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_name
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.releases.family import family_of, generalized_columns
@@ -230,8 +230,12 @@ def _statement(files: Sequence[tuple[str, bytes]], predicate: dict[str, Any]) ->
     }
 
 
-def _write(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey) -> None:
-    """Write into a staging folder beside ``target``, verify it, and rename it into place; nothing half-written."""
+def _write(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey,
+           before_move: Callable[[Path], None] | None = None) -> None:
+    """Write into a staging folder beside ``target``, verify it, and rename it into place; nothing half-written.
+
+    ``before_move(staging)`` runs after the verification and before the rename: whatever it still has to write
+    (the protector's report, the summary on stdout) fails with the release unpublished."""
     parent = target.parent if str(target.parent) else Path(".")
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
@@ -242,11 +246,47 @@ def _write(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey
         for name, content in files:
             write_new(staging / name, content, 0o644 & ~current_umask())
         verify_release(staging, trusted)
+        if before_move is not None:
+            before_move(staging)
         os.rename(staging, target)
     except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        if isinstance(exc, OSError):
-            raise InputIOError(f"cannot write the release ({exc.strerror})", path=str(target), reason="WRITE_FAILED") from None
+        if isinstance(exc, OSError) and not isinstance(exc, (BrokenPipeError, VerifierError)):
+            raise InputIOError(f"cannot write the release ({exc.strerror or exc})", path=str(target),
+                               reason="WRITE_FAILED") from None
+        raise
+
+
+def _check_protector_report(report: Path, target: Path) -> None:
+    """The protector's report goes to a new file in an existing folder, never inside (or as) the release."""
+    here, release = Path(os.path.abspath(report)), Path(os.path.abspath(target))
+    if here == release or release in here.parents:
+        raise InputIOError("is inside the release; the protector's figures are never published",
+                           path=str(report), reason="OUTPUT_INSIDE_RELEASE")
+    if report.exists() or report.is_symlink():
+        raise InputIOError("already exists; a protector's report is never overwritten", path=str(report),
+                           reason="OUTPUT_EXISTS")
+    if not here.parent.is_dir():
+        raise InputIOError("its folder does not exist; nothing was done", path=str(report), reason="WRITE_FAILED")
+
+
+def _publish(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey, report: Path | None,
+             report_doc: dict[str, Any], before_move: Callable[[Path, dict], None] | None) -> None:
+    """Write the release; before it is moved into place, the protector's report, then the caller's summary.
+
+    A failure anywhere leaves neither: the staging folder is removed, and the report of a release that was
+    never published is deleted."""
+    def finish(staging: Path) -> None:
+        if report is not None:
+            write_new(report, dumps_manifest(report_doc), 0o600)
+        if before_move is not None:
+            before_move(staging, report_doc["protector_only"] or {})
+
+    try:
+        _write(target, files, trusted, finish)
+    except BaseException:
+        if report is not None and not target.exists():
+            report.unlink(missing_ok=True)
         raise
 
 
@@ -299,6 +339,7 @@ def make_release(
     part_rows: int | None = None,
     targets: Mapping[str, Any] | None = None,
     allow_degenerate: bool = False,
+    before_move: Callable[[Path, dict], None] | None = None,
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
 
@@ -316,15 +357,16 @@ def make_release(
     ``targets`` (:func:`verifier.releases.targets.parse_targets`) are the protector's bounds on the
     claims: a release that misses one is refused (``TARGET_MISSED``, exit 3) before anything is
     written, and they are signed in the manifest's ``targets``. An output that protects nothing is
-    refused (``OUTPUT_DEGENERATE``, exit 3) unless ``allow_degenerate``.
+    refused (``OUTPUT_DEGENERATE``, exit 3) unless ``allow_degenerate``. ``before_move(staging,
+    protector_figures)`` runs on the verified release before it is moved into place (the command line
+    prints its summary there, so that a full disk or a closed output leaves no release behind).
     """
     phase = phase or (lambda label: nullcontext())
     target = Path(out)
     _check_arguments(target, dataset_id, release_version, data_format, part_rows, table.n_records)
     metadata = check_metadata(metadata or {})
-    if protector_report is not None and (Path(protector_report).exists() or Path(protector_report).is_symlink()):
-        raise InputIOError("already exists; a protector's report is never overwritten", path=str(protector_report),
-                           reason="OUTPUT_EXISTS")
+    if protector_report is not None:
+        _check_protector_report(Path(protector_report), target)
     _refuse_formula_cells(formula_cells_in_keys(table.schema, table.values), table.path, allow_formula_cells)
     weights = _check_weights(table, weight_column, weights)
     with phase("anonymizing"):
@@ -352,10 +394,10 @@ def make_release(
     manifest = dumps_manifest(_statement(files, predicate))
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
     envelope = _envelope(manifest, key, trusted)
+    report = None if protector is None or protector_report is None else Path(protector_report)
+    report_doc = {"release": str(target), "datasetId": dataset_id, "releaseVersion": release_version,
+                  "protector_only": protector}
     with phase(f"writing {target}"):
-        _write(target, [*files, (MANIFEST, manifest), (ENVELOPE, envelope)], trusted)
-    if protector is not None and protector_report is not None:
-        write_new(Path(protector_report), dumps_manifest({"release": str(target), "datasetId": dataset_id,
-                                                          "releaseVersion": release_version,
-                                                          "protector_only": protector}), 0o600)
+        _publish(target, [*files, (MANIFEST, manifest), (ENVELOPE, envelope)], trusted, report, report_doc,
+                 before_move)
     return target

@@ -49,7 +49,7 @@ def test_unwritable_output_is_exit_4_and_leaves_nothing(paper_paths, tmp_path, c
     code = main(["reverse-map", "--original", str(paper_paths["original"]), "--anonymized",
                  str(paper_paths["masked"]), "--out", str(out)])
     err = capsys.readouterr().err
-    assert code == 4 and "WRITE_FAILED" in err and len(err.strip().splitlines()) == 1
+    assert code == 4 and "OUTPUT_FOLDER_MISSING" in err and len(err.strip().splitlines()) == 1  # before any work
     assert not out.parent.exists()
 
 
@@ -99,7 +99,7 @@ def test_publisher_schema_unwritable_output_is_exit_4(tmp_path, capsys):
     out = tmp_path / "missing-dir" / "schema.json"
     assert publisher_main(["schema", "--input", str(x), "--out", str(out)]) == 4
     err = capsys.readouterr().err
-    assert err.startswith(f"FAIL: {out}: WRITE_FAILED: ") and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"FAIL: {out}: OUTPUT_FOLDER_MISSING: ") and len(err.strip().splitlines()) == 1
     assert not out.parent.exists()
 
 
@@ -241,8 +241,8 @@ def _check_record(record: str) -> subprocess.CompletedProcess:
 def test_a_device_as_record_file_is_refused_not_read_forever():
     proc = _check_record("/dev/zero")
     assert proc.returncode == 3, proc.stderr
-    assert proc.stderr.strip() == ("FAIL: /dev/zero: RECORD_FILE_NOT_REGULAR: is a device, a pipe or a socket, "
-                                   "not a record file; give a JSON or one-row CSV file")
+    assert proc.stderr.strip() == ("FAIL: /dev/zero: RECORD_FILE_NOT_REGULAR: is a device, not a record file; "
+                                   "give a regular file")
 
 
 def test_a_pipe_as_record_file_is_refused_without_waiting_for_a_writer(tmp_path):

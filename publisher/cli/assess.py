@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from publisher.cli.common import add_intruder_args, load_input
+from verifier.data.bounded_files import read_bounded
 from verifier.attacks.assessment import assess
 from verifier.attacks.classes import group_claims, read_published
 from verifier.attacks.generalized import assess_generalized
@@ -105,8 +105,8 @@ def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
     hierarchies = None
     if args.hierarchies:
         try:
-            hierarchies = loads_strict(Path(args.hierarchies).read_bytes())
-        except (OSError, StrictJSONError) as exc:
+            hierarchies = loads_strict(read_bounded(args.hierarchies, "hierarchies"))
+        except StrictJSONError as exc:
             raise InvalidInputError(f"cannot read the hierarchies: {exc}", path=args.hierarchies,
                                     reason="HIERARCHY_INVALID") from None
     result = assess_generalized({n: frame[n].tolist() for n in schema.names}, published, schema,

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if name not in METHODS[args.method].parsers:
         raise InvalidInputError(f"{args.method} has no parameter {name!r}", reason="PARAMETER_UNKNOWN")
     if args.plot:
-        check_out(args.plot, [args.input, args.schema], args.force)
+        check_out(args.plot, [args.input, args.schema], args.force, option="--plot")
     fixed = dict(split_param(t) for t in args.param)
     targets = Targets(max_linked_share=args.max_linked_share, min_distance=args.min_distance,
                       max_distortion=args.max_distortion)

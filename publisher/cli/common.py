@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Sequence
 
 from publisher.methods import METHODS
@@ -12,8 +11,9 @@ from verifier.data.schema import Schema
 from verifier.data.sampling_weights import read_weight_column
 from verifier.data.schema_file import load_schema
 from verifier.data.tables import column_names, read_table
-from verifier.errors import InputIOError, InvalidInputError
-from verifier.frontend import UsageError, check_non_negative, same_file
+from verifier.errors import InvalidInputError
+from verifier.frontend import UsageError, check_non_negative
+from verifier.frontend.output_paths import check_output
 
 __all__ = ["add_intruder_args", "add_method_args", "check_out", "load_input", "load_weights", "route_params", "secret_seed",
            "split_param"]
@@ -77,12 +77,9 @@ def load_weights(path: str, weight: str | None):
     return None if weight is None else read_weight_column(path, weight)
 
 
-def check_out(out: str, inputs: Sequence[str], force: bool) -> None:
-    for given in inputs:
-        if given and same_file(out, given):
-            raise UsageError(f"--out would overwrite the input {given}", path=out)
-    if Path(out).exists() and not force:
-        raise InputIOError("already exists; pass --force to replace it", path=out, reason="OUTPUT_EXISTS")
+def check_out(out: str, inputs: Sequence[str], force: bool, option: str = "--out") -> None:
+    """An output path of a command with ``--force`` (:func:`verifier.frontend.output_paths.check_output`)."""
+    check_output(out, option=option, inputs=inputs, force=force)
 
 
 def split_param(text: str) -> tuple[str, str]:

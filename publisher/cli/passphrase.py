@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import getpass
 import sys
-from pathlib import Path
 
+from verifier.data.bounded_files import read_bounded
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.frontend import UsageError
 
@@ -13,10 +13,7 @@ __all__ = ["prompt", "read_passphrase_file"]
 
 
 def read_passphrase_file(path: str) -> bytes:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputIOError(f"cannot read the passphrase file ({exc.strerror})", path=path, reason="FILE_UNREADABLE") from None
+    data = read_bounded(path, "passphrase", error=InputIOError)
     passphrase = data.rstrip(b"\r\n")
     if not passphrase:
         raise InvalidInputError("the passphrase file is empty", path=path, reason="KEY_PASSPHRASE")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from publisher.release_metadata import METADATA_FIELDS
@@ -13,7 +14,7 @@ from publisher.methods import make_method
 from publisher.keys import key_is_encrypted, load_private_key
 from publisher.signed_release import make_release
 from verifier.errors import InputIOError
-from verifier.frontend import Phases, ProgressBar, UsageError, add_command, print_json
+from verifier.frontend import Phases, ProgressBar, UsageError, add_command
 from verifier.releases.facts import claims_summary
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
@@ -74,14 +75,24 @@ def register(sub, common) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
-def _protector_figures(claims: dict, report: str) -> dict:
-    """The figures that need the secret pairing: in the claims when published, else in the protector's report."""
-    if "protector_only" in claims:
-        return claims["protector_only"]
-    try:
-        return json.loads(Path(report).read_text("utf-8")).get("protector_only") or {}
-    except (OSError, ValueError):
-        return {}
+def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
+    """What the publisher prints once the release is verified: JSON, or the claims, targets and exposure."""
+    claims, target = verified.claims, str(args.out)
+    if args.json:
+        return [json.dumps({"release": target, "fingerprint": verified.key.fingerprint,
+                            "dataset_id": verified.dataset_id, "release_version": verified.release_version,
+                            "methods": verified.methods, "claims": claims,
+                            "targets": verified.predicate.get("targets") or {},
+                            "randomness": verified.predicate["toolkit"].get("randomness")}, indent=2, allow_nan=False)]
+    lines = [f"released {target}: {claims['n_records']} records, dataset {verified.dataset_id!r} version "
+             f"{verified.release_version}",
+             f"  signed by fingerprint {verified.key.fingerprint}",
+             f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)",
+             f"  claims ({claims.get('model')} model): {claims_summary(verified)}"]
+    if verified.predicate.get("targets"):
+        lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
+    lines += exposure_lines(claims, claims.get("protector_only") or protector)
+    return lines + [f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>"]
 
 
 def exposure_lines(claims: dict, protector: dict) -> list[str]:
@@ -107,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--release-version is an integer from 1 up")
     if args.part_rows is not None and (args.data_format != "parquet" or args.part_rows < 1):
         raise UsageError("--part-rows takes a number of rows from 1 up, and goes with --format parquet")
+    if args.weight_column and args.weight_column in args.drop_identifier:
+        raise UsageError(f"--weight-column {args.weight_column} would publish in weights.csv the column "
+                         "--drop-identifier withholds; a dropped identifier is never released")
     report = args.protector_report or f"{str(args.out).rstrip('/')}.protector.json"
     methods = [args.method, *args.then]
     routed = route_params(methods, args.param)
@@ -125,33 +139,30 @@ def run(args: argparse.Namespace) -> int:
         weights = load_weights(args.input, args.weight_column)
     targets = parse_targets(args.target, family=family_of([{"method": m} for m in methods]),
                             sensitive=[a.name for a in table.schema.attributes if a.role == "sensitive"])
-    target = make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
-                          seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
-                          phase=phases, data_format=args.data_format, part_rows=args.part_rows,
-                          allow_formula_cells=args.allow_formula_cells,
-                          metadata={k: getattr(args, k) for k in METADATA_FIELDS},
-                          dropped_identifiers=list(dict.fromkeys(args.drop_identifier)),
-                          publish_protector_figures=args.publish_protector_figures,
-                          protector_report=None if args.publish_protector_figures else report,
-                          weight_column=args.weight_column, weights=weights, targets=targets,
-                          allow_degenerate=args.allow_degenerate)
-    with phases("verifying the release as a reader will"):
-        verified = verify_release(target, TrustedKey(raw=key.public_raw, path=args.key))
-    claims = verified.claims
-    if args.json:
-        print_json({"release": str(target), "fingerprint": verified.key.fingerprint, "dataset_id": verified.dataset_id,
-                     "release_version": verified.release_version, "methods": verified.methods, "claims": claims,
-                     "targets": verified.predicate.get("targets") or {},
-                     "randomness": verified.predicate["toolkit"].get("randomness")})
-    else:
-        print(f"released {target}: {claims['n_records']} records, dataset {verified.dataset_id!r} version {verified.release_version}")
-        print(f"  signed by fingerprint {verified.key.fingerprint}")
-        print(f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)")
-        print(f"  claims ({claims.get('model')} model): {claims_summary(verified)}")
-        if verified.predicate.get("targets"):
-            print(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
-        for line in exposure_lines(claims, _protector_figures(claims, report)):
-            print(line)
-        print(f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>")
+    trusted = TrustedKey(raw=key.public_raw, path=args.key)
+
+    def announce(staging: Path, protector: dict) -> None:
+        """The summary, written and flushed before the release is moved into place (nothing half-done)."""
+        verified = verify_release(staging, trusted)
+        lines = _summary(verified, args, protector)
+        try:
+            sys.stdout.write("\n".join(lines) + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise InputIOError(f"cannot write the output ({exc.strerror or exc}); the release was not published",
+                               reason="WRITE_FAILED") from None
+
+    make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
+                 seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
+                 phase=phases, data_format=args.data_format, part_rows=args.part_rows,
+                 allow_formula_cells=args.allow_formula_cells,
+                 metadata={k: getattr(args, k) for k in METADATA_FIELDS},
+                 dropped_identifiers=list(dict.fromkeys(args.drop_identifier)),
+                 publish_protector_figures=args.publish_protector_figures,
+                 protector_report=None if args.publish_protector_figures else report,
+                 weight_column=args.weight_column, weights=weights, targets=targets,
+                 allow_degenerate=args.allow_degenerate, before_move=announce)
     return 0
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from publisher.schema_infer import infer_schema
 from verifier.data.frictionless import table_schema
 from verifier.data.tables import write_atomic
-from verifier.errors import InputIOError
 from verifier.frontend import add_command
+from verifier.frontend.output_paths import check_output
 
 __all__ = ["register"]
 
@@ -34,12 +33,11 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output(args.out, inputs=[args.input], force=args.force)
     schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other)
     drafted = table_schema(schema) if args.schema_format == "frictionless" else schema.to_dict()
     text = json.dumps(drafted, indent=2, ensure_ascii=False) + "\n"
     if args.out:
-        if Path(args.out).exists() and not args.force:
-            raise InputIOError("already exists; pass --force to replace it", path=args.out, reason="OUTPUT_EXISTS")
         write_atomic(args.out, lambda handle: handle.write(text))
         kinds = ", ".join(f"{a.name}: {a.kind}" for a in schema.attributes)
         print(f"wrote {args.out} ({kinds}); review the kinds, roles and category orders before you publish it",

@@ -16,7 +16,6 @@ Everything is deterministic; only the framework's row shuffle uses the seed.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -24,6 +23,8 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from publisher.methods.base import Method, MethodResult, fail, parse_float, parse_int
+from verifier.data.bounded_files import read_bounded
+from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.data.tables import number_label as _num
 from verifier.data.schema import Schema
@@ -225,10 +226,12 @@ class MultiSensitiveGeneralization(Method):
             raise fail(f"multi_sensitive_generalization: k is an integer >= 2. Got {k!r}.")
         if isinstance(hierarchies, (str, Path)):
             try:
-                hierarchies = json.loads(Path(hierarchies).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise fail(f"multi_sensitive_generalization: cannot read the hierarchy file {hierarchies}: {exc}",
-                            "HIERARCHY_INVALID") from None
+                hierarchies = loads_strict(read_bounded(hierarchies, "hierarchies"))
+            except StrictJSONError as exc:
+                raise fail(f"multi_sensitive_generalization: the hierarchy file {hierarchies} is not strict JSON: "
+                           f"{exc}", "HIERARCHY_INVALID") from None
+            if not isinstance(hierarchies, dict):
+                raise fail("multi_sensitive_generalization: a hierarchy file is a JSON object", "HIERARCHY_INVALID")
         self.alpha_qi, self.alpha_sa, self.k = float(alpha_qi), float(alpha_sa), k
         self.hierarchies = dict(hierarchies or {})
 

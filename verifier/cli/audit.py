@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 
+from verifier.frontend.output_paths import check_output
 from verifier.data.sampling_weights import read_weight_column
 from verifier.data.tables import column_names, read_table
 from verifier.frontend import (
@@ -25,7 +26,7 @@ from verifier.frontend import (
 from verifier.data.record_file import BATCH, write_record_file
 from verifier.distributed.searches import ClusterSearches
 from verifier.releases.audit import audit_release, audit_rows
-from verifier.releases.audit_report import write_report
+from verifier.releases.audit_report import report_paths, write_report
 from verifier.text import figure
 
 __all__ = ["register"]
@@ -65,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out and not args.original:
         raise UsageError("--out lists every original record's figures: give --original X.csv too")
     check_out_file(args.out, args.original)
+    for path in report_paths(args.report):  # the report and every plot it may write beside it
+        check_output(path, option="--report", inputs=[args.original, args.out])
     if args.engine != "local" and not args.original:
         raise UsageError("--engine dask runs the searches an audit with --original makes: give --original X.csv")
     phases = Phases()

@@ -6,11 +6,12 @@ import argparse
 
 import numpy as np
 
+from verifier.frontend.output_paths import check_output
 from verifier.cli.inputs import add_pair_args, load_pair
 from verifier.core.ranks import reverse_map
 from verifier.data.tables import write_csv_atomic
 from verifier.errors import InvalidInputError
-from verifier.frontend import ExitCode, UsageError, add_command, finite, print_json, same_file, text_table
+from verifier.frontend import ExitCode, add_command, finite, print_json, text_table
 from verifier.text import figure
 
 __all__ = ["register"]
@@ -29,9 +30,7 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for given in (args.original, args.anonymized):
-        if same_file(args.out, given):
-            raise UsageError(f"--out would overwrite the input {given}", path=args.out)
+    check_output(args.out, inputs=[args.original, args.anonymized, args.schema])
     x, y = load_pair(args.original, args.anonymized, args.schema)
     if x.n_records != y.n_records:
         raise InvalidInputError(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import re
 import resource
+import stat
 from pathlib import Path
 from typing import Sequence
 
@@ -101,6 +102,8 @@ def table_shape(path: str | Path, columns: int | None = None) -> tuple[int, int]
     """(records, columns) of a CSV or Parquet file, estimated without reading it; None when unreadable."""
     p = Path(path)
     try:
+        if not stat.S_ISREG(os.stat(p).st_mode):  # a pipe or a device: never opened here (the reader refuses it)
+            return None
         if p.suffix.lower() in (".parquet", ".pq"):
             import pyarrow.parquet as pq
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from verifier.data.bounded_files import read_bounded
 from verifier.data.frictionless import is_frictionless, schema_from_frictionless
 from verifier.data.schema import Schema
 from verifier.data.strict_json import StrictJSONError, loads_strict
@@ -19,12 +20,7 @@ def load_schema(path: str | Path) -> Schema:
     properties of :mod:`verifier.data.frictionless` (docs/input-format.md).
     """
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InvalidInputError("no such file", path=str(p), reason="FILE_NOT_FOUND") from None
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read: {exc.strerror}", path=str(p), reason="FILE_UNREADABLE") from None
+    raw = read_bounded(p, "schema")
     try:
         data = loads_strict(raw)
     except StrictJSONError as exc:

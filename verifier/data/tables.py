@@ -40,6 +40,7 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not when a command starts
     import pandas as pd
 
+from verifier.data.bounded_files import read_bounded, require_regular
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_number_columns, arrow_positions, plain
 from verifier.data.schema import Attribute, Schema, nominal_order
@@ -170,16 +171,8 @@ def _fail(path: str, reason: str, message: str) -> InvalidInputError:
 
 
 def _read_bytes(p: Path) -> bytes:
-    try:
-        if p.is_dir():
-            raise _fail(str(p), "FILE_UNREADABLE", "is a directory, not a table file")
-        return p.read_bytes()
-    except FileNotFoundError:
-        raise _fail(str(p), "FILE_NOT_FOUND", "no such file") from None
-    except PermissionError:
-        raise _fail(str(p), "FILE_UNREADABLE", "permission denied") from None
-    except OSError as exc:
-        raise _fail(str(p), "FILE_UNREADABLE", f"cannot read ({exc.strerror})") from None
+    """A table file's bytes: a regular file only (:mod:`verifier.data.bounded_files`)."""
+    return read_bounded(p, "table", reasons={"FILE_NOT_REGULAR": "FILE_UNREADABLE"})
 
 
 def _line_of(raw: bytes, offset: int) -> int:
@@ -506,8 +499,7 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
     p = Path(path)
     name = str(path)
     if p.suffix.lower() in PARQUET_SUFFIXES:
-        if not p.exists():
-            raise _fail(name, "FILE_NOT_FOUND", "no such file")
+        require_regular(p, "table", reasons={"FILE_NOT_REGULAR": "FILE_UNREADABLE"})
         return _read_parquet(name, p, schema)
     return read_table_bytes(name, _read_bytes(p), schema)
 
@@ -515,6 +507,7 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
 def column_names(path: str | Path) -> list[str]:
     """The column names of a CSV file (its header row) or a Parquet file, without reading the data."""
     p = Path(path)
+    require_regular(p, "table", reasons={"FILE_NOT_REGULAR": "FILE_UNREADABLE"})
     if p.suffix.lower() in PARQUET_SUFFIXES:
         import pyarrow.parquet as pq
 

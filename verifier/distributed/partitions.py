@@ -11,6 +11,8 @@ single CSV or Parquet file is read here and cut into parts.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +31,12 @@ def part_files(path: str | Path) -> list[Path]:
     p = Path(path)
     if not p.is_dir():
         return [p]
-    parts = sorted(q for q in p.iterdir() if q.suffix.lower() in (".parquet", ".pq") and q.is_file())
+    parts = sorted(q for q in p.iterdir() if q.suffix.lower() in (".parquet", ".pq"))
+    for q in parts:  # a part is the directory's own regular file: a link could lead anywhere
+        info = os.lstat(q)
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+            raise InvalidInputError("is a link or not a regular file; a directory of parts holds only its own "
+                                    "regular files", path=str(q), reason="UNSAFE_PATH")
     if not parts:
         raise InvalidInputError("is a directory without .parquet parts", path=str(path), reason="FILE_NOT_FOUND")
     return parts

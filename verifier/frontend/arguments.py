@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 
+from verifier.frontend.output_paths import check_output
 from verifier.errors import UsageError
 
 __all__ = ["check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_probability",
@@ -75,6 +76,4 @@ def check_out_file(out: str | None, *inputs: str | None) -> None:
     from verifier.data.record_file import record_file_format
 
     record_file_format(out)
-    for given in inputs:
-        if given and same_file(out, given):
-            raise UsageError(f"--out would overwrite the input {given}", path=out)
+    check_output(out, inputs=inputs)

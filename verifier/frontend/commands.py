@@ -5,19 +5,26 @@
 1     a check or verification failed
 2     usage error (bad arguments)
 3     invalid input data (a table, a schema, a record)
-4     environment or I/O failure (cannot read or write a file)
+4     environment or I/O failure (cannot read or write a file, a
+      full disk or a closed output)
+130   interrupted (Ctrl-C, SIGINT, or SIGTERM)
 ====  ==========================================================
 
 A failure prints one line on stderr, ``FAIL: <path>: <REASON_CODE>: <sentence>``;
-a traceback only with ``--verbose``.
+a traceback only with ``--verbose``. An interrupt ends the command with
+``FAIL: -: INTERRUPTED: ...``: every file being written is written beside its
+target and moved into place only when complete, so an interrupt leaves it absent.
 """
 
 from __future__ import annotations
 
 import argparse
 import enum
+import errno
 import os
+import signal
 import sys
+import threading
 from typing import Callable
 
 from verifier.errors import VerifierError
@@ -25,7 +32,8 @@ from verifier.text import LiteralStream
 
 __all__ = ["ExitCode", "add_command", "new_parser", "run_parsed"]
 
-EXIT_CODES = "Exit codes: 0 passed, 1 a check failed, 2 usage error, 3 invalid input data, 4 I/O failure."
+EXIT_CODES = ("Exit codes: 0 passed, 1 a check failed, 2 usage error, 3 invalid input data, 4 I/O failure "
+              "(a full disk or a closed output included), 130 interrupted (Ctrl-C or SIGTERM).")
 
 
 class ExitCode(enum.IntEnum):
@@ -34,6 +42,7 @@ class ExitCode(enum.IntEnum):
     USAGE = 2
     INPUT_ERROR = 3
     IO_ERROR = 4
+    INTERRUPTED = 130
 
 
 def new_parser(prog: str, description: str, version: str) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction,
@@ -50,6 +59,18 @@ def new_parser(prog: str, description: str, version: str) -> tuple[argparse.Argu
     return parser, sub, common
 
 
+class StoreOnce(argparse._StoreAction):
+    """A single-value option given twice is refused: ``--weight-column w --weight-column x1`` must not keep the
+    last one silently (it could publish another column than the one meant)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in seen:
+            parser.error(f"{option_string} is given twice; it takes one value")
+        seen.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 def add_command(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, name: str, *,
                 run: Callable[[argparse.Namespace], int], help: str, description: str, epilog: str | None = None,
                 literal_stdout: bool = True) -> argparse.ArgumentParser:
@@ -60,25 +81,58 @@ def add_command(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     itself, turns it off.
     """
     p = sub.add_parser(name, parents=[common], allow_abbrev=False, help=help, description=description, epilog=epilog)
+    p.register("action", None, StoreOnce)
+    p.register("action", "store", StoreOnce)
     p.set_defaults(func=run, literal_stdout=literal_stdout)
     return p
+
+
+def _terminated(signum, frame) -> None:
+    """SIGTERM ends a command as Ctrl-C does: through the same clean-up, with the same one line."""
+    raise KeyboardInterrupt
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Ctrl-C, even where it lands inside a compiled kernel (numba reports it as a SystemError around it)."""
+    while exc is not None:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _silence_stdout(stdout) -> None:
+    """Point fd 1 at /dev/null, so that what is left in the buffer cannot fail again at exit."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def run_parsed(args: argparse.Namespace) -> int:
     """Run a parsed subcommand: ``FAIL:`` line and exit code on the project's own errors.
 
-    Only the project's own errors (and running out of memory) are caught; a
-    traceback is shown for them only with ``--verbose``.
+    Only the project's own errors, running out of memory, an interrupt and a
+    failed write of the output are caught; a traceback is shown for them only
+    with ``--verbose``.
     """
     args.verbose = getattr(args, "verbose", False)
     stdout = sys.stdout
     if getattr(args, "literal_stdout", True):
         sys.stdout = LiteralStream(stdout)
+    previous = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() \
+        else None
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a full disk or a closed pipe is this command's failure, not the interpreter's at exit
+        return code
     except VerifierError as exc:
         if args.verbose:
             raise
+        try:
+            stdout.flush()
+        except (OSError, ValueError):  # what is left for a full or closed output is dropped, not retried at exit
+            _silence_stdout(stdout)
         print(exc.diagnostic(), file=sys.stderr)
         return exc.exit_code
     except MemoryError:
@@ -87,8 +141,34 @@ def run_parsed(args: argparse.Namespace) -> int:
         print("FAIL: -: OUT_OF_MEMORY: not enough memory for this table", file=sys.stderr)
         return ExitCode.IO_ERROR
     except BrokenPipeError:  # the reader went away (`| head`): the command did not finish, so it did not pass
-        os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())  # nothing left to flush at exit
+        _silence_stdout(stdout)
         print("FAIL: -: OUTPUT_CLOSED: the output was closed before the command finished", file=sys.stderr)
+        return ExitCode.IO_ERROR
+    except (KeyboardInterrupt, SystemError) as exc:
+        if args.verbose or not _interrupted(exc):
+            raise
+        _silence_stdout(stdout)
+        print("FAIL: -: INTERRUPTED: stopped by Ctrl-C or SIGTERM before it finished; nothing was left "
+              "half-written", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except OSError as exc:
+        if args.verbose or exc.errno is None or not _is_stdout(exc, stdout):
+            raise
+        _silence_stdout(stdout)
+        print(f"FAIL: -: WRITE_FAILED: cannot write the output ({os.strerror(exc.errno)})", file=sys.stderr)
         return ExitCode.IO_ERROR
     finally:
         sys.stdout = stdout
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _is_stdout(exc: OSError, stdout) -> bool:
+    """Whether an error came from writing the command's own output (fd 1), not from a file it was writing."""
+    try:
+        stdout.flush()
+    except OSError:
+        return True
+    except ValueError:
+        return False
+    return exc.filename is None and exc.errno in (errno.ENOSPC, errno.EIO, errno.EPIPE, errno.EDQUOT, errno.EFBIG)

@@ -172,6 +172,18 @@ def _lines(result: AuditResult) -> list[str]:
     return lines
 
 
+#: the plots a report may write beside itself, as ``<stem>-<name>.png``
+PLOT_NAMES = ("group-sizes", "distances", "random-match", "spreads")
+
+
+def report_paths(path: str | None) -> list[str]:
+    """Every file ``--report path`` may write: the report and its plots (checked before the audit runs)."""
+    if path is None:
+        return []
+    p = Path(path)
+    return [str(p.with_name(f"{p.stem}-{name}.png")) for name in PLOT_NAMES] + [str(p)]
+
+
 def write_report(result: AuditResult, path: str) -> list[str]:
     """The audit as Markdown, with PNG plots beside it; every file written atomically. Returns the paths."""
     p = Path(path)

@@ -15,14 +15,13 @@ holds it.
 from __future__ import annotations
 
 import math
-import os
 import re
-import stat
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
+from verifier.data.bounded_files import LIMITS, read_bounded
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError, UsageError
 from verifier.data.tables import read_csv_cells
@@ -31,7 +30,7 @@ from verifier.data.schema import Attribute, Schema
 __all__ = ["MAX_RECORD_BYTES", "read_record", "parse_record", "parse_number", "refuse_record_on_command_line"]
 
 #: the largest record file read (a record of a few hundred attributes is a few kilobytes)
-MAX_RECORD_BYTES = 1 << 20
+MAX_RECORD_BYTES = LIMITS["record"]
 
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _EXACT_INT_LIMIT = 2**53
@@ -144,32 +143,9 @@ def refuse_record_on_command_line(value: str) -> None:
 
 
 def _record_bytes(p: Path, name: str) -> bytes:
-    """The bytes of a regular record file, checked on the open file itself (no race with a swapped path)."""
-    try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a pipe opens without waiting for a writer
-    except FileNotFoundError:
-        raise _fail(name, "FILE_NOT_FOUND", "no such file") from None
-    except IsADirectoryError:
-        raise _fail(name, "FILE_UNREADABLE", "is a directory, not a record file") from None
-    except OSError as exc:
-        raise _fail(name, "FILE_UNREADABLE", f"cannot read ({exc.strerror})") from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if stat.S_ISDIR(info.st_mode):
-            raise _fail(name, "FILE_UNREADABLE", "is a directory, not a record file")
-        if not stat.S_ISREG(info.st_mode):
-            raise _fail(name, "RECORD_FILE_NOT_REGULAR", "is a device, a pipe or a socket, not a record file; "
-                        "give a JSON or one-row CSV file")
-        if info.st_size > MAX_RECORD_BYTES:
-            raise _fail(name, "RECORD_TOO_LARGE", f"holds {info.st_size} bytes; a record file holds at most "
-                        f"{MAX_RECORD_BYTES} (one record)")
-        try:
-            raw = handle.read(MAX_RECORD_BYTES + 1)
-        except OSError as exc:
-            raise _fail(name, "FILE_UNREADABLE", f"cannot read ({exc.strerror})") from None
-    if len(raw) > MAX_RECORD_BYTES:  # it grew while being read
-        raise _fail(name, "RECORD_TOO_LARGE", f"holds more than {MAX_RECORD_BYTES} bytes, the most a record file holds")
-    return raw
+    """The bytes of a regular record file (:func:`verifier.data.bounded_files.read_bounded`)."""
+    return read_bounded(p, "record", reasons={"FILE_NOT_REGULAR": "RECORD_FILE_NOT_REGULAR",
+                                              "FILE_TOO_LARGE": "RECORD_TOO_LARGE"})
 
 
 def read_record(path: str | Path, schema: Schema) -> np.ndarray:

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from verifier.data.bounded_files import read_bounded
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import VerifierError
 from verifier.data.sampling_weights import WEIGHTS, parse_weights
@@ -68,6 +69,7 @@ __all__ = [
     "HIERARCHIES",
     "ReleaseError",
     "KeyFileError",
+    "KEY_READ_REASONS",
     "TrustedKey",
     "VerifiedRelease",
     "pae",
@@ -96,6 +98,11 @@ MAX_EXTRA_BYTES = 16 << 20
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+#: how the bounded reader's failures read for a key file
+KEY_READ_REASONS = {"FILE_NOT_FOUND": "KEY_NOT_FOUND", "FILE_UNREADABLE": "KEY_UNREADABLE",
+                    "FILE_NOT_REGULAR": "KEY_UNREADABLE", "FILE_TOO_LARGE": "KEY_INVALID"}
 
 
 class KeyFileError(VerifierError):
@@ -210,12 +217,7 @@ def load_public_key(path: str | Path) -> TrustedKey:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise KeyFileError("no such key file", path=name, reason="KEY_NOT_FOUND") from None
-    except OSError as exc:
-        raise KeyFileError(f"cannot read the key file ({exc.strerror})", path=name, reason="KEY_UNREADABLE") from None
+    data = read_bounded(path, "key", error=KeyFileError, reasons=KEY_READ_REASONS)
     if b"PRIVATE KEY" in data:
         raise KeyFileError("this is a private key; give the public key (public.pem) to verify with",
                         path=name, reason="KEY_TYPE")

@@ -1,0 +1,205 @@
+"""A hostile environment (issue 27, items 1-3): devices and pipes as inputs, signals, full disks, outputs
+that would destroy data, repeated options.
+
+Every case runs the real command in a subprocess with a timeout, so that a
+command that would block on a pipe or read /dev/zero for ever fails the test
+instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import PAPER
+
+ORIGINAL = PAPER / "original.csv"
+
+
+def _run(tool: str, *argv: str, stdout=subprocess.PIPE, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", tool, *argv], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def _one_fail(proc: subprocess.CompletedProcess, code: int, reason: str) -> str:
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == code, (proc.returncode, proc.stderr)
+    assert len(lines) == 1 and lines[0].startswith("FAIL: ") and f": {reason}: " in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    assert _run("publisher", "keygen", "--out", str(root / "keys"), "--unencrypted").returncode == 0
+    proc = _run("publisher", "release", "--input", str(ORIGINAL), "--method", "additive_noise", "--param",
+                "relative_sd=0.8", "--then", "reverse_mapping", "--key", str(root / "keys" / "private.pem"),
+                "--dataset-id", "p", "--seed", "3", "--out", str(root / "release"))
+    assert proc.returncode == 0, proc.stderr
+    (root / "me.json").write_text(json.dumps({"x1": 100.87, "x2": 902.21, "x3": 5108.54}))
+    os.mkfifo(root / "fifo.pem")
+    os.mkfifo(root / "fifo.csv")
+    os.mkfifo(root / "fifo.parquet")
+    return root
+
+
+# ----------------------------------------------------------------------------- 1. bounded reads
+
+
+@pytest.mark.parametrize("key", ["/dev/zero", "fifo.pem"])
+def test_a_device_or_pipe_as_key_is_refused_at_once(world, key):
+    key = key if key.startswith("/") else str(world / key)
+    start = time.perf_counter()
+    line = _one_fail(_run("verifier", "verify", str(world / "release"), "--key", key), 4, "KEY_UNREADABLE")
+    assert ("is a device" if key == "/dev/zero" else "is a pipe (FIFO)") in line
+    _one_fail(_run("publisher", "release", "--input", str(ORIGINAL), "--method", "rank_swapping", "--param", "p=10",
+                   "--key", key, "--dataset-id", "p", "--out", str(world / "never")), 4, "KEY_UNREADABLE")
+    assert not (world / "never").exists() and time.perf_counter() - start < 30
+
+
+def test_an_oversized_key_file_is_refused_before_it_is_read(world):
+    big = world / "big.pem"
+    big.write_bytes(b"-----BEGIN PUBLIC KEY-----\n" + b"A" * (64 << 10))
+    line = _one_fail(_run("verifier", "verify", str(world / "release"), "--key", str(big)), 4, "KEY_INVALID")
+    assert f"holds {big.stat().st_size} bytes; a key file holds at most 65536" in line
+
+
+@pytest.mark.parametrize("table", ["/dev/zero", "fifo.csv", "fifo.parquet"])
+def test_a_device_or_pipe_as_table_is_refused_at_once(world, table):
+    table = table if table.startswith("/") else str(world / table)
+    line = _one_fail(_run("verifier", "distance", "--original", table, "--anonymized", str(ORIGINAL)), 3,
+                     "FILE_UNREADABLE")
+    assert "not a table file; give a regular file" in line
+
+
+def test_a_device_as_schema_is_refused_at_once(world):
+    _one_fail(_run("verifier", "distance", "--original", str(ORIGINAL), "--anonymized", str(ORIGINAL), "--schema",
+                   "/dev/zero"), 3, "FILE_NOT_REGULAR")
+
+
+def test_a_linked_part_in_a_directory_of_parts_is_refused(tmp_path):
+    from verifier.distributed.partitions import part_files
+    from verifier.errors import InvalidInputError
+
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "part-0.parquet").write_bytes(b"PAR1")
+    (parts / "part-1.parquet").symlink_to(ORIGINAL)
+    with pytest.raises(InvalidInputError) as info:
+        part_files(parts)
+    assert info.value.reason == "UNSAFE_PATH" and info.value.path.endswith("part-1.parquet")
+
+
+# ----------------------------------------------------------------------------- 2. signals
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "x.csv"
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(200_000, 5)) * [10, 100, 1000, 5, 50] + [100, 1000, 5000, 50, 500]
+    np.savetxt(path, x, delimiter=",", header="a,b,c,d,e", comments="", fmt="%.4f")
+    return path
+
+
+def _interrupt(argv: list[str], sig: int, after: float, cwd: Path) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen([sys.executable, "-m", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=cwd, stdin=subprocess.DEVNULL)
+    time.sleep(after)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_ends_a_release_with_one_line_and_nothing_written(world, big, tmp_path, sig):
+    out = tmp_path / "release"
+    proc = _interrupt(["publisher", "release", "--input", str(big), "--method", "additive_noise", "--param",
+                       "relative_sd=0.5", "--then", "reverse_mapping", "--key", str(world / "keys" / "private.pem"),
+                       "--dataset-id", "b", "--out", str(out)], sig, 2.0, tmp_path)
+    line = _one_fail(proc, 130, "INTERRUPTED")
+    assert "nothing was left half-written" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no release, no staging folder, no protector report
+
+
+def test_ctrl_c_ends_a_search_with_one_line(big, tmp_path):
+    out = tmp_path / "d.parquet"
+    proc = _interrupt(["verifier", "distance", "--original", str(big), "--anonymized", str(big), "--out", str(out)],
+                      signal.SIGINT, 1.0, tmp_path)
+    _one_fail(proc, 130, "INTERRUPTED")
+    assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- 3. outputs
+
+
+def test_an_output_never_replaces_an_input_a_device_a_link_or_a_file_of_a_release(world, tmp_path):
+    release, key = str(world / "release"), str(world / "keys" / "public.pem")
+    original = tmp_path / "orig.csv"
+    original.write_bytes(ORIGINAL.read_bytes())
+    audit = ["audit", release, "--key", key, "--original", str(original)]
+    _one_fail(_run("verifier", *audit, "--report", str(original)), 2, "OUTPUT_IS_INPUT")
+    assert original.read_bytes() == ORIGINAL.read_bytes()
+    line = _one_fail(_run("verifier", *audit, "--report", "/dev/full"), 4, "OUTPUT_UNSAFE")
+    assert "not a regular file" in line and Path("/dev/full").is_char_device()
+    (tmp_path / "link.md").symlink_to(tmp_path / "target.md")
+    _one_fail(_run("verifier", *audit, "--report", str(tmp_path / "link.md")), 4, "OUTPUT_UNSAFE")
+    assert not (tmp_path / "target.md").exists()
+    _one_fail(_run("verifier", *audit, "--report", str(world / "release" / "audit.md")), 4, "OUTPUT_INSIDE_RELEASE")
+    _one_fail(_run("verifier", *audit, "--out", str(world / "release" / "rows.csv")), 4, "OUTPUT_INSIDE_RELEASE")
+    assert _run("verifier", "verify", release, "--key", key).returncode == 0
+    (tmp_path / "taken.md").write_text("mine")
+    _one_fail(_run("verifier", *audit, "--report", str(tmp_path / "taken.md")), 4, "OUTPUT_EXISTS")
+    assert (tmp_path / "taken.md").read_text() == "mine"
+    _one_fail(_run("verifier", "distance", "--original", str(original), "--anonymized", str(original), "--out",
+                   str(world / "fifo.csv")), 4, "OUTPUT_UNSAFE")
+
+
+def test_a_full_output_is_one_line_and_exit_4(world):
+    release, key = str(world / "release"), str(world / "keys" / "public.pem")
+    with open("/dev/full", "w") as full:
+        for argv in (["verify", release, "--key", key], ["verify", release, "--key", key, "--json"],
+                     ["check", release, "--key", key, "--record", str(world / "me.json"), "--no-random-match"],
+                     ["audit", release, "--key", key, "--json"]):
+            line = _one_fail(_run("verifier", *argv, stdout=full), 4, "WRITE_FAILED")
+            assert "No space left on device" in line
+
+
+def test_a_release_whose_summary_cannot_be_written_is_not_published(world, tmp_path):
+    argv = ["release", "--input", str(ORIGINAL), "--method", "additive_noise", "--param", "relative_sd=0.8", "--then",
+            "reverse_mapping", "--key", str(world / "keys" / "private.pem"), "--dataset-id", "p",
+            "--out", str(tmp_path / "rel")]
+    with open("/dev/full", "w") as full:
+        line = _one_fail(_run("publisher", *argv, stdout=full), 4, "WRITE_FAILED")
+    assert "the release was not published" in line and list(tmp_path.iterdir()) == []
+    _one_fail(_run("publisher", *argv, "--protector-report", str(tmp_path / "rel" / "p.json")), 4,
+              "OUTPUT_INSIDE_RELEASE")
+    _one_fail(_run("publisher", *argv, "--protector-report", str(tmp_path / "missing" / "p.json")), 4,
+              "WRITE_FAILED")
+    assert list(tmp_path.iterdir()) == []  # refused before the work: nothing published, nothing to rerun into
+    assert _run("publisher", *argv).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rel", "rel.protector.json"]
+
+
+def test_a_single_value_option_given_twice_is_refused(world, tmp_path):
+    proc = _run("verifier", "verify", str(world / "release"), "--key", str(world / "keys" / "public.pem"), "--key",
+                str(world / "keys" / "public.pem"))
+    assert proc.returncode == 2 and "--key is given twice; it takes one value" in proc.stderr
+    x = tmp_path / "x.csv"
+    x.write_text("a,b,w\n1,2,3\n4,5,6\n7,8,9\n")
+    base = ["release", "--input", str(x), "--method", "rank_swapping", "--param", "p=50", "--key",
+            str(world / "keys" / "private.pem"), "--dataset-id", "w", "--out", str(tmp_path / "rel")]
+    proc = _run("publisher", *base, "--weight-column", "w", "--weight-column", "a")
+    assert proc.returncode == 2 and "--weight-column is given twice" in proc.stderr
+    proc = _run("publisher", *base, "--weight-column", "w", "--drop-identifier", "w")
+    assert proc.returncode == 2 and "would publish in weights.csv the column --drop-identifier withholds" in proc.stderr
+    assert not (tmp_path / "rel").exists()
