@@ -12,12 +12,20 @@ from typing import Any, Mapping
 
 from verifier.errors import InvalidInputError
 
-__all__ = ["METADATA_FIELDS", "check_metadata"]
+__all__ = ["METADATA_FIELDS", "check_metadata", "unsafe_text"]
 
 #: who published a release and why (``publisher release --publisher --contact --purpose --license``)
 METADATA_FIELDS = ("publisher", "contact", "purpose", "license")
 #: line and paragraph separators, and the marks that reorder text on screen (bidi controls)
-_UNSAFE = frozenset("\u2028\u2029\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: line and paragraph separators, bidi controls, and the invisible format characters (zero-width spaces and
+#: joiners, word joiners, the byte-order mark) that make two different names look the same
+_UNSAFE = frozenset("\u2028\u2029\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff")
+
+
+def unsafe_text(value: str) -> bool:
+    """Whether a line of manifest text holds a control, direction-changing or invisible character."""
+    return any(ord(c) < 32 or 0x7f <= ord(c) < 0xa0 or c in _UNSAFE for c in value)
 _SPDX = re.compile(r"[A-Za-z0-9.+-]+(?: (?:AND|OR|WITH) [A-Za-z0-9.+-]+)*")
 
 
@@ -30,8 +38,7 @@ def check_metadata(metadata: Mapping[str, Any]) -> dict[str, str]:
         if key not in METADATA_FIELDS:
             raise InvalidInputError(f"unknown release metadata {key!r}; known: {', '.join(METADATA_FIELDS)}",
                                     reason="PARAMETER_INVALID")
-        if not isinstance(value, str) or not value.strip() or len(value) > 2000 or any(
-                ord(c) < 32 or 0x7f <= ord(c) < 0xa0 or c in _UNSAFE for c in value):
+        if not isinstance(value, str) or not value.strip() or len(value) > 2000 or unsafe_text(value):
             raise InvalidInputError(f"--{key} must be one line of text (at most 2000 characters)",
                                     reason="PARAMETER_INVALID")
         if key == "license" and _SPDX.fullmatch(value) is None:

@@ -29,7 +29,7 @@ from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
 from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes, published_cells
-from publisher.release_metadata import check_metadata
+from publisher.release_metadata import check_metadata, unsafe_text
 from publisher.version import __version__
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
@@ -76,9 +76,10 @@ def _check_arguments(out: Path, dataset_id: str, release_version: int, data_form
                                 "parts; give more rows per part", reason="PARAMETER_INVALID")
     if out.exists() or out.is_symlink():
         raise InputIOError("already exists; a release is never overwritten", path=str(out), reason="OUTPUT_EXISTS")
-    if not dataset_id or len(dataset_id) > 256 or any(ord(c) < 32 or ord(c) == 127 for c in dataset_id):
-        raise InvalidInputError("--dataset-id must be one line of at most 256 characters, with no control "
-                                "characters (docs/manifest.schema.json)", reason="PARAMETER_INVALID")
+    if not dataset_id or len(dataset_id) > 256 or unsafe_text(dataset_id):
+        raise InvalidInputError("--dataset-id must be one line of at most 256 characters, with no control, "
+                                "direction-changing or invisible characters (docs/manifest.schema.json)",
+                                reason="PARAMETER_INVALID")
     if isinstance(release_version, bool) or not isinstance(release_version, int) or release_version < 1:
         raise InvalidInputError("the release version is an integer from 1 up", reason="PARAMETER_INVALID")
 

@@ -98,6 +98,9 @@ LIES = {
     "missing sensitive claim": (lambda p: p["claims"].update(attribute_disclosure={}),
                                 "$.predicate.claims.attribute_disclosure"),
     "k above n": (lambda p: p["claims"].update(k=p["claims"]["n_records"] + 1), "$.predicate.claims.k"),
+    "bidi in the dataset id": (lambda p: p.update(datasetId="census\u202e2026"), "$.predicate.datasetId"),
+    "invisible in the publisher": (lambda p: p.update(release_metadata={"publisher": "Office\u200bof Stats"}),
+                                   "$.predicate.release_metadata.publisher"),
     "target of another family": (lambda p: p.update(targets={"min_l": 2}), "$.predicate.targets.min_l"),
     "target above one": (lambda p: p.update(targets={"max_linked_share": 1.5}), "$.predicate.targets.max_linked_share"),
     "target of a non-sensitive attribute": (lambda p: p.update(targets={"max_attribute_risk": {"age": 0.5}}),
@@ -202,3 +205,14 @@ def test_a_mutated_re_signed_manifest_always_ends_in_one_fail_line(world, honest
     shutil.copytree(honest[method], release)
     resign_statement(release, world / "keys" / "private.pem", lambda s: _mutation(s, kind, pick))
     _fails_closed(capsys, release, world / "keys" / "public.pem", world / "me.json", reason=None)
+
+
+@pytest.mark.parametrize("dataset", ["census\u202e2026", "a\u200bb", "x\ufeff", "line\nbreak"])
+def test_the_publisher_refuses_what_the_schema_refuses_in_a_dataset_id(world, dataset, tmp_path, capsys):
+    from publisher.cli import main as publisher
+
+    capsys.readouterr()
+    assert publisher(["release", "--input", str(world / "x.csv"), "--schema", str(world / "one.json"), "--method",
+                      "rank_swapping", "--param", "p=10", "--key", str(world / "keys" / "private.pem"),
+                      "--dataset-id", dataset, "--out", str(tmp_path / "r")]) == 3
+    assert "PARAMETER_INVALID: --dataset-id must be one line" in capsys.readouterr().err

@@ -281,6 +281,40 @@ def test_weights_that_lie_are_caught(tmp_path, keys, capsys):
     assert "reidentification.journalist.mean" in failed
 
 
+@pytest.mark.parametrize("transform, problem", [
+    (lambda values: ["0", *values[1:]], "weight"),
+    (lambda values: ["many", *values[1:]], "many"),
+    (lambda values: values[1:], "59 weights for 60 released records"),
+])
+def test_signed_weights_that_are_no_weights_do_not_verify(tmp_path, keys, capsys, transform, problem):
+    """verify checks what a signed weights.csv holds, not only its digest (issue 27, item 5)."""
+    import hashlib
+
+    source, schema, rows = _weighted_source(tmp_path)
+    assert _release(tmp_path, keys, "--schema", str(schema), "--method", "sd_k_anonymity", "--param", "k=4",
+                    "--weight-column", "w", source=source) == 0
+    rel = tmp_path / "rel"
+
+    def replace(statement: dict) -> None:
+        lines = (rel / "weights.csv").read_text().splitlines()
+        content = ("\n".join([lines[0], *transform(lines[1:])]) + "\n").encode()
+        (rel / "weights.csv").write_bytes(content)
+        entry = next(e for e in statement["subject"] if e["name"] == "weights.csv")
+        entry["digest"]["sha256"], entry["annotations"]["size"] = hashlib.sha256(content).hexdigest(), len(content)
+        package = json.loads((rel / "datapackage.json").read_text())
+        package["resources"][1].update(hash=f"sha256:{entry['digest']['sha256']}", bytes=len(content))
+        raw = (json.dumps(package, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode()
+        (rel / "datapackage.json").write_bytes(raw)
+        listed = next(e for e in statement["subject"] if e["name"] == "datapackage.json")
+        listed["digest"]["sha256"], listed["annotations"]["size"] = hashlib.sha256(raw).hexdigest(), len(raw)
+
+    resign_statement(rel, keys[0], replace)
+    capsys.readouterr()
+    assert verifier(["verify", str(rel), "--key", str(keys[1])]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "weights.csv: DATA_MALFORMED: " in err and problem in err, err
+
+
 @pytest.mark.parametrize("cell, reason", [("0", "WEIGHT_INVALID"), ("-2", "WEIGHT_INVALID"), ("NA", "MISSING_VALUE")])
 def test_a_bad_weight_is_refused_naming_its_row(tmp_path, keys, capsys, cell, reason):
     source, schema, rows = _weighted_source(tmp_path)

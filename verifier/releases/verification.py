@@ -551,6 +551,11 @@ def verify_release(
         problem = datapackage_problem(statement["predicate"], listed, contents[DATAPACKAGE])
         if problem:
             raise _fail(f"{shown}/{DATAPACKAGE}", "DATAPACKAGE_MISMATCH", problem)
+    if WEIGHTS in contents:  # signed is not the same as sound: one number above zero per released record
+        try:
+            parse_weights(contents[WEIGHTS], f"{shown}/{WEIGHTS}", statement["predicate"]["claims"]["n_records"])
+        except VerifierError as exc:
+            raise _fail(f"{shown}/{WEIGHTS}", "DATA_MALFORMED", exc.message) from None
     # 6. manifest.json is the signed payload, byte for byte
     manifest = _read_capped(root / MANIFEST, MAX_MANIFEST_BYTES, f"{shown}/{MANIFEST}")
     if manifest != payload:
