@@ -203,3 +203,33 @@ def test_a_single_value_option_given_twice_is_refused(world, tmp_path):
     proc = _run("publisher", *base, "--weight-column", "w", "--drop-identifier", "w")
     assert proc.returncode == 2 and "would publish in weights.csv the column --drop-identifier withholds" in proc.stderr
     assert not (tmp_path / "rel").exists()
+
+
+# ----------------------------------------------------------------------------- 6. clusters
+
+
+@pytest.mark.parametrize("option, words", [
+    (["--scheduler", "http://example:8786"], "--scheduler takes tcp://HOST:PORT or tls://HOST:PORT"),
+    (["--scheduler", "tcp://host"], "--scheduler takes tcp://HOST:PORT"),
+    (["--scheduler", "tcp://host:99999"], "--scheduler takes tcp://HOST:PORT"),
+    (["--workers", str((os.cpu_count() or 1) + 1)], "cores"),
+    (["--memory-limit", "1MB"], "is below the 256 MiB a worker needs"),
+])
+def test_cluster_options_are_checked_before_any_connection(option, words):
+    pytest.importorskip("dask.distributed")
+    proc = _run("verifier", "distance", "--original", str(ORIGINAL), "--anonymized", str(ORIGINAL), "--engine",
+                "dask", *option, timeout=60)
+    assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_worker_that_dies_is_one_line_not_a_dask_traceback():
+    """A real worker process killed mid-task (Dask gives up after its retries): CLUSTER_FAILED, exit 4."""
+    pytest.importorskip("dask.distributed")
+    from verifier.distributed.cluster import dask_client
+    from verifier.errors import InputIOError
+
+    with pytest.raises(InputIOError) as info:
+        with dask_client(workers=1, memory_limit="512MiB") as client:
+            client.submit(os._exit, 1, pure=False).result()
+    assert info.value.reason == "CLUSTER_FAILED" and info.value.exit_code == 4
+    assert "the Dask cluster failed: KilledWorker" in info.value.message

@@ -7,19 +7,58 @@ exit 4: the environment lacks it), never an import traceback.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import importlib
 import logging
+import os
+import re
 from contextlib import contextmanager
 from typing import Iterator
 
 import numpy as np
 
-from verifier.errors import InputIOError, InvalidInputError
+from verifier.errors import InputIOError, InvalidInputError, UsageError, VerifierError
 
-__all__ = ["DASK_EXTRA", "dask_client", "default_pieces", "on_cluster", "require_dask"]
+__all__ = ["DASK_EXTRA", "MIN_WORKER_MEMORY", "CONNECT_TIMEOUT", "check_cluster_options", "dask_client",
+           "default_pieces", "on_cluster", "require_dask"]
 
 #: what to install for the distributed engine
 DASK_EXTRA = "permuted-privacy[dask]"
+#: the least memory a worker is given: below it a worker pauses on its first part
+MIN_WORKER_MEMORY = 256 << 20
+#: how long a command waits for a running scheduler
+CONNECT_TIMEOUT = "20s"
+_ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):[0-9]{1,5}")
+
+
+def check_cluster_options(scheduler: str | None, workers: int | None, memory_limit: str | None) -> None:
+    """Refuse, before any connection: an address that is no ``tcp://host:port`` or ``tls://host:port``, more
+    local workers than this machine has cores, or less than :data:`MIN_WORKER_MEMORY` for a worker."""
+    if scheduler is not None:
+        match = _ADDRESS.fullmatch(scheduler)
+        if match is None or not 0 < int(scheduler.rsplit(":", 1)[1]) < 65536:
+            raise UsageError(f"--scheduler takes tcp://HOST:PORT or tls://HOST:PORT, got {scheduler!r}")
+    cores = os.cpu_count() or 1
+    if workers is not None and not 1 <= workers <= cores:
+        raise UsageError(f"--workers is from 1 to this machine's {cores} cores, got {workers}; a larger cluster is "
+                         "a running scheduler (--scheduler)")
+    if memory_limit is not None:
+        from dask.utils import parse_bytes
+
+        try:
+            size = parse_bytes(memory_limit)
+        except (ValueError, TypeError):
+            raise UsageError(f"--memory-limit takes a size such as 4GB or 512MiB, got {memory_limit!r}") from None
+        if size < MIN_WORKER_MEMORY:
+            raise UsageError(f"--memory-limit {memory_limit} is below the {MIN_WORKER_MEMORY >> 20} MiB a worker needs")
+
+
+def _cluster_failure(exc: BaseException) -> bool:
+    """A failure of the cluster rather than of the command: a worker killed, a connection lost, a timeout."""
+    return (type(exc).__module__.split(".")[0] in ("distributed", "dask", "tornado")
+            or isinstance(exc, (TimeoutError, concurrent.futures.CancelledError, asyncio.CancelledError,
+                                ConnectionError)))
 
 
 def require_dask() -> None:
@@ -61,16 +100,28 @@ def dask_client(scheduler: str | None = None, *, workers: int | None = None,
             raise InvalidInputError("--workers and --memory-limit size a local cluster; a running scheduler's "
                                     "workers are sized where they are started", reason="PARAMETER_INVALID")
         try:
-            client = Client(scheduler, timeout="20s")
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
-            raise InputIOError(f"cannot reach the Dask scheduler ({exc})", path=scheduler,
-                               reason="SCHEDULER_UNREACHABLE") from None
-        with client:
+            raise InputIOError(f"cannot reach the Dask scheduler within {CONNECT_TIMEOUT} ({str(exc)[:200]})",
+                               path=scheduler, reason="SCHEDULER_UNREACHABLE") from None
+        with client, _failures(scheduler):
             yield client
         return
     if workers is not None and workers < 1:
         raise InvalidInputError("--workers is at least 1", reason="PARAMETER_INVALID")
     cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
                            memory_limit=memory_limit or "auto", dashboard_address=":0")
-    with cluster, Client(cluster) as client:
+    with cluster, Client(cluster) as client, _failures("the local cluster"):
         yield client
+
+
+@contextmanager
+def _failures(where: str) -> Iterator[None]:
+    """Every failure of the cluster as one line (``CLUSTER_FAILED``, exit 4), never a Dask traceback."""
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - only the cluster's own failures are mapped; the rest go on
+        if isinstance(exc, VerifierError) or not _cluster_failure(exc):
+            raise
+        raise InputIOError(f"the Dask cluster failed: {type(exc).__name__}: {str(exc)[:200] or 'no message'}",
+                           path=where, reason="CLUSTER_FAILED") from None

@@ -6,7 +6,7 @@ import argparse
 from contextlib import contextmanager
 from typing import Iterator
 
-from verifier.distributed.cluster import dask_client, require_dask
+from verifier.distributed.cluster import check_cluster_options, dask_client, require_dask
 from verifier.errors import UsageError
 
 __all__ = ["add_engine_args", "engine_client"]
@@ -24,10 +24,11 @@ def add_engine_args(p: argparse.ArgumentParser, *, what: str = DEFAULT_WHAT) -> 
     g.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask, a running scheduler (tcp://host:8786); default: a local cluster "
                    "started and stopped by the command")
-    g.add_argument("--workers", type=int, metavar="N", help="worker processes of the local cluster (default 2)")
+    g.add_argument("--workers", type=int, metavar="N",
+                   help="worker processes of the local cluster (default 2; at most this machine's cores)")
     g.add_argument("--memory-limit", metavar="SIZE",
-                   help="memory of each local worker (4GB, 512MiB; default: the machine's memory shared out); "
-                   "a worker spills to disk beyond it")
+                   help="memory of each local worker (4GB, 512MiB; at least 256MiB; default: the machine's memory "
+                   "shared out); a worker spills to disk beyond it")
 
 
 @contextmanager
@@ -39,15 +40,6 @@ def engine_client(args: argparse.Namespace) -> Iterator:
         yield None
         return
     require_dask()
-    if args.memory_limit is not None:
-        from dask.utils import parse_bytes
-
-        try:
-            if parse_bytes(args.memory_limit) <= 0:
-                raise ValueError
-        except (ValueError, TypeError):
-            raise UsageError(f"--memory-limit takes a size such as 4GB or 512MiB, got {args.memory_limit!r}") from None
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    check_cluster_options(args.scheduler, args.workers, args.memory_limit)
     with dask_client(args.scheduler, workers=args.workers, memory_limit=args.memory_limit) as client:
         yield client
