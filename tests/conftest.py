@@ -8,10 +8,14 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from publisher.keys import load_private_key
 from verifier.data.tables import read_table
 from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dumps_manifest, key_id, pae
+
+#: the fuzz campaign of docs/performance.md: pytest tests/test_fuzz.py --hypothesis-profile=fuzz
+settings.register_profile("fuzz", max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
 
 PAPER = Path(str(resources.files("verifier") / "data" / "paper"))
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"

@@ -206,6 +206,8 @@ def _parse_csv(path: str, raw: bytes) -> tuple[list[str], list[list[str]]]:
     while rows and not rows[-1]:
         rows.pop()
         lines.pop()
+    if not rows:  # nothing but a byte-order mark or blank lines
+        raise _fail(path, "TABLE_EMPTY", "the file holds no header and no rows")
     header, body = rows[0], rows[1:]
     _check_header(path, header)
     if not body:
