@@ -7,7 +7,17 @@ notebook: ``publisher.anonymize(frame, method, **params)`` and
 (docs/api.md).
 """
 
-from publisher.api import anonymize, release
+from importlib import import_module
+
 from publisher.version import __version__
 
 __all__ = ["__version__", "anonymize", "release"]
+
+
+def __getattr__(name: str):
+    """``anonymize`` and ``release`` are loaded on first use: the console command starts without them."""
+    if name not in ("anonymize", "release"):
+        raise AttributeError(f"module 'publisher' has no attribute {name!r}")
+    value = getattr(import_module("publisher.api"), name)
+    globals()[name] = value
+    return value

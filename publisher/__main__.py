@@ -1,3 +1,3 @@
-from publisher.cli import main
+from publisher.entry import script
 
-raise SystemExit(main())
+script()

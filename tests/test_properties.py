@@ -268,3 +268,25 @@ def test_tree_of_thousands_equals_brute_force(ties):
     assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
     qlo, qhi = space.query_blocks(x)
     assert space.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()
+
+
+@pytest.mark.parametrize("ties", ["none", "every column"])
+def test_the_tree_answers_in_pieces_as_in_one_call(ties, monkeypatch):
+    """Queries are answered in pieces, so that an interrupt waits for one piece (verifier.core.interrupts):
+    pieces of 7 give the distances and match sets of one call, and of brute force."""
+    from verifier.core import kdtree
+
+    rng = np.random.default_rng(3)
+    y = np.round(rng.normal(size=(500, 3)), 2) if ties == "none" else rng.integers(0, 4, size=(500, 3)).astype(float)
+    x = y[:120] + rng.normal(scale=0.2, size=(120, 3))
+    whole = RankSpace(y)
+    one = compute_distances(whole, x)
+    monkeypatch.setattr(kdtree, "QUERY_CHUNK", 7)
+    pieces = RankSpace(y)
+    cut = compute_distances(pieces, x)
+    assert all(a.tolist() == b.tolist() for a, b in zip(one, cut))
+    ref_distances, ref_matches = compute_distances_bruteforce(pieces, x)
+    assert cut[0].tolist() == ref_distances.tolist()
+    assert all(cut[2][cut[1][r]:cut[1][r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
+    qlo, qhi = pieces.query_blocks(x)
+    assert pieces.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()

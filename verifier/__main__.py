@@ -1,3 +1,3 @@
-from verifier.cli import main
+from verifier.entry import script
 
-raise SystemExit(main())
+script()

@@ -1,7 +1,8 @@
 """The ``publisher`` command line: what a data protector runs; one module per subcommand.
 
 Exit codes as the verifier's (SPEC section 10): 0 done, 1 a check failed,
-2 usage error, 3 invalid input data, 4 environment or I/O failure. A failure
+2 usage error, 3 invalid input data, 4 environment or I/O failure, 130
+interrupted. A failure
 prints one line ``FAIL: <path>: <REASON_CODE>: <sentence>`` on stderr.
 """
 

@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from publisher.methods.base import Method, MethodResult, fail, parse_bool, parse_names, parse_per_attribute
+from verifier.data.magnitudes import MAX_MAGNITUDE
 from verifier.core.validation import as_generator
 
 __all__ = ["AdditiveNoise"]
@@ -70,9 +71,14 @@ class AdditiveNoise(Method):
             noise = rng.multivariate_normal(np.zeros(len(cols)), (rel[0] ** 2) * cov, size=x.shape[0], method="eigh")
         else:
             noise = rng.standard_normal(x.shape) * (rel * sd)
+        noised = x + noise
+        for k, n in enumerate(names):  # the noised values stay within what every later sum can hold
+            if not (np.abs(noised[:, k]) <= MAX_MAGNITUDE).all():
+                raise fail(f"additive_noise: relative_sd {rel[k]:g} takes column {n!r} beyond 1e150 in absolute "
+                           "value, where variances and sums overflow; choose a smaller relative_sd")
         out = table.copy()
         for k, n in enumerate(names):
-            out[n] = x[:, k] + noise[:, k]
+            out[n] = noised[:, k]
         realized = _column_sd(noise)
         return MethodResult(out, {
             "attributes": names,

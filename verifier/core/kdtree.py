@@ -31,6 +31,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from verifier.core.interrupts import QUERY_CHUNK, held_signals
+
 __all__ = ["RankTree", "heap_layout"]
 
 _LEAF_SIZE = 16
@@ -327,8 +329,9 @@ class RankTree:
         record_lo = np.ascontiguousarray(record_lo, dtype=np.int64)
         record_hi = np.ascontiguousarray(record_hi, dtype=np.int64)
         # record blocks are stored in tree order, so that each leaf is contiguous
-        idx, start, end, blk_lo, blk_hi, first_leaf, self._leaf_lo, self._leaf_hi = _build(
-            record_lo, record_lo, record_hi, _LEAF_SIZE)
+        with held_signals():
+            idx, start, end, blk_lo, blk_hi, first_leaf, self._leaf_lo, self._leaf_hi = _build(
+                record_lo, record_lo, record_hi, _LEAF_SIZE)
         self._tree = (start, end, blk_lo, blk_hi, self._leaf_lo, self._leaf_hi, idx, int(first_leaf))
 
     def nearest(self, qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -343,7 +346,7 @@ class RankTree:
         nq = qlo.shape[0]
         if nq == 0:
             return np.empty(0, np.int64), np.zeros(1, np.int64), np.empty(0, np.int64)
-        dist, counts, found = _nearest(qlo, qhi, self.buffer, True, *self._tree)
+        dist, counts, found = self._chunked(qlo, qhi, self.buffer, True)
         offsets = np.zeros(nq + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
         records = np.empty(int(offsets[-1]), np.int64)
@@ -356,7 +359,8 @@ class RankTree:
             sub_offsets = np.zeros(big.size + 1, np.int64)
             np.cumsum(counts[big], out=sub_offsets[1:])
             listed = np.empty(int(sub_offsets[-1]), np.int64)
-            _within(qlo[big], qhi[big], dist[big], sub_offsets, listed, *self._tree)
+            with held_signals():
+                _within(qlo[big], qhi[big], dist[big], sub_offsets, listed, *self._tree)
             records[np.concatenate([np.arange(offsets[q], offsets[q + 1]) for q in big])] = listed
         return dist, offsets, records
 
@@ -371,4 +375,15 @@ class RankTree:
         qhi = np.ascontiguousarray(qhi, dtype=np.int64)
         if qlo.shape[0] == 0:
             return np.empty(0, np.int64)
-        return _nearest(qlo, qhi, 0, False, *self._tree)[0]
+        return self._chunked(qlo, qhi, 0, False)[0]
+
+    def _chunked(self, qlo: np.ndarray, qhi: np.ndarray, cap: int, ties: bool):
+        """:func:`_nearest` on pieces of :data:`QUERY_CHUNK` queries, signals held in each (an interrupt is
+        honoured between pieces); the same results as one call."""
+        parts = []
+        for a in range(0, qlo.shape[0], QUERY_CHUNK):
+            with held_signals():
+                parts.append(_nearest(qlo[a:a + QUERY_CHUNK], qhi[a:a + QUERY_CHUNK], cap, ties, *self._tree))
+        if len(parts) == 1:
+            return parts[0]
+        return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))

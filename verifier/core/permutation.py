@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from verifier.core.interrupts import held_signals
 from verifier.core.validation import check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
 from verifier.core.window import compensated_prefix, two_pass_variance, window_sum
@@ -444,14 +445,16 @@ def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> n
     z = np.ldexp(sorted_col, -shift)
     z = z - z[z.size // 2]
     k = (hi - lo + 1).astype(np.float64)
-    s1 = window_sum(compensated_prefix(z), lo, hi)
-    s2 = window_sum(compensated_prefix(z * z), lo, hi)
+    with held_signals():
+        s1 = window_sum(compensated_prefix(z), lo, hi)
+        s2 = window_sum(compensated_prefix(z * z), lo, hi)
     m2 = s2 - s1 * s1 / k
     constant = sorted_col[lo] == sorted_col[hi]
     suspect = (~constant) & (m2 <= 1e-6 * s2)
     var = np.maximum(m2, 0.0) / k
     if suspect.any():
-        var[suspect] = two_pass_variance(z, lo[suspect], hi[suspect])
+        with held_signals():
+            var[suspect] = two_pass_variance(z, lo[suspect], hi[suspect])
     var[constant] = 0.0
     with np.errstate(over="ignore"):
         return np.ldexp(var, 2 * shift)

@@ -22,6 +22,8 @@ from typing import Sequence
 
 import numpy as np
 
+from verifier.data.magnitudes import out_of_range
+
 __all__ = ["plain", "arrow_columns", "arrow_numbers", "arrow_number_columns", "arrow_categories", "arrow_positions"]
 
 #: below this size the strict reader is fast enough, and the fast path is not worth its start-up
@@ -77,8 +79,8 @@ def arrow_numbers(column) -> np.ndarray | None:
         values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
     except pa.ArrowInvalid:
         return None
-    if not np.isfinite(values).all():
-        return None
+    if out_of_range(values).size:
+        return None  # infinite, beyond 1e150 or subnormal: the strict reader says which row
     zeros = np.flatnonzero(values == 0.0)
     if zeros.size and pc.any(pc.match_substring_regex(column.take(pa.array(zeros)), "^[^eE]*[1-9]")).as_py():
         return None  # an underflow to 0: the strict reader says which row

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not when a co
     import pandas as pd
 
 from verifier.data.bounded_files import read_bounded, require_regular
+from verifier.data.magnitudes import out_of_range, range_words
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_number_columns, arrow_positions, plain
 from verifier.data.schema import Attribute, Schema, nominal_order
@@ -305,6 +306,10 @@ def _numeric_from_text(path: str, name: str, cells: Sequence[str]) -> np.ndarray
                 path, "VALUE_OUT_OF_RANGE",
                 f"column {name!r}, {format_rows(under)}: {cells[under[0] - 1]!r} is too small for a 64-bit float (it would become 0)",
             )
+    beyond = out_of_range(values)
+    if beyond.size:
+        raise _fail(path, "VALUE_OUT_OF_RANGE", f"column {name!r}, {format_rows(beyond + 1)}: {cells[beyond[0]]!r} "
+                    f"{range_words(values[beyond[0]])}")
     long_ints = [
         i + 1
         for i, c in enumerate(cells)
@@ -446,9 +451,10 @@ def _from_arrow(path: str, table, schema: Schema) -> Table:
                 vals = ints.astype(np.float64)
             elif pa.types.is_float32(typ) or pa.types.is_float64(typ):
                 vals = col.to_numpy().astype(np.float64)
-                bad = np.flatnonzero(~np.isfinite(vals))
+                bad = out_of_range(vals)
                 if bad.size:
-                    raise _fail(path, "VALUE_OUT_OF_RANGE", f"column {attr.name!r}, {format_rows(bad + 1)}: NaN or infinite value")
+                    raise _fail(path, "VALUE_OUT_OF_RANGE", f"column {attr.name!r}, {format_rows(bad + 1)}: "
+                                f"{vals[bad[0]]!r} {range_words(vals[bad[0]])}")
             else:
                 raise _fail(
                     path, "COLUMN_TYPE",

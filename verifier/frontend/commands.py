@@ -25,6 +25,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from typing import Callable
 
 from verifier.errors import VerifierError
@@ -120,10 +121,14 @@ def run_parsed(args: argparse.Namespace) -> int:
     stdout = sys.stdout
     if getattr(args, "literal_stdout", True):
         sys.stdout = LiteralStream(stdout)
-    previous = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() \
-        else None
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _terminated),
+                signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)} if main_thread else {}
     try:
-        code = int(args.func(args))
+        with warnings.catch_warnings():
+            if not args.verbose:  # numpy's RuntimeWarnings are no message for people: undefined figures are null
+                warnings.simplefilter("ignore", RuntimeWarning)
+            code = int(args.func(args))
         sys.stdout.flush()  # a full disk or a closed pipe is this command's failure, not the interpreter's at exit
         return code
     except VerifierError as exc:
@@ -159,8 +164,8 @@ def run_parsed(args: argparse.Namespace) -> int:
         return ExitCode.IO_ERROR
     finally:
         sys.stdout = stdout
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _is_stdout(exc: OSError, stdout) -> bool:

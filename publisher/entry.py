@@ -1,0 +1,13 @@
+"""``publisher``, the console command (:func:`verifier.console.run_console` around :func:`publisher.cli.main`)."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from verifier.console import run_console
+
+__all__ = ["script"]
+
+
+def script() -> None:
+    run_console(lambda: import_module("publisher.cli").main)

@@ -1,0 +1,36 @@
+"""The console entry points' frame: signals are handled from the first instant, and after the last.
+
+Loading a command's libraries (numpy, numba, pyarrow) takes about a second.
+A Ctrl-C or SIGTERM in that second ends the command with the same one line
+as later (``FAIL: -: INTERRUPTED``, exit 130) instead of an import traceback
+or a silent kill; during the command, :func:`verifier.frontend.run_parsed`
+handles them; once the command is done, its result is printed and its exit
+code fixed, so a late signal while the interpreter shuts down is ignored.
+This module imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Callable
+
+__all__ = ["run_console"]
+
+INTERRUPTED = 130
+
+
+def _before_start(signum, frame) -> None:
+    sys.stderr.write("FAIL: -: INTERRUPTED: stopped by Ctrl-C or SIGTERM before it started; nothing was written\n")
+    raise SystemExit(INTERRUPTED)
+
+
+def run_console(load_main: Callable[[], Callable[[], int]]) -> None:
+    """Load the command line (``load_main`` returns its ``main``), run it, and exit with its code."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _before_start)
+    main = load_main()
+    code = main()  # the command line puts its own handlers in place while the command runs
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+    raise SystemExit(code)
