@@ -478,21 +478,8 @@ def _release_root(given: Path, shown: str) -> Path:
     return root
 
 
-def verify_release(
-    directory: str | Path,
-    key: TrustedKey,
-    *,
-    dataset_id: str | None = None,
-    min_version: int | None = None,
-) -> VerifiedRelease:
-    """Verify a release directory against a trusted key, in the order of SPEC section 9.
-
-    Raises :class:`ReleaseError` (reason code, exit 1) at the first failed
-    check; returns only on success.
-    """
-    shown = str(directory)
-    root = _release_root(Path(directory), shown)
-    # 1. the envelope, exactly one signature
+def _envelope(root: Path, shown: str) -> tuple[bytes, Any, bytes, str]:
+    """The envelope's one signature, its key id hint, the payload and its type (``SIGNATURE_MALFORMED`` otherwise)."""
     env_bytes = _read_capped(root / ENVELOPE, MAX_MANIFEST_BYTES * 2, f"{shown}/{ENVELOPE}")
     env_shown = f"{shown}/{ENVELOPE}"
     try:
@@ -512,6 +499,26 @@ def verify_release(
     payload_type = envelope["payloadType"]
     if not isinstance(payload_type, str):
         raise _fail(env_shown, "SIGNATURE_MALFORMED", "payloadType is not a string")
+    return signature, hint, payload, payload_type
+
+
+def verify_release(
+    directory: str | Path,
+    key: TrustedKey,
+    *,
+    dataset_id: str | None = None,
+    min_version: int | None = None,
+) -> VerifiedRelease:
+    """Verify a release directory against a trusted key, in the order of SPEC section 9.
+
+    Raises :class:`ReleaseError` (reason code, exit 1) at the first failed
+    check; returns only on success.
+    """
+    shown = str(directory)
+    root = _release_root(Path(directory), shown)
+    # 1. the envelope, exactly one signature
+    signature, hint, payload, payload_type = _envelope(root, shown)
+    env_shown = f"{shown}/{ENVELOPE}"
     # 2-3. the trusted key (weak keys were refused when it was loaded); the signature over the PAE
     if not key.verify(signature, pae(payload_type, payload)):
         if isinstance(hint, str) and hint != key.key_id:
