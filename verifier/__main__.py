@@ -1,3 +1,5 @@
-from verifier.entry import script
+from importlib import import_module
 
-script()
+from verifier.console import run_console
+
+run_console(lambda: import_module("verifier.cli").main)
