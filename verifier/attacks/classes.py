@@ -159,7 +159,7 @@ def leaf_confidence(published: PublishedCells, keys: Sequence[str], target: str)
     for c in range(len(index)):
         rows = np.flatnonzero(labels == c)
         shares = _shares(published.cells[target], rows)
-        top = max(top, max(shares.values(), default=0.0) / len(rows))
+        top = max(top, min(1.0, max(shares.values(), default=0.0) / len(rows)))
     return top
 
 
@@ -176,11 +176,11 @@ def group_claims(published: PublishedCells) -> dict[str, Any]:
         for rows in members:
             shares = _shares(cells, rows)
             size = len(rows)
-            top = max(top, max(shares.values(), default=0.0) / size)
+            top = max(top, min(1.0, max(shares.values(), default=0.0) / size))
             distinct = len(shares) if distinct is None else min(distinct, len(shares))
             for t in rows:
                 values = cells[t].values or frozenset()
-                mine = sum(shares[v] for v in values) / len(values) / size if values else 0.0
+                mine = min(1.0, sum(shares[v] for v in values) / len(values) / size) if values else 0.0
                 own += mine
                 certain += mine >= 1.0 - 1e-9
         risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct or 0,

@@ -161,7 +161,7 @@ def rr_risk(pi: np.ndarray, p_qi: Sequence[float], p_s: float) -> np.ndarray:
     c = pi * _safe_inverse(pi_qi)[..., None]
     risk = c * eta_qi(pi_qi, p_qi)[..., None] * rho_s(pi, p_s)
     risk[pi <= 0] = 0.0
-    return risk
+    return np.minimum(risk, 1.0)  # a probability: a product of rounded factors may pass 1 by an ulp
 
 
 def utility_cost(dims: Sequence[int], ps: Sequence[float]) -> float:

@@ -100,7 +100,8 @@ def replacement_risk(q: np.ndarray, s: float, released_qi: np.ndarray, released_
         return {"risk": 0.0, "candidates": 0, "best_guess": None}
     values = np.unique(released_s)
     mass = np.array([L[released_s == v].sum() for v in values])
-    return {"risk": float(L[released_s == s].sum() / total), "candidates": candidates,
+    # a probability: two sums of the same terms in another order may put it an ulp above 1
+    return {"risk": min(1.0, float(L[released_s == s].sum() / total)), "candidates": candidates,
             "best_guess": float(values[int(np.argmax(mass))])}
 
 
