@@ -270,3 +270,33 @@ def test_a_signal_while_the_libraries_load_is_the_same_one_line(big, sig, after,
                       tmp_path)
     line = _one_fail(proc, 130, "INTERRUPTED")  # loading and reading take over a second: it had not finished
     assert "nothing was" in line
+
+
+# ----------------------------------------------------------------------------- 7. names
+
+
+NFC, NFD = "caf\u00e9", "cafe\u0301"  # one name, two spellings
+
+
+def test_names_are_compared_in_unicode_nfc(tmp_path):
+    from verifier.data.schema import Schema
+    from verifier.data.tables import read_table
+    from verifier.errors import InvalidInputError
+    from verifier.releases.record import parse_record
+
+    schema = Schema.from_dict({"attributes": [{"name": NFC, "kind": "numeric", "role": "quasi_identifier"},
+                                              {"name": "b", "kind": "numeric", "role": "quasi_identifier"}]})
+    x = tmp_path / "x.csv"
+    x.write_text(f"{NFD},b\n1,2\n3,4\n")  # a spreadsheet that wrote the accent apart
+    assert read_table(x, schema).values.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert parse_record({NFD: 3, "b": 4}, schema).tolist() == [3.0, 4.0]
+    with pytest.raises(InvalidInputError) as info:
+        parse_record({NFD: 3, NFC: 3, "b": 4}, schema)
+    assert info.value.reason == "RECORD_FIELD_DUPLICATE"
+    x.write_text(f"{NFD},{NFC}\n1,2\n")
+    with pytest.raises(InvalidInputError) as info:
+        read_table(x)
+    assert info.value.reason == "COLUMN_DUPLICATE"
+    with pytest.raises(InvalidInputError):
+        Schema.from_dict({"attributes": [{"name": NFC, "kind": "numeric", "role": "other"},
+                                         {"name": NFD, "kind": "numeric", "role": "other"}]})

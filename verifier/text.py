@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
-__all__ = ["figure", "literal", "plural", "LiteralStream"]
+__all__ = ["figure", "literal", "plural", "same_name", "LiteralStream"]
 
 # C0/C1 controls, line/paragraph separators and the bidirectional overrides
 # that can reorder what a terminal shows (Trojan Source, CVE-2021-42574)
@@ -17,6 +18,12 @@ def figure(x: float | None, digits: int = 4) -> str:
     if x is None or not math.isfinite(x := float(x)):
         return "undefined"
     return f"{x:.{digits}g}" if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3) else f"{x:.{digits}f}"
+
+
+def same_name(name: str) -> str:
+    """A column or field name as it is compared: Unicode NFC, so that ``café`` typed as ``cafe`` plus a combining
+    accent is the same name (a spreadsheet and a shell may write either)."""
+    return unicodedata.normalize("NFC", name)
 
 
 def plural(n: int, noun: str, *, number: bool = True) -> str:

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from verifier.text import same_name
 from verifier.errors import InvalidInputError
 
 __all__ = ["KINDS", "ROLES", "Attribute", "Schema", "nominal_order"]
@@ -76,7 +77,7 @@ class Schema:
         attrs = tuple(self.attributes)
         if not attrs:
             raise InvalidInputError("a schema needs at least one attribute")
-        dup = [n for n, k in Counter(a.name for a in attrs).items() if k > 1]
+        dup = [n for n, k in Counter(same_name(a.name) for a in attrs).items() if k > 1]  # one name, two spellings
         if dup:
             raise InvalidInputError(f"attribute {dup[0]!r} is listed twice in the schema")
         object.__setattr__(self, "attributes", attrs)

@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not when a co
 from verifier.data.bounded_files import read_bounded, require_regular
 from verifier.data.magnitudes import out_of_range, range_words
 from verifier.errors import InputIOError, InvalidInputError
+from verifier.text import same_name
 from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_number_columns, arrow_positions, plain
 from verifier.data.schema import Attribute, Schema, nominal_order
 
@@ -235,9 +236,10 @@ def _check_header(path: str, header: Sequence[str]) -> None:
             raise _fail(path, "HEADER_INVALID", f"column name {name!r} has leading or trailing spaces")
     seen: dict[str, int] = {}
     for k, name in enumerate(header, start=1):
-        if name in seen:
-            raise _fail(path, "COLUMN_DUPLICATE", f"column {name!r} appears twice (columns {seen[name]} and {k})")
-        seen[name] = k
+        if same_name(name) in seen:  # two spellings of one name (NFC) are one column twice
+            raise _fail(path, "COLUMN_DUPLICATE",
+                        f"column {name!r} appears twice (columns {seen[same_name(name)]} and {k})")
+        seen[same_name(name)] = k
     if len(header) == 1 and any(sep in header[0] for sep in ";\t|"):
         sep = next(s for s in ";\t|" if s in header[0])
         raise _fail(path, "CSV_MALFORMED", f"the header is one column {header[0]!r}: the file looks {sep!r}-separated; use commas")
@@ -347,14 +349,14 @@ def _categorical_positions(path: str, attr: Attribute, cells: Sequence[str]) -> 
 def _select(path: str, header: Sequence[str], schema: Schema | None) -> tuple[Schema, list[int]]:
     if schema is None:
         schema = Schema.all_numeric(header)
-    where = {name: k for k, name in enumerate(header)}
-    missing = [a.name for a in schema.attributes if a.name not in where]
+    where = {same_name(name): k for k, name in enumerate(header)}  # compared in NFC
+    missing = [a.name for a in schema.attributes if same_name(a.name) not in where]
     if missing:
         raise _fail(
             path, "COLUMN_MISSING",
             f"column {missing[0]!r} of the schema is not in the file (its columns: {', '.join(map(repr, header))})",
         )
-    return schema, [where[a.name] for a in schema.attributes]
+    return schema, [where[same_name(a.name)] for a in schema.attributes]
 
 
 def _build(path: str, schema: Schema, columns: list[list[str]], keep_text: bool) -> Table:

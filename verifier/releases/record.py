@@ -24,6 +24,7 @@ import numpy as np
 from verifier.data.bounded_files import LIMITS, read_bounded
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError, UsageError
+from verifier.text import same_name
 from verifier.data.tables import read_csv_cells
 from verifier.data.schema import Attribute, Schema
 
@@ -105,16 +106,20 @@ def parse_record(fields: Mapping[str, Any], schema: Schema, *, source: str = "re
     record in messages (a file path, or ``record`` for a form).
     """
     names = schema.names
-    unknown = [k for k in fields if k not in names]
+    given = {same_name(str(k)): v for k, v in fields.items()}  # field names compared in Unicode NFC
+    if len(given) < len(fields):
+        raise _fail(source, "RECORD_FIELD_DUPLICATE", "a field is given twice (two spellings of one name)")
+    known = {same_name(n) for n in names}
+    unknown = [k for k in given if k not in known]
     if unknown:
         raise _fail(source, "RECORD_FIELD_UNKNOWN", f"field {unknown[0]!r} is not an attribute of the release (its attributes: {', '.join(map(repr, names))})")
-    missing = [n for n in names if n not in fields]
+    missing = [n for n in names if same_name(n) not in given]
     if missing:
         raise _fail(source, "RECORD_FIELD_MISSING", f"field {missing[0]!r} is missing; a record gives every attribute of the release")
     for attr in schema.attributes:
         if attr.is_categorical and attr.categories is None:
             raise _fail(source, "SCHEMA_INVALID", f"attribute {attr.name!r} has no category list to rank the record's value by")
-    return np.array([_key(attr, fields[attr.name], source) for attr in schema.attributes], dtype=np.float64)
+    return np.array([_key(attr, given[same_name(attr.name)], source) for attr in schema.attributes], dtype=np.float64)
 
 
 _PLAIN_PATH = re.compile(r"[\w./~+-]+", re.ASCII)
