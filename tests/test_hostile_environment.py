@@ -300,3 +300,14 @@ def test_names_are_compared_in_unicode_nfc(tmp_path):
     with pytest.raises(InvalidInputError):
         Schema.from_dict({"attributes": [{"name": NFC, "kind": "numeric", "role": "other"},
                                          {"name": NFD, "kind": "numeric", "role": "other"}]})
+
+
+def test_a_long_name_is_cut_in_the_fail_line(tmp_path):
+    x = tmp_path / "x.csv"
+    x.write_text("a,b\n1,2\n3,4\n")
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"attributes": [{"name": "n" * 100_000, "kind": "numeric",
+                                                  "role": "quasi_identifier"}]}))
+    line = _one_fail(_run("verifier", "distance", "--original", str(x), "--anonymized", str(x), "--schema",
+                          str(schema)), 3, "COLUMN_MISSING")
+    assert len(line) < 1400 and line.endswith("\u2026")

@@ -37,11 +37,20 @@ class VerifierError(Exception):
 
     def diagnostic(self) -> str:
         """The one line printed on stderr: ``FAIL: <path>: <REASON>: <sentence>``."""
-        where = literal(self.path) if self.path is not None else "-"
+        where = _cut(literal(self.path), MAX_PATH) if self.path is not None else "-"
         # One line, whatever the message holds: untrusted text may contain
-        # newlines or control characters, which a terminal would act on.
-        sentence = literal(" ".join(self.message.split()))
+        # newlines or control characters, which a terminal would act on; a
+        # column name of a megabyte is cut, not printed.
+        sentence = _cut(literal(" ".join(self.message.split())), MAX_SENTENCE)
         return f"FAIL: {where}: {self.reason}: {sentence}"
+
+
+#: the longest path and sentence a FAIL line shows; the rest is cut with an ellipsis
+MAX_PATH, MAX_SENTENCE = 300, 1000
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + "\u2026"
 
 
 class UsageError(VerifierError):
