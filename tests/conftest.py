@@ -15,7 +15,7 @@ from verifier.data.tables import read_table
 from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dumps_manifest, key_id, pae
 
 #: the fuzz campaign of docs/performance.md: pytest tests/test_fuzz.py --hypothesis-profile=fuzz
-settings.register_profile("fuzz", max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("fuzz", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
 
 PAPER = Path(str(resources.files("verifier") / "data" / "paper"))
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
