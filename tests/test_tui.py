@@ -721,6 +721,22 @@ def test_screens_in_the_docs_are_the_current_snapshots(doc, snapshot):
     assert docs.read_bytes() == snap.read_bytes(), f"copy {snap.name} to docs/img/{doc}"
 
 
+def test_her_report_is_never_written_through_a_link_onto_a_device_or_into_a_release(paper, tmp_path):
+    from verifier.tui.export import write_report
+
+    release, _ = paper
+    link = tmp_path / "report.md"
+    link.symlink_to(tmp_path / "elsewhere.md")
+    ok, said = write_report(str(link), "text")
+    assert not ok and "OUTPUT_UNSAFE" in said and not (tmp_path / "elsewhere.md").exists()
+    ok, said = write_report("/dev/null", "text")
+    assert not ok and "OUTPUT_UNSAFE" in said and Path("/dev/null").is_char_device()
+    ok, said = write_report(str(release / "my_report.md"), "text")
+    assert not ok and "OUTPUT_INSIDE_RELEASE" in said and not (release / "my_report.md").exists()
+    ok, said = write_report(str(tmp_path / "mine.md"), "text")
+    assert ok and (tmp_path / "mine.md").read_text() == "text"
+
+
 # ----------------------------------------------------------------------------- a subject in a k-anonymous release
 
 GOLDEN_KANON = Path(__file__).parent / "data" / "golden-kanon"

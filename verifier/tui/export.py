@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from verifier.data.tables import write_atomic
+from verifier.frontend.output_paths import check_output
 from verifier.errors import VerifierError
 from verifier.text import literal
 
@@ -63,9 +64,10 @@ def write_report(path: str, text: str) -> tuple[bool, str]:
     if not path:
         return False, "Give a file name."
     target = Path(path).expanduser()
-    if target.exists():
+    if target.exists() and not target.is_symlink() and target.is_file():
         return False, f"{literal(path)} exists; it was not overwritten. Choose another name."
     try:
+        check_output(target, option="the report")  # no link, device, folder, or place inside a release
         write_atomic(target, lambda handle: handle.write(text), mode=0o600)
     except VerifierError as exc:
         return False, literal(exc.diagnostic())
