@@ -311,3 +311,10 @@ def test_a_long_name_is_cut_in_the_fail_line(tmp_path):
     line = _one_fail(_run("verifier", "distance", "--original", str(x), "--anonymized", str(x), "--schema",
                           str(schema)), 3, "COLUMN_MISSING")
     assert len(line) < 1400 and line.endswith("\u2026")
+
+
+def test_no_key_and_no_demo_is_written_into_a_release(world, tmp_path):
+    for folder in (world / "release", world / "release" / "keys"):
+        _one_fail(_run("publisher", "keygen", "--out", str(folder), "--unencrypted"), 4, "OUTPUT_INSIDE_RELEASE")
+    _one_fail(_run("publisher", "demo", "--out", str(world / "release" / "demo")), 4, "OUTPUT_INSIDE_RELEASE")
+    assert _run("verifier", "verify", str(world / "release"), "--key", str(world / "keys" / "public.pem")).returncode == 0

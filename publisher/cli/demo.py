@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from verifier.frontend.output_paths import release_holding
 from verifier.data.paper import example_folder
 from verifier.errors import InputIOError
 from verifier.frontend import add_command, run_steps
@@ -56,6 +57,9 @@ def _steps(original: str, out: Path) -> list[tuple[str, str, list[str]]]:
 def run(args: argparse.Namespace) -> int:
     """The whole workflow on the paper's running example, with the real commands."""
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="permuted-privacy-demo-"))
+    if release_holding(out / "keys") is not None:
+        raise InputIOError("lies inside a release; the demo writes keys and a release of its own elsewhere",
+                           path=str(out), reason="OUTPUT_INSIDE_RELEASE")
     out.mkdir(parents=True, exist_ok=True)
     if any(out.iterdir()):
         raise InputIOError("is not empty; the demo writes into an empty or new folder", path=str(out),

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
 from publisher.cli.passphrase import prompt, read_passphrase_file
 from publisher.keys import keygen
+from verifier.errors import InputIOError
+from verifier.frontend.output_paths import release_holding
 from verifier.frontend import UsageError, add_command, print_json
 
 __all__ = ["register"]
@@ -24,6 +28,10 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    release = release_holding(Path(args.out) / "private.pem")
+    if release is not None:  # a private key inside a published folder would be published
+        raise InputIOError(f"lies inside the release {release}; a key is never written into a release",
+                           path=args.out, reason="OUTPUT_INSIDE_RELEASE")
     if args.unencrypted and args.passphrase_file:
         raise UsageError("--unencrypted and --passphrase-file exclude each other")
     if args.unencrypted:
