@@ -318,3 +318,10 @@ def test_no_key_and_no_demo_is_written_into_a_release(world, tmp_path):
         _one_fail(_run("publisher", "keygen", "--out", str(folder), "--unencrypted"), 4, "OUTPUT_INSIDE_RELEASE")
     _one_fail(_run("publisher", "demo", "--out", str(world / "release" / "demo")), 4, "OUTPUT_INSIDE_RELEASE")
     assert _run("verifier", "verify", str(world / "release"), "--key", str(world / "keys" / "public.pem")).returncode == 0
+
+
+def test_one_escaping_for_the_markdown_reports():
+    from verifier.text import markdown
+
+    assert markdown("a|b *c* `d`\n[e](f) <g> #h \x1b[2J \u202eevil") == (
+        "a\\|b \\*c\\* \\`d\\` \\[e\\](f) \\<g\\> \\#h \\\\x1b\\[2J \\\\u202eevil")

@@ -6,7 +6,7 @@ import math
 import re
 import unicodedata
 
-__all__ = ["figure", "literal", "plural", "same_name", "LiteralStream"]
+__all__ = ["figure", "literal", "markdown", "plural", "same_name", "LiteralStream"]
 
 # C0/C1 controls, line/paragraph separators and the bidirectional overrides
 # that can reorder what a terminal shows (Trojan Source, CVE-2021-42574)
@@ -18,6 +18,16 @@ def figure(x: float | None, digits: int = 4) -> str:
     if x is None or not math.isfinite(x := float(x)):
         return "undefined"
     return f"{x:.{digits}g}" if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3) else f"{x:.{digits}f}"
+
+
+def markdown(text: object) -> str:
+    """Untrusted text in a Markdown report (a table cell, a list item): one line, every control or
+    direction-changing character escaped as :func:`literal` does, and no markup (``|``, `````, ``*``, ``_``,
+    brackets, ``<``, ``>``, ``#`` escaped). The one escaping of the Markdown reports."""
+    s = literal(" ".join(str(text).split()))
+    for ch in "\\|`*_[]<>#":
+        s = s.replace(ch, "\\" + ch)
+    return s
 
 
 def same_name(name: str) -> str:

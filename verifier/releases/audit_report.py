@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from verifier.text import markdown
 from verifier.data.tables import write_atomic, write_atomic_bytes
 from verifier.releases.audit import AuditResult
 
@@ -140,11 +141,8 @@ def _plots(result: AuditResult, stem: str) -> list[tuple[str, bytes]]:
 
 
 def _md(text: Any) -> str:
-    """Untrusted text in a Markdown table cell: no pipes, no markup, one line."""
-    s = " ".join(str(text).split())
-    for ch in "\\|`*_[]<>#":
-        s = s.replace(ch, "\\" + ch)
-    return s
+    """Untrusted text in a Markdown table cell (:func:`verifier.text.markdown`)."""
+    return markdown(text)
 
 
 def _lines(result: AuditResult) -> list[str]:

@@ -23,7 +23,7 @@ from verifier.releases.facts import MODEL_WORDS, release_facts
 from verifier.releases.family import NO_RANKS
 from verifier.releases.verdict import (Finding, Verdict, claims_line, disclosure_breaches, disclosure_findings,
                                       subject_verdict, target_findings)
-from verifier.text import figure, literal, plural
+from verifier.text import figure, markdown, plural
 
 __all__ = ["GroupCheck", "check_group"]
 
@@ -119,21 +119,18 @@ class GroupCheck:
 
     def to_markdown(self, random: Any = None) -> str:
         """Her report as Markdown: the verified release, the verdict, her class and her risks."""
-        def cell(text: object) -> str:
-            return literal(text).replace("|", "\\|")
-
         data = self.to_json()
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
-        lines += [f"| {cell(k.strip())} | {cell(v)} |" for k, v in release_facts(self.prepared.release)]
+        lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]
         lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
-        lines += [f"- {cell(line)}" for line in data["verdict"]["lines"]]
+        lines += [f"- {markdown(line)}" for line in data["verdict"]["lines"]]
         lines += ["", f"## My group: {self.class_size} released record(s)", "",
                   f"The publisher claims k = {self.claimed_k}."]
         if self.disclosure:
             lines += ["", "## Attribute disclosure", "", "| sensitive attribute | risk | candidates | best guess |",
                       "| --- | --- | --- | --- |"]
-            lines += [f"| {cell(json.dumps(n))} | {figure(r['risk'])} | {r['candidates']} | {cell(json.dumps(r['best_guess']))} |"
+            lines += [f"| {markdown(json.dumps(n))} | {figure(r['risk'])} | {r['candidates']} | {markdown(json.dumps(r['best_guess']))} |"
                       for n, r in self.disclosure.items()]
         return "\n".join(lines) + "\n"
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from verifier.text import figure, literal
+from verifier.text import figure, markdown, plural
 from verifier.errors import InvalidInputError, UsageError
 from verifier.attacks.classes import PublishedCells
 from verifier.attacks.intruder import SubjectReport, subject_test
@@ -36,7 +36,6 @@ from verifier.releases.family import NO_RANKS
 from verifier.releases.group_check import GroupCheck, check_group
 from verifier.releases.verdict import (Finding, Verdict, claims_line, disclosure_breaches, disclosure_findings,
                                       subject_verdict, target_findings)
-from verifier.text import plural
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.schema import Schema
@@ -260,18 +259,15 @@ class SubjectCheck:
         """Her report as Markdown: the verified release, the verdict, every figure (SPEC section 10.1, item 5)."""
         import json
 
-        def cell(text: object) -> str:
-            return literal(text).replace("|", "\\|")
-
         data = self.to_json(random)
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
-        lines += [f"| {cell(k.strip())} | {cell(v)} |" for k, v in release_facts(self.prepared.release)]
+        lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]
         lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
-        lines += [f"- {cell(line)}" for line in data["verdict"]["lines"]]
+        lines += [f"- {markdown(line)}" for line in data["verdict"]["lines"]]
         lines += ["", f"## Permutation distance: {self.distance}", "",
                   f"{len(data['matches'])} released record(s) match; rank deviations per attribute:", "",
-                  "| match | " + " | ".join(cell(json.dumps(n)) for n in self.names) + " |",
+                  "| match | " + " | ".join(markdown(json.dumps(n)) for n in self.names) + " |",
                   "| --- |" + " --- |" * len(self.names)]
         lines += [f"| {m} | " + " | ".join(str(t) for t in dev) + " |"
                   for m, dev in zip(data["matches"], data["deviations"])]
@@ -282,12 +278,12 @@ class SubjectCheck:
         for j, n in enumerate(self.names):
             at_d = data["variances_at_claimed_distance"][j] if data["variances_at_claimed_distance"] else None
             v = claimed["variances"][j] if claimed["variances"] and j < len(claimed["variances"]) else None
-            lines.append(f"| {cell(json.dumps(n))} | {data['spread_kinds'][j]} | {figure(data['variances'][j])} | "
+            lines.append(f"| {markdown(json.dumps(n))} | {data['spread_kinds'][j]} | {figure(data['variances'][j])} | "
                          f"{figure(at_d)} | {figure(v)} |")
         if data["attribute_disclosure"]:
             lines += ["", "## Attribute disclosure", "", "| sensitive attribute | risk | candidates | how |",
                       "| --- | --- | --- | --- |"]
-            lines += [f"| {cell(json.dumps(n))} | {figure(r['risk'])} | {r['candidates']} | {r['mode']} |"
+            lines += [f"| {markdown(json.dumps(n))} | {figure(r['risk'])} | {r['candidates']} | {r['mode']} |"
                       for n, r in data["attribute_disclosure"].items()]
         lines += ["", "## Random-match test", ""]
         if random is None:
