@@ -15,25 +15,15 @@ from typing import Sequence
 
 import numpy as np
 
-import pandas as pd
-
-from publisher.methods import frame_rows
-from verifier.attacks.classes import PublishedCells, read_published
+from verifier.attacks.classes import PublishedCells
 from verifier.data.schema import Schema
 from verifier.data.tables import csv_text
 from verifier.errors import InvalidInputError
 
-__all__ = ["csv_bytes", "parquet_bytes", "generalized_parquet_bytes", "published_cells", "NOTATION_CHARACTERS"]
+__all__ = ["csv_bytes", "parquet_bytes", "generalized_parquet_bytes", "NOTATION_CHARACTERS"]
 
 #: characters the set notation reserves: a category holding one cannot be published in a generalized column
 NOTATION_CHARACTERS = ",{}"
-
-
-def published_cells(frame: pd.DataFrame, schema: Schema, hierarchies=None) -> tuple[list[list[str]], PublishedCells]:
-    """A generalized table's rows as a release file holds them, and its cells parsed as a reader parses them."""
-    rows = frame_rows(frame, schema)
-    columns = [list(c) for c in zip(*rows)] if rows else [[] for _ in schema.names]
-    return rows, read_published(schema, schema.names, columns, hierarchies=hierarchies, path="the release")
 
 
 def _refuse_ambiguous(schema: Schema, generalized: Sequence[str]) -> None:

@@ -16,7 +16,6 @@ __all__ = ["METADATA_FIELDS", "check_metadata", "unsafe_text"]
 
 #: who published a release and why (``publisher release --publisher --contact --purpose --license``)
 METADATA_FIELDS = ("publisher", "contact", "purpose", "license")
-#: line and paragraph separators, and the marks that reorder text on screen (bidi controls)
 #: line and paragraph separators, bidi controls, and the invisible format characters (zero-width spaces and
 #: joiners, word joiners, the byte-order mark) that make two different names look the same
 _UNSAFE = frozenset("\u2028\u2029\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"

@@ -42,7 +42,7 @@ import pandas as pd
 from scipy.stats import t as student_t
 
 from publisher.methods import Method, anonymize, frame_to_keys, make_method
-from publisher.release_data import published_cells
+from publisher.methods.frames import published_cells
 from publisher.replay_power import ParameterPower, measure_power
 from publisher.replay_statistics import generalized_statistics, ranked_statistics
 from verifier.data.tables import Table

@@ -28,7 +28,8 @@ from publisher.degenerate import degenerate_problems, unchanged_rows
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
 from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
-from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes, published_cells
+from publisher.methods.frames import published_cells
+from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes
 from publisher.release_metadata import check_metadata, unsafe_text
 from publisher.version import __version__
 from verifier.attacks.assessment import assess, smallest_class

@@ -325,3 +325,11 @@ def test_one_escaping_for_the_markdown_reports():
 
     assert markdown("a|b *c* `d`\n[e](f) <g> #h \x1b[2J \u202eevil") == (
         "a\\|b \\*c\\* \\`d\\` \\[e\\](f) \\<g\\> \\#h \\\\x1b\\[2J \\\\u202eevil")
+
+
+def test_no_release_is_written_into_another(world):
+    proc = _run("publisher", "release", "--input", str(ORIGINAL), "--method", "rank_swapping", "--param", "p=20",
+                "--key", str(world / "keys" / "private.pem"), "--dataset-id", "p", "--out",
+                str(world / "release" / "inner"))
+    _one_fail(proc, 4, "OUTPUT_INSIDE_RELEASE")
+    assert _run("verifier", "verify", str(world / "release"), "--key", str(world / "keys" / "public.pem")).returncode == 0

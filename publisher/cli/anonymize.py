@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-from publisher.cli.common import add_method_args, check_out, load_input, route_params, secret_seed
+from publisher.cli.common import add_method_args, load_input, route_params, secret_seed
 from publisher.methods import anonymize, frame_rows, make_method
+from verifier.frontend.output_paths import check_output
 from verifier.data.tables import write_csv_atomic
 from verifier.frontend import Phases, add_command, print_json
 
@@ -32,7 +33,7 @@ def register(sub, common) -> None:
 
 def run(args: argparse.Namespace) -> int:
     methods = [args.method, *args.then]
-    check_out(args.out, [args.input, args.schema], args.force)
+    check_output(args.out, inputs=[args.input, args.schema], force=args.force)
     routed = route_params(methods, args.param)
     chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
     phases = Phases()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 from publisher.calibrate import Targets, calibrate, plot_frontier
-from publisher.cli.common import add_intruder_args, add_method_args, check_out, load_input, secret_seed, split_param
+from publisher.cli.common import add_intruder_args, add_method_args, load_input, secret_seed, split_param
 from publisher.methods import METHODS
+from verifier.frontend.output_paths import check_output
 from verifier.errors import InvalidInputError
 from verifier.frontend import ProgressBar, UsageError, add_command, print_json, text_table
 from verifier.text import figure
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if name not in METHODS[args.method].parsers:
         raise InvalidInputError(f"{args.method} has no parameter {name!r}", reason="PARAMETER_UNKNOWN")
     if args.plot:
-        check_out(args.plot, [args.input, args.schema], args.force, option="--plot")
+        check_output(args.plot, option="--plot", inputs=[args.input, args.schema], force=args.force)
     fixed = dict(split_param(t) for t in args.param)
     targets = Targets(max_linked_share=args.max_linked_share, min_distance=args.min_distance,
                       max_distortion=args.max_distortion)

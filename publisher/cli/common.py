@@ -13,9 +13,8 @@ from verifier.data.schema_file import load_schema
 from verifier.data.tables import column_names, read_table
 from verifier.errors import InvalidInputError
 from verifier.frontend import UsageError, check_non_negative
-from verifier.frontend.output_paths import check_output
 
-__all__ = ["add_intruder_args", "add_method_args", "check_out", "load_input", "load_weights", "route_params", "secret_seed",
+__all__ = ["add_intruder_args", "add_method_args", "load_input", "load_weights", "route_params", "secret_seed",
            "split_param"]
 
 
@@ -75,11 +74,6 @@ def load_input(path: str, schema_path: str | None, *, drop: Sequence[str] = (), 
 def load_weights(path: str, weight: str | None):
     """The sampling weights of the input's column ``weight`` (each a number above zero), or None."""
     return None if weight is None else read_weight_column(path, weight)
-
-
-def check_out(out: str, inputs: Sequence[str], force: bool, option: str = "--out") -> None:
-    """An output path of a command with ``--force`` (:func:`verifier.frontend.output_paths.check_output`)."""
-    check_output(out, option=option, inputs=inputs, force=force)
 
 
 def split_param(text: str) -> tuple[str, str]:

@@ -15,6 +15,7 @@ from publisher.keys import key_is_encrypted, load_private_key
 from publisher.signed_release import make_release
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command
+from verifier.frontend.output_paths import release_holding
 from verifier.releases.facts import claims_summary
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
@@ -114,6 +115,9 @@ def exposure_lines(claims: dict, protector: dict) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     if Path(args.out).exists():
         raise InputIOError("already exists; a release is never overwritten", path=args.out, reason="OUTPUT_EXISTS")
+    if release_holding(args.out) is not None:  # the release it lands in would stop verifying
+        raise InputIOError(f"lies inside the release {release_holding(args.out)}; a release is never written into "
+                           "another", path=args.out, reason="OUTPUT_INSIDE_RELEASE")
     if args.release_version < 1:
         raise UsageError("--release-version is an integer from 1 up")
     if args.part_rows is not None and (args.data_format != "parquet" or args.part_rows < 1):

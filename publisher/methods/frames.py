@@ -6,10 +6,11 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods.base import fail
+from verifier.attacks.classes import PublishedCells, read_published
 from verifier.data.tables import number_label, number_labels
 from verifier.data.schema import Schema
 
-__all__ = ["frame_rows", "frame_to_keys", "keys_to_frame"]
+__all__ = ["frame_rows", "frame_to_keys", "keys_to_frame", "published_cells"]
 
 
 def frame_to_keys(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
@@ -52,3 +53,10 @@ def keys_to_frame(keys: np.ndarray, schema: Schema) -> pd.DataFrame:
             cats = np.array(attr.categories, dtype=object)
             data[attr.name] = cats[keys[:, j].astype(np.int64)]
     return pd.DataFrame(data)
+
+
+def published_cells(frame: pd.DataFrame, schema: Schema, hierarchies=None) -> tuple[list[list[str]], PublishedCells]:
+    """A generalized table's rows as a release file holds them, and its cells parsed as a reader parses them."""
+    rows = frame_rows(frame, schema)
+    columns = [list(c) for c in zip(*rows)] if rows else [[] for _ in schema.names]
+    return rows, read_published(schema, schema.names, columns, hierarchies=hierarchies, path="the release")

@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
-from publisher.methods.frames import frame_rows
+from publisher.methods.frames import published_cells
 from publisher.methods.sd_clustering import sd_classes
 from publisher.methods.sd_model import SDModel, discernibility, ncp, value_distances
-from verifier.attacks.classes import group_claims, read_published
+from verifier.attacks.classes import group_claims
 from verifier.data.schema import Schema
 from verifier.data.tables import number_label
 
@@ -90,9 +90,7 @@ class SDKAnonymity(Method):
         loss = ncp(model, classes)
         # one definition per figure: the risks of the published classes, as the manifest claims them
         # (verifier.attacks.classes.group_claims); two clusters with the same generalized cells are one class
-        rows = frame_rows(out, schema)
-        published = read_published(schema, schema.names, [list(c) for c in zip(*rows)] if rows else
-                                   [[] for _ in schema.names], path="the anonymized table")
+        published = published_cells(out, schema)[1]
         risk = {name: {"max": e["max"], "mean": e["mean"], "certain_share": e["certain_share"]}
                 for name, e in group_claims(published)["attribute_disclosure"].items()}
         return MethodResult(out, {

@@ -28,15 +28,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from verifier.attacks.disclosure import CERTAIN
 from verifier.attacks.reidentification import class_codes, quasi_identifier_columns
 from verifier.attacks.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, IntruderReport, run_intruder
 from verifier.core.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
 from verifier.data.schema import Schema
 
-#: a risk this close to 1 is certainty (the rest is rounding): the share of records at it is ``certain_share``
-CERTAIN = 1.0 - 1e-9
-
-__all__ = ["CERTAIN", "Assessment", "Searches", "assess", "attribute_disclosure", "smallest_class",
+__all__ = ["Assessment", "Searches", "assess", "attribute_disclosure", "smallest_class",
            "utility_figures"]
 
 

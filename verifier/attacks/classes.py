@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from verifier.attacks.disclosure import CERTAIN
 from verifier.attacks.generalized import Cell, parse_cell
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.data.schema import Attribute, Schema
@@ -182,7 +183,7 @@ def group_claims(published: PublishedCells) -> dict[str, Any]:
                 values = cells[t].values or frozenset()
                 mine = min(1.0, sum(shares[v] for v in values) / len(values) / size) if values else 0.0
                 own += mine
-                certain += mine >= 1.0 - 1e-9
+                certain += mine >= CERTAIN
         risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct or 0,
                          "certain_share": certain / n if n else 0.0}
     return {"n_records": n, "k": int(sizes.min()) if sizes.size else 0, "classes": int(sizes.size),

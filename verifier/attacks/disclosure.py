@@ -35,7 +35,11 @@ import numpy as np
 from verifier.data.schema import Schema
 from verifier.errors import InvalidInputError
 
+#: a risk this close to 1 is certainty (the rest is rounding): the share of records at it is ``certain_share``
+CERTAIN = 1.0 - 1e-9
+
 __all__ = [
+    "CERTAIN",
     "record_disclosure",
     "keep_matrix",
     "keep_matrix_inverse",

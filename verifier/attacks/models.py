@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from verifier.attacks.disclosure import estimate_distribution, rr_risk
+from verifier.attacks.disclosure import CERTAIN, estimate_distribution, rr_risk
 from verifier.attacks.replacement import replacement_claims, replacement_risk
 from verifier.data.schema import Schema
 
@@ -82,7 +82,7 @@ def rr_claims(x: np.ndarray | None, y: np.ndarray, schema: Schema, keep: Mapping
     if x is not None:
         pi = _frequencies(x, schema, cols)
         entry.update(_figures(pi, ps))
-        entry["certain_share"] = float(np.sum(pi[rr_risk(pi, ps[:-1], ps[-1]) >= 1.0 - 1e-9]))
+        entry["certain_share"] = float(np.sum(pi[rr_risk(pi, ps[:-1], ps[-1]) >= CERTAIN]))
     entry["estimated"] = _figures(_estimate(y, schema, cols, ps), ps)
     entry["conditioned_on"] = [schema.attributes[j].name for j in qi]
     if l is not None:

@@ -34,6 +34,8 @@ from typing import Sequence
 
 import numpy as np
 
+from verifier.attacks.disclosure import CERTAIN
+
 __all__ = ["replacement_likelihood", "replacement_risk", "replacement_claims"]
 
 
@@ -127,4 +129,4 @@ def replacement_claims(original_qi: np.ndarray, original_s: np.ndarray, released
     n = max(int(counts.sum()), 1)
     return {"max": float(risks.max()) if len(risks) else 0.0,
             "mean": float((risks * counts).sum() / n), "mean_candidates": float((cands * counts).sum() / n),
-            "certain_share": float(counts[risks >= 1.0 - 1e-9].sum() / n)}
+            "certain_share": float(counts[risks >= CERTAIN].sum() / n)}

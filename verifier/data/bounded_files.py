@@ -54,6 +54,12 @@ def regular_file_problem(mode: int) -> str | None:
     return "is not a regular file"
 
 
+def _codes(reasons: dict[str, str] | None) -> dict[str, str]:
+    """The reason codes of a failure, with the caller's own names for some of them."""
+    return {code: code for code in ("FILE_NOT_FOUND", "FILE_UNREADABLE", "FILE_NOT_REGULAR", "FILE_TOO_LARGE")} | (
+        reasons or {})
+
+
 def read_bounded(path: str | Path, kind: str, *,
                  error: Callable[..., VerifierError] = InvalidInputError, reasons: dict[str, str] | None = None) -> bytes:
     """The bytes of the regular file ``path``, at most ``LIMITS[kind]`` of them.
@@ -62,9 +68,7 @@ def read_bounded(path: str | Path, kind: str, *,
     ``FILE_NOT_FOUND``, ``FILE_UNREADABLE``, ``FILE_NOT_REGULAR`` and
     ``FILE_TOO_LARGE``, or the caller's own names for them in ``reasons``.
     """
-    limit, what, name = LIMITS[kind], _WHAT[kind], str(path)
-    codes = {"FILE_NOT_FOUND": "FILE_NOT_FOUND", "FILE_UNREADABLE": "FILE_UNREADABLE",
-             "FILE_NOT_REGULAR": "FILE_NOT_REGULAR", "FILE_TOO_LARGE": "FILE_TOO_LARGE", **(reasons or {})}
+    limit, what, name, codes = LIMITS[kind], _WHAT[kind], str(path), _codes(reasons)
 
     def fail(code: str, message: str) -> VerifierError:
         return error(message, path=name, reason=codes[code])
@@ -99,8 +103,7 @@ def require_regular(path: str | Path, kind: str, *, error: Callable[..., Verifie
                     reasons: dict[str, str] | None = None) -> None:
     """Refuse at once a path that is missing or no regular file, before a library opens it (a Parquet reader
     would wait on a pipe for ever)."""
-    codes = {"FILE_NOT_FOUND": "FILE_NOT_FOUND", "FILE_UNREADABLE": "FILE_UNREADABLE",
-             "FILE_NOT_REGULAR": "FILE_NOT_REGULAR", **(reasons or {})}
+    codes = _codes(reasons)
     try:
         info = os.stat(path)
     except FileNotFoundError:

@@ -25,13 +25,11 @@ from verifier.releases.family import family_of
 from verifier.releases.listed_files import fail
 from verifier.releases.targets import TARGETS
 
-__all__ = ["MANIFEST_SCHEMA", "MAX_LISTED_BYTES", "manifest_schema", "model_problem", "schema_problem",
+__all__ = ["MANIFEST_SCHEMA", "manifest_schema", "model_problem", "schema_problem",
            "validate_manifest"]
 
 #: the schema's file inside the package; docs/manifest.schema.json is the same bytes
 MANIFEST_SCHEMA = "manifest.schema.json"
-#: the largest size a manifest may declare for one listed file (64 TiB), bounded in the schema too
-MAX_LISTED_BYTES = 2**46
 #: the attribute-disclosure modes each family's claims may use (verifier.releases.family)
 MODES = {"generalized": {"group"}, "randomized_response": {"randomized_response"},
          "random_replacement": {"random_replacement"}, "permutation": {"permutation", "group", "none"}}

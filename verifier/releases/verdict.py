@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from verifier.attacks.disclosure import CERTAIN
 from verifier.releases.targets import shown
 from verifier.text import figure, literal
 
@@ -111,7 +112,7 @@ def disclosure_findings(disclosure: Mapping[str, Mapping[str, Any]], claims: Map
         if risk is None:
             continue
         shown_name = literal(name)
-        if risk >= 1.0 - _SLACK:
+        if risk >= CERTAIN:
             out.append(Finding("certain_disclosure", "exposed",
                                f"Your {shown_name} can be guessed with certainty from this release.", name))
         claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else None
