@@ -29,6 +29,8 @@ DASK_EXTRA = "permuted-privacy[dask]"
 MIN_WORKER_MEMORY = 256 << 20
 #: how long a command waits for a running scheduler
 CONNECT_TIMEOUT = "20s"
+#: how long a command waits for its own local cluster to stop, in seconds
+CLOSE_TIMEOUT = 20
 _ADDRESS = re.compile(r"(tcp|tls)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):[0-9]{1,5}")
 
 
@@ -111,8 +113,30 @@ def dask_client(scheduler: str | None = None, *, workers: int | None = None,
         raise InvalidInputError("--workers is at least 1", reason="PARAMETER_INVALID")
     cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
                            memory_limit=memory_limit or "auto", dashboard_address=":0")
-    with cluster, Client(cluster) as client, _failures("the local cluster"):
-        yield client
+    try:
+        client = Client(cluster)
+        try:
+            with _failures("the local cluster"):
+                yield client
+        finally:
+            _stop(client)
+    finally:
+        _stop(cluster)
+
+
+def _stop(part) -> None:
+    """Close a client or a local cluster of our own; a failure to close never hides the command's outcome.
+
+    A worker that died a moment ago may still be restarting under its nanny,
+    and closing then raises inside Dask (``can only join a started process``,
+    ``ConnectionPool is closed``). The worker processes are the command's
+    children and end with it, so such a failure is logged for ``--verbose``
+    and otherwise dropped.
+    """
+    try:
+        part.close(timeout=CLOSE_TIMEOUT)
+    except Exception as exc:  # noqa: BLE001 - whatever Dask raises while closing, the result stands
+        logging.getLogger(__name__).debug("the local Dask cluster did not stop cleanly: %r", exc)
 
 
 @contextmanager
