@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -283,13 +284,19 @@ def test_names_are_compared_in_unicode_nfc(tmp_path):
     from verifier.data.tables import read_table
     from verifier.errors import InvalidInputError
     from verifier.releases.record import parse_record
+    from verifier.text import NameNormalized
 
     schema = Schema.from_dict({"attributes": [{"name": NFC, "kind": "numeric", "role": "quasi_identifier"},
                                               {"name": "b", "kind": "numeric", "role": "quasi_identifier"}]})
     x = tmp_path / "x.csv"
     x.write_text(f"{NFD},b\n1,2\n3,4\n")  # a spreadsheet that wrote the accent apart
-    assert read_table(x, schema).values.tolist() == [[1.0, 2.0], [3.0, 4.0]]
-    assert parse_record({NFD: 3, "b": 4}, schema).tolist() == [3.0, 4.0]
+    with pytest.warns(NameNormalized, match=r"x.csv: 'cafe\\u0301' was taken for the attribute 'caf\\xe9'"):
+        assert read_table(x, schema).values.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.warns(NameNormalized, match=r"record: 'cafe\\u0301' was taken"):
+        assert parse_record({NFD: 3, "b": 4}, schema).tolist() == [3.0, 4.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NameNormalized)  # the same spelling is no news
+        parse_record({NFC: 3, "b": 4}, schema)
     with pytest.raises(InvalidInputError) as info:
         parse_record({NFD: 3, NFC: 3, "b": 4}, schema)
     assert info.value.reason == "RECORD_FIELD_DUPLICATE"
@@ -300,6 +307,16 @@ def test_names_are_compared_in_unicode_nfc(tmp_path):
     with pytest.raises(InvalidInputError):
         Schema.from_dict({"attributes": [{"name": NFC, "kind": "numeric", "role": "other"},
                                          {"name": NFD, "kind": "numeric", "role": "other"}]})
+
+
+def test_the_cli_notes_a_name_it_matched_only_after_normalization(tmp_path):
+    (tmp_path / "a.csv").write_text(f"{NFD},b\n1,2\n3,4\n5,6\n")
+    (tmp_path / "b.csv").write_text(f"{NFC},b\n1,2\n3,5\n5,7\n")
+    proc = _run("verifier", "distance", "--original", str(tmp_path / "a.csv"), "--anonymized",
+                str(tmp_path / "b.csv"), "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["dataset"]["distance"] == 0
+    assert proc.stderr.splitlines() == [f"note: {tmp_path / 'b.csv'}: 'caf\\xe9' was taken for the attribute "
+                                        "'cafe\\u0301': one name in Unicode NFC, spelled with other code points"]
 
 
 def test_a_long_name_is_cut_in_the_fail_line(tmp_path):

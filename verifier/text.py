@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+import warnings
 
-__all__ = ["figure", "literal", "markdown", "plural", "same_name", "LiteralStream"]
+__all__ = ["figure", "literal", "markdown", "note_normalized", "plural", "same_name", "LiteralStream",
+           "NameNormalized"]
 
 # C0/C1 controls, line/paragraph separators and the bidirectional overrides
 # that can reorder what a terminal shows (Trojan Source, CVE-2021-42574)
@@ -34,6 +36,18 @@ def same_name(name: str) -> str:
     """A column or field name as it is compared: Unicode NFC, so that ``café`` typed as ``cafe`` plus a combining
     accent is the same name (a spreadsheet and a shell may write either)."""
     return unicodedata.normalize("NFC", name)
+
+
+class NameNormalized(UserWarning):
+    """A name that matched only once both spellings were put in NFC: the command goes on, and says so."""
+
+
+def note_normalized(given: str, name: str, where: str) -> None:
+    """Say (as a :class:`NameNormalized` warning; the CLI prints it as a ``note:`` line) that ``given`` in
+    ``where`` was taken for ``name`` only after Unicode normalization, when the two spellings differ."""
+    if given != name:
+        warnings.warn(f"{where}: {ascii(given)} was taken for the attribute {ascii(name)}: one name in Unicode "
+                      "NFC, spelled with other code points", NameNormalized, stacklevel=3)
 
 
 def plural(n: int, noun: str, *, number: bool = True) -> str:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not when a co
 from verifier.data.bounded_files import read_bounded, require_regular
 from verifier.data.magnitudes import out_of_range, range_words
 from verifier.errors import InputIOError, InvalidInputError
-from verifier.text import same_name
+from verifier.text import note_normalized, same_name
 from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_number_columns, arrow_positions, plain
 from verifier.data.schema import Attribute, Schema, nominal_order
 
@@ -356,6 +356,8 @@ def _select(path: str, header: Sequence[str], schema: Schema | None) -> tuple[Sc
             path, "COLUMN_MISSING",
             f"column {missing[0]!r} of the schema is not in the file (its columns: {', '.join(map(repr, header))})",
         )
+    for a in schema.attributes:
+        note_normalized(header[where[same_name(a.name)]], a.name, path)
     return schema, [where[same_name(a.name)] for a in schema.attributes]
 
 

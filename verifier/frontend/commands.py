@@ -29,7 +29,7 @@ import warnings
 from typing import Callable
 
 from verifier.errors import VerifierError
-from verifier.text import LiteralStream
+from verifier.text import LiteralStream, NameNormalized
 
 __all__ = ["ExitCode", "add_command", "new_parser", "run_parsed"]
 
@@ -102,6 +102,15 @@ def _interrupted(exc: BaseException) -> bool:
     return False
 
 
+def _note(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning meant for people (a name taken after normalization) as one ``note:`` line on stderr; any other
+    warning as Python shows it."""
+    if issubclass(category, NameNormalized):
+        print(f"note: {message}", file=sys.stderr)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def _silence_stdout(stdout) -> None:
     """Point fd 1 at /dev/null, so that what is left in the buffer cannot fail again at exit."""
     try:
@@ -128,6 +137,8 @@ def run_parsed(args: argparse.Namespace) -> int:
         with warnings.catch_warnings():
             if not args.verbose:  # numpy's RuntimeWarnings are no message for people: undefined figures are null
                 warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("default", NameNormalized)
+            warnings.showwarning = _note
             code = int(args.func(args))
         sys.stdout.flush()  # a full disk or a closed pipe is this command's failure, not the interpreter's at exit
         return code

@@ -24,7 +24,7 @@ import numpy as np
 from verifier.data.bounded_files import LIMITS, read_bounded
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError, UsageError
-from verifier.text import same_name
+from verifier.text import note_normalized, same_name
 from verifier.data.tables import read_csv_cells
 from verifier.data.schema import Attribute, Schema
 
@@ -107,6 +107,7 @@ def parse_record(fields: Mapping[str, Any], schema: Schema, *, source: str = "re
     """
     names = schema.names
     given = {same_name(str(k)): v for k, v in fields.items()}  # field names compared in Unicode NFC
+    spelled = {same_name(str(k)): str(k) for k in fields}
     if len(given) < len(fields):
         raise _fail(source, "RECORD_FIELD_DUPLICATE", "a field is given twice (two spellings of one name)")
     known = {same_name(n) for n in names}
@@ -119,6 +120,8 @@ def parse_record(fields: Mapping[str, Any], schema: Schema, *, source: str = "re
     for attr in schema.attributes:
         if attr.is_categorical and attr.categories is None:
             raise _fail(source, "SCHEMA_INVALID", f"attribute {attr.name!r} has no category list to rank the record's value by")
+    for attr in schema.attributes:
+        note_normalized(spelled[same_name(attr.name)], attr.name, source)
     return np.array([_key(attr, given[same_name(attr.name)], source) for attr in schema.attributes], dtype=np.float64)
 
 
