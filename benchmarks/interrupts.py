@@ -3,6 +3,7 @@
     python -m benchmarks.interrupts                 # 18 moments x 4 commands x SIGINT and SIGTERM, 2e5 x 5
     python -m benchmarks.interrupts --quick         # 6 moments
     python -m benchmarks.interrupts --json
+    python -m benchmarks.interrupts --waits 1e7     # the longest kernel call of a tree's build at 1e7 x 5
 
 Each run starts the command in a subprocess, sends the signal after the
 moment, and reads how it ended. A run is good when it exited 130 with
@@ -50,12 +51,51 @@ def _one(argv: list[str], sig: int, after: float, cwd: Path) -> dict:
     return {"code": proc.returncode, "good": good, "stderr": lines[-6:]}
 
 
+def longest_waits(n: int) -> dict:
+    """The longest single kernel call of a tree's build over ``n x 5`` random blocks (an interrupt waits at most
+    this long, signals being held only during one call), and the whole build's time, in seconds."""
+    from verifier.core import kdtree
+
+    lo = np.random.default_rng(0).integers(1, n, size=(n, 5)).astype(np.int64)
+    kdtree.RankTree(lo[:1000], lo[:1000])  # load the kernels first
+    calls: list[float] = []
+    original = kdtree.held_signals
+
+    def timed():
+        class Held:
+            def __enter__(self):
+                self.inner = original()
+                self.inner.__enter__()
+                self.t = time.perf_counter()
+
+            def __exit__(self, *exc):
+                calls.append(time.perf_counter() - self.t)
+                return self.inner.__exit__(*exc)
+        return Held()
+
+    kdtree.held_signals = timed
+    try:
+        t = time.perf_counter()
+        kdtree.RankTree(lo, lo)
+        whole = time.perf_counter() - t
+    finally:
+        kdtree.held_signals = original
+    return {"records": n, "calls": len(calls), "longest_call": max(calls), "build": whole}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.interrupts", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="6 moments instead of 18")
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--waits", type=float, metavar="N", help="instead: the longest kernel call of a tree build")
     args = parser.parse_args(argv)
+    if args.waits:
+        waits = longest_waits(int(args.waits))
+        print(json.dumps(waits, indent=2) if args.json else
+              f"{waits['records']:.0e} x 5: build {waits['build']:.2f} s in {waits['calls']} kernel calls, the "
+              f"longest {waits['longest_call']:.3f} s")
+        return 0
     moments = MOMENTS[::3] if args.quick else MOMENTS
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

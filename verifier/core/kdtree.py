@@ -122,7 +122,6 @@ def _split(node, idx, start, end, pos):
     end[left + 1] = e
 
 
-@nb.njit(cache=True, parallel=True)
 def _build(pos, rec_lo, rec_hi, leaf_size):
     """Median-split KD-tree over integer positions; heap-ordered nodes.
 
@@ -130,21 +129,44 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
     node's box in block space (lowest block start, highest block end per axis)
     and the records' blocks in tree order. The nodes of one level own
     disjoint slices, so each level is split in parallel; the tree is the same
-    as a sequential build's.
+    as a sequential build's. Each level is one kernel call under
+    :func:`held_signals`, so that an interrupt waits for one level (one select
+    over the records), not for the whole build.
     """
-    n, m = pos.shape
-    idx, start, end, depth = heap_layout(n, leaf_size)
+    idx, start, end, depth = heap_layout(pos.shape[0], leaf_size)
+    for level in range(depth):
+        with held_signals():
+            _split_level(level, idx, start, end, pos)
+    n, m = rec_lo.shape
     n_nodes = start.size
     first_leaf = (1 << depth) - 1
-    for level in range(depth):
-        for c in nb.prange(1 << level):
-            _split((1 << level) - 1 + c, idx, start, end, pos)
     blk_lo = np.empty((n_nodes, m), np.int64)
     blk_hi = np.empty((n_nodes, m), np.int64)
     leaf_lo = np.empty((n, m), np.int64)
     leaf_hi = np.empty((n, m), np.int64)
-    for c in nb.prange(n_nodes - first_leaf):
-        node = first_leaf + c
+    per_call = max(1, (QUERY_CHUNK << 3) // leaf_size)  # about a million records per call
+    for first in range(first_leaf, n_nodes, per_call):
+        with held_signals():
+            _leaf_boxes(first, min(first + per_call, n_nodes), idx, start, end, rec_lo, rec_hi, blk_lo, blk_hi,
+                        leaf_lo, leaf_hi)
+    with held_signals():
+        _inner_boxes(depth, blk_lo, blk_hi)
+    return idx, start, end, blk_lo, blk_hi, first_leaf, leaf_lo, leaf_hi
+
+
+@nb.njit(cache=True, parallel=True)
+def _split_level(level, idx, start, end, pos):
+    """Split every node of ``level`` at its median, in parallel (the nodes own disjoint slices)."""
+    for c in nb.prange(1 << level):
+        _split((1 << level) - 1 + c, idx, start, end, pos)
+
+
+@nb.njit(cache=True, parallel=True)
+def _leaf_boxes(first, last, idx, start, end, rec_lo, rec_hi, blk_lo, blk_hi, leaf_lo, leaf_hi):
+    """The box in block space of leaves ``first`` to ``last - 1``, and their records' blocks in tree order."""
+    m = rec_lo.shape[1]
+    for c in nb.prange(last - first):
+        node = first + c
         for j in range(m):
             blk_lo[node, j] = _BIG
             blk_hi[node, j] = -_BIG
@@ -159,6 +181,12 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
                     blk_lo[node, j] = lo
                 if hi > blk_hi[node, j]:
                     blk_hi[node, j] = hi
+
+
+@nb.njit(cache=True, parallel=True)
+def _inner_boxes(depth, blk_lo, blk_hi):
+    """Each inner node's box, from its children's, level by level up to the root."""
+    m = blk_lo.shape[1]
     for level in range(depth - 1, -1, -1):
         for c in nb.prange(1 << level):
             node = (1 << level) - 1 + c
@@ -166,7 +194,6 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
             for j in range(m):
                 blk_lo[node, j] = min(blk_lo[a, j], blk_lo[a + 1, j])
                 blk_hi[node, j] = max(blk_hi[a, j], blk_hi[a + 1, j])
-    return idx, start, end, blk_lo, blk_hi, first_leaf, leaf_lo, leaf_hi
 
 
 @nb.njit(cache=True, inline="always")
@@ -329,9 +356,8 @@ class RankTree:
         record_lo = np.ascontiguousarray(record_lo, dtype=np.int64)
         record_hi = np.ascontiguousarray(record_hi, dtype=np.int64)
         # record blocks are stored in tree order, so that each leaf is contiguous
-        with held_signals():
-            idx, start, end, blk_lo, blk_hi, first_leaf, self._leaf_lo, self._leaf_hi = _build(
-                record_lo, record_lo, record_hi, _LEAF_SIZE)
+        idx, start, end, blk_lo, blk_hi, first_leaf, self._leaf_lo, self._leaf_hi = _build(
+            record_lo, record_lo, record_hi, _LEAF_SIZE)
         self._tree = (start, end, blk_lo, blk_hi, self._leaf_lo, self._leaf_hi, idx, int(first_leaf))
 
     def nearest(self, qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
