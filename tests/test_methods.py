@@ -219,3 +219,11 @@ def test_production_randomness_is_chacha20_and_a_seed_gives_pcg64():
         ratio = float((a.table[col] - x[col]).std() / x[col].std())
         assert ratio == pytest.approx(0.5, rel=0.03)
     assert anonymize(x, schema, chain, random_state=3).randomness == SEEDED_STREAM
+
+
+def test_the_help_names_are_the_registry_in_its_order():
+    """``publisher --help`` lists the methods from a light module; it must name what the registry holds."""
+    from publisher.methods import METHODS
+    from publisher.methods.names import METHOD_NAMES
+
+    assert tuple(METHODS) == METHOD_NAMES

@@ -7,7 +7,6 @@ import json
 import sys
 
 from publisher.cli.common import add_method_args, load_input, route_params, secret_seed
-from publisher.methods import anonymize, frame_rows, make_method
 from verifier.frontend.output_paths import check_output
 from verifier.data.tables import write_csv_atomic
 from verifier.frontend import Phases, add_command, print_json
@@ -32,6 +31,8 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from publisher.methods import anonymize, frame_rows, make_method  # loaded when run, not for --help
+
     methods = [args.method, *args.then]
     check_output(args.out, inputs=[args.input, args.schema], force=args.force)
     routed = route_params(methods, args.param)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from publisher.calibrate import Targets, calibrate, plot_frontier
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, secret_seed, split_param
-from publisher.methods import METHODS
 from verifier.frontend.output_paths import check_output
 from verifier.errors import InvalidInputError
 from verifier.frontend import ProgressBar, UsageError, add_command, print_json, text_table
@@ -35,6 +33,9 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from publisher.calibrate import Targets, calibrate, plot_frontier  # loaded when run, not for --help
+    from publisher.methods import METHODS
+
     name, _, grid = args.param_grid.partition("=")
     values = [v.strip() for v in grid.split(",") if v.strip()]
     if not name or not values:

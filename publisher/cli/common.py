@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from publisher.methods import METHODS
+from publisher.methods.names import METHOD_NAMES
 from verifier.data.memory import ensure_fits
 from verifier.data.schema import Schema
 from verifier.data.sampling_weights import read_weight_column
@@ -21,7 +21,7 @@ __all__ = ["add_intruder_args", "add_method_args", "load_input", "load_weights",
 def add_method_args(p: argparse.ArgumentParser) -> None:
     """``--method``, ``--then``, ``--param``, ``--seed``, ``--allow-degenerate``; the help lists every method."""
     p.add_argument("--method", required=True, metavar="NAME",
-                   help=f"one of {', '.join(METHODS)} (see docs/methods.md)")
+                   help=f"one of {', '.join(METHOD_NAMES)} (see docs/methods.md)")
     p.add_argument("--then", action="append", default=[], metavar="NAME",
                    help="a method chained after it, typically reverse_mapping (repeatable)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
@@ -89,6 +89,8 @@ def route_params(methods: Sequence[str], texts: Sequence[str]) -> list[dict[str,
     ``method.name=value`` names the method outright; a bare name that several
     methods of the chain accept is refused as ambiguous.
     """
+    from publisher.methods.registry import METHODS
+
     for m in methods:
         if m not in METHODS:
             raise InvalidInputError(f"unknown method {m!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")

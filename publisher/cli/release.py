@@ -10,9 +10,7 @@ from pathlib import Path
 from publisher.release_metadata import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, load_weights, route_params, secret_seed
 from publisher.cli.passphrase import prompt, read_passphrase_file
-from publisher.methods import make_method
 from publisher.keys import key_is_encrypted, load_private_key
-from publisher.signed_release import make_release
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command
 from verifier.frontend.output_paths import release_holding
@@ -113,6 +111,9 @@ def exposure_lines(claims: dict, protector: dict) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from publisher.methods import make_method  # loaded when run, not for --help
+    from publisher.signed_release import make_release
+
     if Path(args.out).exists():
         raise InputIOError("already exists; a release is never overwritten", path=args.out, reason="OUTPUT_EXISTS")
     if release_holding(args.out) is not None:  # the release it lands in would stop verifying

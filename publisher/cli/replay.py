@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from publisher.replay import Replay, replay_release
 from verifier.data.tables import read_table
 from verifier.frontend import (
     Phases,
@@ -20,6 +20,9 @@ from verifier.frontend import (
     verified,
 )
 from verifier.text import figure
+
+if TYPE_CHECKING:
+    from publisher.replay import Replay
 
 __all__ = ["register"]
 
@@ -53,6 +56,8 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from publisher.replay import replay_release  # loaded when run, not for --help
+
     if args.runs < 2:
         raise UsageError(f"--runs must be at least 2, got {args.runs}")
     check_probability("--alpha", args.alpha)
@@ -72,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     return ExitCode.OK if result.plausible else ExitCode.CHECK_FAILED
 
 
-def _print(result: Replay, release) -> None:
+def _print(result: "Replay", release) -> None:
     chain = " then ".join(str(m.get("method")) for m in release.methods)
     how = ("once (a deterministic chain: only the row shuffle is random)" if result.deterministic
            else f"{result.simulated_runs} times with fresh seeds (seed {result.seed})")

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 
-from publisher.schema_infer import infer_schema
 from verifier.data.frictionless import table_schema
 from verifier.data.tables import write_atomic
 from verifier.frontend import add_command
@@ -33,6 +32,8 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from publisher.schema_infer import infer_schema  # loaded when run, not for --help
+
     check_output(args.out, inputs=[args.input], force=args.force)
     schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other)
     drafted = table_schema(schema) if args.schema_format == "frictionless" else schema.to_dict()

@@ -5,22 +5,23 @@
   reverse mapping (paper 003), randomized response (paper 000), SD
   k-anonymity (paper 001), multi-sensitive generalization (paper 002), random
   attribute replacement (paper 004);
+- :mod:`~publisher.methods.names`: the methods' names alone, for a command's help;
 - :mod:`~publisher.methods.registry`: every method by name;
 - :mod:`~publisher.methods.chain`: a chain of methods, then the shuffle.
 """
 
-from publisher.methods.additive_noise import AdditiveNoise
-from publisher.methods.base import Method, MethodResult
-from publisher.methods.chain import Anonymized, anonymize
-from publisher.methods.frames import frame_rows, frame_to_keys, keys_to_frame
-from publisher.methods.microaggregation import Microaggregation
-from publisher.methods.multi_sensitive import MultiSensitiveGeneralization
-from publisher.methods.random_replacement import RandomAttributeReplacement
-from publisher.methods.randomized_response import RandomizedResponse
-from publisher.methods.rank_swapping import RankSwapping
-from publisher.methods.registry import METHODS, NUMERIC_METHODS, known_methods, make_method
-from publisher.methods.reverse_mapping import ReverseMapping
-from publisher.methods.sd_anonymity import SDKAnonymity
+from importlib import import_module
+
+#: where each public name lives, loaded on first use so that ``publisher --help`` starts without the methods
+_WHERE = {
+    "AdditiveNoise": "additive_noise", "Method": "base", "MethodResult": "base", "Anonymized": "chain",
+    "anonymize": "chain", "frame_rows": "frames", "frame_to_keys": "frames", "keys_to_frame": "frames",
+    "Microaggregation": "microaggregation", "MultiSensitiveGeneralization": "multi_sensitive",
+    "RandomAttributeReplacement": "random_replacement", "RandomizedResponse": "randomized_response",
+    "RankSwapping": "rank_swapping", "METHODS": "registry", "NUMERIC_METHODS": "registry",
+    "known_methods": "registry", "make_method": "registry", "ReverseMapping": "reverse_mapping",
+    "SDKAnonymity": "sd_anonymity",
+}
 
 __all__ = [
     "METHODS", "NUMERIC_METHODS", "AdditiveNoise", "Anonymized", "Method", "MethodResult", "Microaggregation",
@@ -28,3 +29,12 @@ __all__ = [
     "ReverseMapping", "SDKAnonymity", "anonymize", "frame_rows", "frame_to_keys", "keys_to_frame",
     "known_methods", "make_method",
 ]
+
+
+def __getattr__(name: str):
+    """Each public name is loaded from its module on first use."""
+    if name not in _WHERE:
+        raise AttributeError(f"module 'publisher.methods' has no attribute {name!r}")
+    value = getattr(import_module(f"publisher.methods.{_WHERE[name]}"), name)
+    globals()[name] = value
+    return value

@@ -7,6 +7,7 @@ from typing import Any, Mapping
 from publisher.methods.additive_noise import AdditiveNoise
 from publisher.methods.base import Method, fail
 from publisher.methods.microaggregation import Microaggregation
+from publisher.methods.names import NUMERIC_METHODS
 from publisher.methods.multi_sensitive import MultiSensitiveGeneralization
 from publisher.methods.random_replacement import RandomAttributeReplacement
 from publisher.methods.randomized_response import RandomizedResponse
@@ -22,7 +23,6 @@ METHODS: dict[str, type[Method]] = {
     for cls in (AdditiveNoise, RankSwapping, Microaggregation, ReverseMapping, RandomizedResponse,
                 RandomAttributeReplacement, SDKAnonymity, MultiSensitiveGeneralization)
 }
-NUMERIC_METHODS = ("additive_noise", "rank_swapping", "microaggregation", "reverse_mapping")
 
 
 def known_methods() -> dict[str, type[Method]]:
