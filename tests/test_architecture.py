@@ -30,7 +30,7 @@ PUBLISHER = Path(publisher.__file__).resolve().parent
 
 RANK = {"base": 0, "data": 1, "core": 2, "attacks": 3, "distributed": 4, "releases": 5, "frontend": 6, "api": 7, "tui": 7,
         "cli": 8, "entry": 8}
-BASE = {"errors", "text", "plots", "version", "console"}
+BASE = {"errors", "text", "plots", "version", "console", "compiling"}
 
 
 def _modules() -> dict[str, Path]:

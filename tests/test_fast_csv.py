@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.data import tables
+from verifier.data import decimal_cells, tables
 from verifier.data.decimal_cells import first_bad_cell, long_integer_cells
 from verifier.data.fast_csv import MIN_BYTES
 from verifier.data.schema import Schema
@@ -126,6 +126,9 @@ def test_compiled_decimal_rule_is_the_pattern(cells, cut, wide):
     """The automaton of ``decimal_cells`` accepts exactly the cells the strict reader's pattern accepts."""
     column = pa.array(["pad"] * cut + cells, type=pa.large_string() if wide else pa.string())[cut:]
     bad = [i for i, c in enumerate(cells) if tables._NUMBER_RE.fullmatch(c) is None]
-    assert first_bad_cell(column) == (bad[0] if bad else -1)
     long = [c for c in cells if re.fullmatch(r"[+-]?[0-9]{16,}", c)]
+    # a short column is checked by the pattern's twin, a long one by the automaton: both are the pattern
+    assert first_bad_cell(column) == (bad[0] if bad else -1)
+    assert decimal_cells._first_bad(*decimal_cells._buffers(column)) == (bad[0] if bad else -1)
     assert long_integer_cells(column) == bool(long)
+    assert decimal_cells._long_integers(*decimal_cells._buffers(column), 16) == bool(long)

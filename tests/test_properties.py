@@ -56,6 +56,58 @@ def test_fast_path_equals_brute_force(case):
 
 
 @SETTINGS
+@given(tables(), st.integers(1, 40))
+def test_the_tree_and_the_plain_index_give_the_same_answers(case, k):
+    """Below PLAIN_BELOW records the plain scan answers instead of the compiled tree: the same distances and the
+    same match sets in the same order, on every table (and both equal the per-record brute force above)."""
+    from verifier.core.kdtree import RankTree
+    from verifier.core.plain_index import PlainIndex
+
+    x, y, kinds, rng = case
+    space = RankSpace(y, kinds)
+    queries = np.vstack([x, y[rng.integers(0, y.shape[0], size=k)]])
+    qlo, qhi = space.query_blocks(queries)
+    tree, plain = RankTree(space.record_lo, space.record_hi), PlainIndex(space.record_lo, space.record_hi)
+    for got, want in zip(plain.nearest(qlo, qhi), tree.nearest(qlo, qhi)):
+        assert got.dtype == want.dtype and got.tolist() == want.tolist()
+    assert plain.distances(qlo, qhi).tolist() == tree.distances(qlo, qhi).tolist()
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_above_the_plain_size_the_tree_answers_as_brute_force(tied):
+    """At 3,000 records (above PLAIN_BELOW) the space searches with the compiled tree and the spreads run the
+    compiled kernels; both equal the plain computations."""
+    from verifier.compiling import PLAIN_BELOW
+    from verifier.core.kdtree import RankTree
+
+    rng = np.random.default_rng(11 + tied)
+    n = PLAIN_BELOW + 952
+    x = rng.integers(0, 6, size=(n, 3)).astype(float) if tied else rng.normal(size=(n, 3))
+    y = x + (rng.integers(-1, 2, size=(n, 3)) if tied else rng.normal(size=(n, 3)) * 0.3)
+    space = RankSpace(y)
+    assert isinstance(space.tree, RankTree)
+    distances, offsets, matches = compute_distances(space, x[:300])
+    ref_distances, ref_matches = compute_distances_bruteforce(space, x[:300])
+    assert distances.tolist() == ref_distances.tolist()
+    assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
+
+
+@SETTINGS
+@given(st.integers(1, 3000), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_spread_kernels_and_their_python_are_the_same_to_the_bit(n, seed, tied):
+    """A short column runs the spread kernels' own Python: the same floating-point result, bit for bit."""
+    from verifier.core.window import compensated_prefix, two_pass_variance
+
+    rng = np.random.default_rng(seed)
+    z = np.sort(rng.integers(-3, 4, n).astype(float) if tied else rng.normal(size=n) * 10.0 ** rng.integers(-5, 5))
+    lo = rng.integers(0, n, 50)
+    hi = np.minimum(n - 1, lo + rng.integers(0, 30, 50))
+    for got, want in zip(compensated_prefix.py_func(z), compensated_prefix(z)):
+        assert got.tobytes() == want.tobytes()
+    assert two_pass_variance.py_func(z, lo, hi).tobytes() == two_pass_variance(z, lo, hi).tobytes()
+
+
+@SETTINGS
 @given(tables(), st.integers(0, 400))
 def test_window_spread_equals_brute_force(case, d):
     x, y, kinds, _ = case

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 import json
 
 from verifier.cli.inputs import check_exhaustive, intruder_options
-from verifier.core.warm_up import KernelWarmUp
+from verifier.core.warm_up import COLD_NOTICE, KernelWarmUp
 from verifier.frontend import ExitCode, Phases, ProgressBar, add_command, add_release_args, print_json, text_table, verified
 from verifier.releases.facts import formula_warning
 from verifier.releases.record import read_record, refuse_record_on_command_line
@@ -43,7 +44,6 @@ def run(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
     refuse_record_on_command_line(args.record)
     phases = Phases()
-    kernels = KernelWarmUp()  # loads the search kernels while the release is verified and read
     with phases(f"verifying {args.release}"):
         try:
             release = verified(args)
@@ -52,10 +52,12 @@ def run(args: argparse.Namespace) -> int:
                 print_json({"verified": False, "reason": exc.reason, "message": exc.message,
                             "verdict": not_verifiable(exc.reason, exc.message).to_json()})
             raise
+    kernels = KernelWarmUp(release.claims["n_records"])  # loads (or compiles) the kernels while the release is read
     with phases("reading and ranking the release"):
         prepared = prepare(release)
     record = read_record(args.record, prepared.schema)
-    kernels.wait()
+    with phases(COLD_NOTICE) if kernels.cold else nullcontext():
+        kernels.wait()
     testing = not args.no_random_match and prepared.ranks_apply
     if testing:
         check_exhaustive(prepared.n_records, len(prepared.kinds), args)

@@ -33,7 +33,7 @@ import numpy as np
 
 from verifier.core.interrupts import QUERY_CHUNK, held_signals
 
-__all__ = ["RankTree", "heap_layout"]
+__all__ = ["KERNELS", "RankTree", "heap_layout"]
 
 _LEAF_SIZE = 16
 _BIG = np.int64(2**62)
@@ -413,3 +413,7 @@ class RankTree:
         if len(parts) == 1:
             return parts[0]
         return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+
+
+#: the compiled kernels a tree's build and search call (for the warm-up's cache check)
+KERNELS = (_split_level, _leaf_boxes, _inner_boxes, _nearest, _within)

@@ -35,6 +35,8 @@ import numpy as np
 from verifier.core.interrupts import held_signals
 from verifier.core.validation import check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
+from verifier.compiling import compiling_pays
+from verifier.core.plain_index import PlainIndex
 from verifier.core.window import compensated_prefix, two_pass_variance, window_sum
 from verifier.core.ranks import ColumnBlocks, for_each_column
 
@@ -157,7 +159,10 @@ class RankSpace(SortedColumns):
 
     @cached_property
     def tree(self):
-        """The exact nearest-neighbour index, built on first use."""
+        """The exact nearest-neighbour index, built on first use: the compiled tree, or below
+        :data:`~verifier.compiling.PLAIN_BELOW` records the plain scan (same answers, nothing compiled)."""
+        if not compiling_pays(self.n_records):
+            return PlainIndex(self.record_lo, self.record_hi)
         from verifier.core.kdtree import RankTree
 
         return RankTree(self.record_lo, self.record_hi)
@@ -445,16 +450,19 @@ def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> n
     z = np.ldexp(sorted_col, -shift)
     z = z - z[z.size // 2]
     k = (hi - lo + 1).astype(np.float64)
+    # a short column runs the kernels' own Python (the same arithmetic, step by step): compiling would not pay
+    prefix, two_pass = ((compensated_prefix, two_pass_variance) if compiling_pays(z.size)
+                        else (compensated_prefix.py_func, two_pass_variance.py_func))
     with held_signals():
-        s1 = window_sum(compensated_prefix(z), lo, hi)
-        s2 = window_sum(compensated_prefix(z * z), lo, hi)
+        s1 = window_sum(prefix(z), lo, hi)
+        s2 = window_sum(prefix(z * z), lo, hi)
     m2 = s2 - s1 * s1 / k
     constant = sorted_col[lo] == sorted_col[hi]
     suspect = (~constant) & (m2 <= 1e-6 * s2)
     var = np.maximum(m2, 0.0) / k
     if suspect.any():
         with held_signals():
-            var[suspect] = two_pass_variance(z, lo[suspect], hi[suspect])
+            var[suspect] = two_pass(z, lo[suspect], hi[suspect])
     var[constant] = 0.0
     with np.errstate(over="ignore"):
         return np.ldexp(var, 2 * shift)

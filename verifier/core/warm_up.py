@@ -13,24 +13,26 @@ proper message, where the command calls it).
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
 
+from verifier.compiling import compiling_pays
+from verifier.core import kdtree, window
 from verifier.core.kdtree import RankTree
 from verifier.core.window import compensated_prefix, two_pass_variance
-from verifier.data.decimal_cells import first_bad_cell, long_integer_cells
+from verifier.data import decimal_cells
 
-__all__ = ["KernelWarmUp", "warm_up"]
+__all__ = ["COLD_NOTICE", "KernelWarmUp", "kernels_cached", "warm_up"]
+
+#: what a command says while the kernels compile, once after an install
+COLD_NOTICE = "preparing the search kernels for this machine (once after installing; about 10 s)"
 
 
 def warm_up() -> None:
     """Call the CSV reader's, the search's and the spreads' kernels once on a tiny table."""
-    import pyarrow as pa
-
-    cells = pa.array(["1.5", "-2e3"])
-    first_bad_cell(cells)
-    long_integer_cells(cells)
+    decimal_cells.warm_kernels()
     lo = np.ones((32, 2), dtype=np.int64)
     tree = RankTree(lo, lo * 32)  # every record in one block: a match set too large for the buffer
     tree.nearest(lo[:2], lo[:2])
@@ -40,16 +42,35 @@ def warm_up() -> None:
     two_pass_variance(z, np.zeros(2, np.int64), np.full(2, 7, np.int64))
 
 
+def kernels_cached() -> bool:
+    """Whether numba's cache holds every kernel :func:`warm_up` loads (False on a fresh install: they compile).
+
+    Read from numba's own cache index files; where numba keeps them
+    elsewhere than it says, the answer is False, which only shows a notice.
+    """
+    kernels = (*decimal_cells.KERNELS, *kdtree.KERNELS, *window.KERNELS)
+    try:
+        return all(os.path.exists(k._cache._cache_file._index_path) for k in kernels)
+    except AttributeError:
+        return False
+
+
 class KernelWarmUp:
     """:func:`warm_up` in a background thread; :meth:`wait` before the first parallel kernel.
 
     Waiting matters: numba's fallback threading layer (workqueue) refuses
-    parallel kernels launched from two threads at once.
+    parallel kernels launched from two threads at once. A table of ``n_records``
+    too small for the kernels (:func:`~verifier.compiling.compiling_pays`)
+    starts nothing: its plain twins answer. ``cold`` says whether the kernels
+    will be compiled, not loaded, which takes seconds once after an install.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, n_records: int | None = None) -> None:
+        self.needed = n_records is None or compiling_pays(n_records)
+        self.cold = self.needed and not kernels_cached()
         self._thread = threading.Thread(target=self._run, name="kernel-warm-up", daemon=True)
-        self._thread.start()
+        if self.needed:
+            self._thread.start()
 
     @staticmethod
     def _run() -> None:
@@ -59,4 +80,5 @@ class KernelWarmUp:
             pass
 
     def wait(self) -> None:
-        self._thread.join()
+        if self.needed:
+            self._thread.join()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["compensated_prefix", "window_sum", "two_pass_variance"]
+__all__ = ["KERNELS", "compensated_prefix", "window_sum", "two_pass_variance"]
 
 
 @nb.njit(cache=True)
@@ -65,3 +65,7 @@ def two_pass_variance(z, lo, hi):
             acc += dev * dev
         out[r] = acc / k
     return out
+
+
+#: the compiled kernels of this module (for the warm-up's cache check)
+KERNELS = (compensated_prefix, two_pass_variance)

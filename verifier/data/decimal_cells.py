@@ -9,10 +9,18 @@ hold it to the pattern on generated cells.
 
 from __future__ import annotations
 
+import re
+
 import numba as nb
 import numpy as np
 
-__all__ = ["first_bad_cell", "long_integer_cells"]
+from verifier.compiling import compiling_pays
+
+__all__ = ["KERNELS", "first_bad_cell", "long_integer_cells", "warm_kernels"]
+
+#: the rule as a pattern: what a short column is checked with (compiling the automaton would not pay)
+DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
+_LONG_INTEGER = re.compile(r"[+-]?[0-9]{%d,}", re.ASCII)
 
 # states of the automaton; a cell is accepted when it ends in INT, FRAC or EXP_DIGITS
 _START, _SIGN, _INT, _DOT, _FRAC, _EXP, _EXP_SIGN, _EXP_DIGITS, _REJECT = range(9)
@@ -92,9 +100,27 @@ def _buffers(column) -> tuple[np.ndarray, np.ndarray, int, int]:
 
 def first_bad_cell(column) -> int:
     """The 0-based row of the first cell of a null-free Arrow string array that is not a decimal number, or -1."""
+    if not compiling_pays(len(column)):
+        return next((i for i, cell in enumerate(column.to_pylist()) if not DECIMAL.fullmatch(cell)), -1)
     return int(_first_bad(*_buffers(column)))
 
 
 def long_integer_cells(column, digits: int = 16) -> bool:
     """Whether a cell is an integer of at least ``digits`` digits (it may not fit a float exactly)."""
+    if not compiling_pays(len(column)):
+        long = re.compile(_LONG_INTEGER.pattern % digits, re.ASCII)
+        return any(long.fullmatch(cell) for cell in column.to_pylist())
     return bool(_long_integers(*_buffers(column), digits))
+
+
+#: the compiled kernels of this module (for the warm-up and its cache check)
+KERNELS = (_first_bad, _long_integers)
+
+
+def warm_kernels() -> None:
+    """Call each compiled kernel once on two cells, with the types a real column gives."""
+    import pyarrow as pa
+
+    buffers = _buffers(pa.array(["1.5", "-2e3"]))
+    _first_bad(*buffers)
+    _long_integers(*buffers, 16)

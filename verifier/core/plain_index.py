@@ -1,0 +1,67 @@
+"""The plain scan as an index: every query block against every record, for tables too small to compile for.
+
+Compiling the tree's kernels takes seconds on a fresh install (numba caches
+them afterwards); on a table below :data:`~verifier.compiling.PLAIN_BELOW` records the O(k n m)
+scan answers first, in numpy, with the same results as
+:class:`~verifier.core.kdtree.RankTree`: the distance of a query to a record
+is the largest gap between their blocks over the attributes (0 where they
+overlap), and a query's matches are the records at its least distance, in
+ascending order. The tests hold the two to each other on random tables with
+and without ties.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PlainIndex"]
+
+#: query x record cells held at once by the scan (16 MB of int64)
+_CELLS = 1 << 21
+
+
+class PlainIndex:
+    """:class:`~verifier.core.kdtree.RankTree`'s answers by the plain scan; same arguments, same results."""
+
+    def __init__(self, record_lo: np.ndarray, record_hi: np.ndarray):
+        self._lo = np.ascontiguousarray(record_lo, dtype=np.int64)
+        self._hi = np.ascontiguousarray(record_hi, dtype=np.int64)
+
+    def _gaps(self, qlo: np.ndarray, qhi: np.ndarray):
+        """``(first query, (k, n) distance of each query of a piece to each record)`` piece by piece."""
+        n = self._lo.shape[0]
+        step = max(1, _CELLS // max(n, 1))
+        for a in range(0, qlo.shape[0], step):
+            worst = np.zeros((min(step, qlo.shape[0] - a), n), dtype=np.int64)
+            for j in range(self._lo.shape[1]):
+                gap = np.maximum(self._lo[None, :, j] - qhi[a:a + step, j, None],
+                                 qlo[a:a + step, j, None] - self._hi[None, :, j])
+                np.maximum(worst, gap, out=worst)
+            yield a, worst
+
+    def nearest(self, qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(distances, offsets, records)`` as :meth:`RankTree.nearest <verifier.core.kdtree.RankTree.nearest>`."""
+        qlo = np.ascontiguousarray(qlo, dtype=np.int64)
+        qhi = np.ascontiguousarray(qhi, dtype=np.int64)
+        distances = np.empty(qlo.shape[0], dtype=np.int64)
+        counts = np.empty(qlo.shape[0], dtype=np.int64)
+        found = []
+        for a, worst in self._gaps(qlo, qhi):
+            best = worst.min(axis=1)
+            hit = worst == best[:, None]
+            distances[a:a + best.size] = best
+            counts[a:a + best.size] = hit.sum(axis=1)
+            found.append(np.nonzero(hit)[1])  # row-major: each query's records in ascending order
+        offsets = np.zeros(qlo.shape[0] + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        records = np.concatenate(found).astype(np.int64) if found else np.empty(0, np.int64)
+        return distances, offsets, records
+
+    def distances(self, qlo: np.ndarray, qhi: np.ndarray) -> np.ndarray:
+        """The distance of every query, as :meth:`RankTree.distances <verifier.core.kdtree.RankTree.distances>`."""
+        qlo = np.ascontiguousarray(qlo, dtype=np.int64)
+        qhi = np.ascontiguousarray(qhi, dtype=np.int64)
+        out = np.empty(qlo.shape[0], dtype=np.int64)
+        for a, worst in self._gaps(qlo, qhi):
+            out[a:a + worst.shape[0]] = worst.min(axis=1)
+        return out
