@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 from verifier.frontend.output_paths import release_holding
 from verifier.data.paper import example_folder
 from verifier.errors import InputIOError
-from verifier.frontend import add_command, run_steps
+from verifier.frontend import add_command, command_lines, output_width, run_steps
 
 __all__ = ["register"]
 
@@ -73,5 +72,6 @@ def run(args: argparse.Namespace) -> int:
     script = Path(sys.executable).parent / "verifier"
     tui = [str(script) if script.exists() else "verifier", "tui", str(out / "release"), "--key",
            str(out / "keys" / "public.pem"), "--record", str(out / "my_record.json")]
-    print("\nThe subject's own view, in a terminal (F1 for help, Ctrl+Q to quit):\n$ " + shlex.join(tui))
+    print("\nThe subject's own view, in a terminal (F1 for help, Ctrl+Q to quit):\n"
+          + command_lines(tui, output_width()))
     return 0

@@ -29,6 +29,7 @@ import warnings
 from typing import Callable
 
 from verifier.errors import VerifierError
+from verifier.frontend.output import FittedStream, output_width
 from verifier.text import LiteralStream, NameNormalized
 
 __all__ = ["ExitCode", "add_command", "new_parser", "run_parsed"]
@@ -74,17 +75,19 @@ class StoreOnce(argparse._StoreAction):
 
 def add_command(sub: argparse._SubParsersAction, common: argparse.ArgumentParser, name: str, *,
                 run: Callable[[argparse.Namespace], int], help: str, description: str, epilog: str | None = None,
-                literal_stdout: bool = True) -> argparse.ArgumentParser:
+                literal_stdout: bool = True, data_stdout: bool = False) -> argparse.ArgumentParser:
     """A subcommand whose handler is ``run``.
 
     ``literal_stdout`` writes every control character the command prints as an
     escape (names come from publishers); the TUI, which draws the terminal
-    itself, turns it off.
+    itself, turns it off. Text for people is fitted to the terminal's width
+    (:func:`~verifier.frontend.output.output_width`); JSON (``--json``) and a
+    command whose stdout is data (``data_stdout``) are never wrapped.
     """
     p = sub.add_parser(name, parents=[common], allow_abbrev=False, help=help, description=description, epilog=epilog)
     p.register("action", None, StoreOnce)
     p.register("action", "store", StoreOnce)
-    p.set_defaults(func=run, literal_stdout=literal_stdout)
+    p.set_defaults(func=run, literal_stdout=literal_stdout, data_stdout=data_stdout)
     return p
 
 
@@ -129,7 +132,8 @@ def run_parsed(args: argparse.Namespace) -> int:
     args.verbose = getattr(args, "verbose", False)
     stdout = sys.stdout
     if getattr(args, "literal_stdout", True):
-        sys.stdout = LiteralStream(stdout)
+        width = None if getattr(args, "json", False) or getattr(args, "data_stdout", False) else output_width()
+        sys.stdout = LiteralStream(FittedStream(stdout, width) if width else stdout)
     main_thread = threading.current_thread() is threading.main_thread()
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _terminated),
                 signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)} if main_thread else {}

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Sequence
+
+from verifier.frontend.output import command_lines, output_width
 
 __all__ = ["run_steps"]
 
@@ -16,9 +19,12 @@ def run_steps(steps: Sequence[tuple[str, str, Sequence[str]]]) -> int:
     printed (stdout to stdout, stderr to stderr). Returns the first non-zero
     exit code, else 0.
     """
+    width = output_width()
+    env = {**os.environ, "COLUMNS": str(width)} if width else None  # each step fits what the demo fits
     for title, tool, argv in steps:
-        print(f"\n=== {title}\n$ {tool} {' '.join(argv)}\n", flush=True)
-        proc = subprocess.run([sys.executable, "-m", tool, *argv], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        print(f"\n=== {title}\n{command_lines([tool, *argv], width)}\n", flush=True)
+        proc = subprocess.run([sys.executable, "-m", tool, *argv], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, env=env)
         sys.stdout.write(proc.stdout)
         sys.stderr.write(proc.stderr)
         if proc.returncode != 0:

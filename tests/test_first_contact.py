@@ -1,0 +1,147 @@
+"""A new user's first hour (issue 28): output that fits 80 columns, a fast --help, a first run that compiles
+nothing it does not need."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ADULT, PAPER, adult_schema
+from verifier.frontend.output import ELLIPSIS, FittedStream, command_lines, text_table
+
+ORIGINAL, MASKED = PAPER / "original.csv", PAPER / "masked.csv"
+
+
+def _run(tool: str, *argv: str, columns: str | None = "80", cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    proc = subprocess.run([sys.executable, "-m", tool, *argv], capture_output=True, text=True, env=env, cwd=cwd,
+                          stdin=subprocess.DEVNULL, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _widest(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+# ----------------------------------------------------------------------------- 80 columns
+
+
+def test_every_command_of_the_demo_fits_80_columns():
+    """The demo runs keygen, release, verify, audit, replay and check as a user types them; with COLUMNS=80 each
+    step's command line and output fit (they were up to 355 characters wide). Its folder is a short one, as the
+    demo's own temporary folder is: a path longer than a line cannot be cut."""
+    with tempfile.TemporaryDirectory(prefix="pp-demo-", dir="/tmp") as folder:
+        proc = _run("publisher", "demo", "--out", str(Path(folder) / "demo"))
+    assert _widest(proc.stdout) <= 80 and _widest(proc.stderr) <= 80
+    out = proc.stdout
+    for step in ("keygen", "release", "verify", "audit", "replay", "check"):
+        assert f"$ {'publisher' if step in ('keygen', 'release', 'replay') else 'verifier'} {step} " in out
+    assert "reidentification.expected_reidentifications" in out  # the audit's longest claim, whole
+    assert " \\\n    --key " in out  # a long command continues on the next line, as a shell reads it
+
+
+def test_the_other_commands_fit_80_columns(tmp_path):
+    for tool, argv in (
+        ("verifier", ["distance", "--original", str(ORIGINAL), "--anonymized", str(MASKED)]),
+        ("verifier", ["intruder", "--original", str(ORIGINAL), "--anonymized", str(MASKED)]),
+        ("verifier", ["reverse-map", "--original", str(ORIGINAL), "--anonymized", str(MASKED), "--out",
+                      str(tmp_path / "z.csv")]),
+        ("publisher", ["assess", "--original", str(ORIGINAL), "--anonymized", str(MASKED)]),
+        ("publisher", ["calibrate", "--input", str(ORIGINAL), "--method", "additive_noise", "--param-grid",
+                       "relative_sd=0.1,0.5", "--seed", "1"]),
+    ):
+        proc = _run(tool, *argv)
+        assert _widest(proc.stdout) <= 80, (argv[0], proc.stdout)
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="needs ../shared/data/real/adult_subset_2000.csv")
+def test_a_fifteen_attribute_check_fits_80_columns(tmp_path):
+    """Her match table on a 15-attribute Adult release was over 200 characters: it now goes below itself in
+    blocks, each led by the match column, and every attribute is still shown."""
+    schema = adult_schema(tmp_path)
+    _run("publisher", "keygen", "--out", str(tmp_path / "keys"), "--unencrypted")
+    _run("publisher", "release", "--input", str(ADULT), "--schema", str(schema), "--method", "rank_swapping",
+         "--param", "p=5", "--samples", "200", "--seed", "3", "--key", str(tmp_path / "keys" / "private.pem"),
+         "--dataset-id", "adult", "--out", str(tmp_path / "release"))
+    header, first = ADULT.read_text().splitlines()[:2]
+    names = json.loads(schema.read_text())["attributes"]
+    import csv
+
+    row = dict(zip(next(csv.reader([header])), next(csv.reader([first]))))
+    record = {a["name"]: (float(row[a["name"]]) if a["kind"] == "numeric" else row[a["name"]]) for a in names}
+    (tmp_path / "me.json").write_text(json.dumps(record))
+    proc = _run("verifier", "check", str(tmp_path / "release"), "--key", str(tmp_path / "keys" / "public.pem"),
+                "--record", str(tmp_path / "me.json"), "--samples", "200")
+    assert _widest(proc.stdout) <= 80
+    assert all(f'dev "{a["name"]}"' in proc.stdout for a in names)
+
+
+def test_piped_output_is_whole_lines_unless_columns_is_set(tmp_path):
+    """Without a terminal and without COLUMNS, lines are not wrapped: scripts and grep see them whole."""
+    proc = _run("verifier", "intruder", "--original", str(ORIGINAL), "--anonymized", str(MASKED), columns=None)
+    assert _widest(proc.stdout) > 80
+    assert _widest(_run("verifier", "intruder", "--original", str(ORIGINAL), "--anonymized", str(MASKED),
+                        columns="60").stdout) <= 60
+
+
+def test_json_is_never_wrapped(tmp_path):
+    proc = _run("verifier", "intruder", "--original", str(ORIGINAL), "--anonymized", str(MASKED), "--json",
+                columns="40")
+    assert json.loads(proc.stdout)["n_records"] == 20
+
+
+def test_a_table_cuts_long_cells_keeps_names_and_numbers_whole():
+    rows = [["utility.attributes.x3.variance_anonymized", "39536.1106", "39536.1106", "true"],
+            ["utility.correlation_original", "[[1.0000, 0.1496, -0.0910], [0.1496, 1.0000, -0.0360]]",
+             "[[1.0000, 0.1496, -0.0910], [0.1496, 1.0000, -0.0360]]", "true"]]
+    table = text_table(rows, ["claim", "manifest", "recomputed", "verdict"], width=80)
+    lines = table.splitlines()
+    assert max(map(len, lines)) <= 80 and len(lines) == 4
+    assert lines[2].startswith("utility.attributes.x3.variance_anonymized") and lines[2].count("39536.1106") == 2
+    assert lines[3].count(ELLIPSIS) == 2 and lines[3].endswith("true")
+    assert text_table(rows, ["claim", "manifest", "recomputed", "verdict"], width=None).count(ELLIPSIS) == 0
+
+
+def test_a_table_too_wide_for_any_cut_goes_below_itself_in_blocks():
+    header = ["match", *[f'dev "attribute-{k}"' for k in range(15)]]
+    table = text_table([["7", *[str(k) for k in range(15)]]], header, width=80)
+    blocks = table.split("\n\n")
+    assert len(blocks) == 5 and all(b.startswith("match") and b.splitlines()[2].startswith("7") for b in blocks)
+    assert max(map(len, table.splitlines())) <= 80
+    assert [h for h in header[1:] if h not in table] == []
+
+
+def test_a_long_sentence_wraps_at_spaces_with_a_hanging_indent():
+    out = []
+
+    class Sink:
+        def write(self, text):
+            out.append(text)
+
+        def flush(self):
+            pass
+
+    stream = FittedStream(Sink(), 30)
+    stream.write("  claims (permutation model): 20 records, D = 1, k = 1\nshort\n/a/very/long/path/" + "x" * 40)
+    stream.flush()
+    assert "".join(out).splitlines() == ["  claims (permutation model):", "    20 records, D = 1, k = 1", "short",
+                                         "/a/very/long/path/" + "x" * 40]
+
+
+def test_a_command_line_continues_as_a_shell_reads_it():
+    words = ["verifier", "audit", "/tmp/a release", "--key", "/tmp/keys/public.pem", "--original", "/data/x.csv",
+             "--report", "/tmp/audit.md"]
+    text = command_lines(words, 40)
+    assert text.splitlines() == ["$ verifier audit '/tmp/a release' \\", "    --key /tmp/keys/public.pem \\",
+                                 "    --original /data/x.csv \\", "    --report /tmp/audit.md"]
+    assert command_lines(words, None) == "$ verifier audit '/tmp/a release' --key /tmp/keys/public.pem " \
+                                         "--original /data/x.csv --report /tmp/audit.md"
