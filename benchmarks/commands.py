@@ -162,7 +162,7 @@ def _adult_commands(folder: Path, only: list[str] | None) -> dict[str, list[str]
         return {}
     schema = folder / "adult-schema.json"
     subprocess.run([sys.executable, "-m", "publisher", "schema", "--input", str(ADULT), "--sensitive", "salary-class",
-                    *[a for c in ADULT_OTHERS for a in ("--other", c)], "--out", str(schema)],
+                    *[a for c in ADULT_OTHERS for a in ("--other", c)], "--missing", "category", "--out", str(schema)],
                    check=True, capture_output=True)
     common = ["publisher", "anonymize", "--input", str(ADULT), "--schema", str(schema), "--force"]
     out = {"sd_k_anonymity": [*common, "--method", "sd_k_anonymity", "--param", "k=5", "--out", str(folder / "sd.csv")],

@@ -55,7 +55,7 @@ def adult_schema(folder: Path, *, numeric_age: bool = True, sensitive: tuple[str
     out = folder / "adult-schema.json"
     others = tuple(others) + (() if numeric_age else ("age",))
     code = publisher(["schema", "--input", str(ADULT), *[a for c in sensitive for a in ("--sensitive", c)],
-                      *[a for c in others for a in ("--other", c)], "--out", str(out)])
+                      *[a for c in others for a in ("--other", c)], "--missing", "category", "--out", str(out)])
     assert code == 0
     return out
 

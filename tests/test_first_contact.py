@@ -145,3 +145,31 @@ def test_a_command_line_continues_as_a_shell_reads_it():
                                  "    --original /data/x.csv \\", "    --report /tmp/audit.md"]
     assert command_lines(words, None) == "$ verifier audit '/tmp/a release' --key /tmp/keys/public.pem " \
                                          "--original /data/x.csv --report /tmp/audit.md"
+
+
+# ----------------------------------------------------------------------------- no silent choices
+
+
+def test_schema_refuses_missing_cells_unless_told_what_they_are(tmp_path, capsys):
+    """``publisher schema`` made the category "" of missing cells without a word; now it names the column and rows,
+    and says what works: --missing category, which lists each spelling as a category and says so."""
+    from publisher.cli import main as publisher
+
+    x = tmp_path / "x.csv"
+    x.write_text("age,job\n30,b\n40,\n35,?\n50,b\n")
+    out = tmp_path / "schema.json"
+    capsys.readouterr()
+    assert publisher(["schema", "--input", str(x), "--out", str(out)]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err == (f"FAIL: {x}: VALUE_MISSING: column 'job', rows 2, 3: missing value ''; pass --missing category to "
+                   "keep each missing spelling as a category of its own (the schema then lists it), or fill them "
+                   "in before you draft the schema")
+    assert not out.exists()
+    assert publisher(["schema", "--input", str(x), "--missing", "category", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["attributes"][1] == {"name": "job", "kind": "nominal",
+                                                            "role": "quasi_identifier", "categories": ["b", "", "?"]}
+    assert "note: column 'job': 2 missing cells kept as the categories '', '?' (--missing category)" in \
+        capsys.readouterr().err
+    x.write_text("age,job\n30,b\nNA,a\n")  # a numeric column needs a number in every cell, whatever the policy
+    assert publisher(["schema", "--input", str(x), "--missing", "category"]) == 3
+    assert "column 'age', row 2: missing value 'NA'; its other cells are numbers" in capsys.readouterr().err

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(not ADULT.exists(), reason="needs ../shared/data
 def adult(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("adult-verdicts")
     assert publisher(["schema", "--input", str(ADULT), "--sensitive", "salary-class", "--sensitive", "occupation",
-                      "--other", "fnlwgt", "--out", str(root / "schema.json")]) == 0
+                      "--other", "fnlwgt", "--missing", "category", "--out", str(root / "schema.json")]) == 0
     assert publisher(["keygen", "--out", str(root / "keys"), "--unencrypted"]) == 0
     header, *rows = ADULT.read_text().splitlines()[:60]
     for i, row in enumerate(rows):

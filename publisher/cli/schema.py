@@ -10,13 +10,14 @@ from verifier.data.frictionless import table_schema
 from verifier.data.tables import write_atomic
 from verifier.frontend import add_command
 from verifier.frontend.output_paths import check_output
+from verifier.text import literal, plural
 
 __all__ = ["register"]
 
 
 def register(sub, common) -> None:
     p = add_command(
-        sub, common, "schema", run=run, help="draft the schema of an original table",
+        sub, common, "schema", run=run, data_stdout=True, help="draft the schema of an original table",
         description="Draft a schema (SPEC section 1) from a CSV file: all-number columns are numeric, others "
         "nominal with categories by decreasing frequency. Every column is a quasi-identifier unless named "
         "with --sensitive or --other.",
@@ -27,15 +28,23 @@ def register(sub, common) -> None:
     p.add_argument("--format", choices=("project", "frictionless"), default="project", dest="schema_format",
                    help="project: {\"attributes\": [...]} (default); frictionless: a Frictionless Table Schema "
                    "with the roles and kinds in its permuted_privacy:role and permuted_privacy:kind field properties")
+    p.add_argument("--missing", choices=("refuse", "category"), default="refuse",
+                   help="a missing cell (empty, NA, ?...): refuse (default) names its column and rows; category "
+                   "keeps each missing spelling as a category of its own, listed in the schema (never in a column "
+                   "whose other cells are numbers)")
     p.add_argument("--out", metavar="schema.json", help="write here (default: stdout)")
     p.add_argument("--force", action="store_true", help="replace an existing --out file")
 
 
 def run(args: argparse.Namespace) -> int:
-    from publisher.schema_infer import infer_schema  # loaded when run, not for --help
+    from publisher.schema_infer import infer_schema, missing_cells  # loaded when run, not for --help
 
     check_output(args.out, inputs=[args.input], force=args.force)
-    schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other)
+    schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other, missing=args.missing)
+    for name, (count, spellings) in missing_cells(args.input).items():
+        print(f"note: column {literal(name)!r}: {plural(count, 'missing cell')} kept as the "
+              f"{'category' if len(spellings) == 1 else 'categories'} {', '.join(repr(literal(s)) for s in spellings)} "
+              "(--missing category)", file=sys.stderr)
     drafted = table_schema(schema) if args.schema_format == "frictionless" else schema.to_dict()
     text = json.dumps(drafted, indent=2, ensure_ascii=False) + "\n"
     if args.out:

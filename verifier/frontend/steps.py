@@ -20,7 +20,9 @@ def run_steps(steps: Sequence[tuple[str, str, Sequence[str]]]) -> int:
     exit code, else 0.
     """
     width = output_width()
-    env = {**os.environ, "COLUMNS": str(width)} if width else None  # each step fits what the demo fits
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # each step fits what the demo fits, and only
+    if width:  # that (a library's putenv can hand children a COLUMNS that os.environ does not show)
+        env["COLUMNS"] = str(width)
     for title, tool, argv in steps:
         print(f"\n=== {title}\n{command_lines([tool, *argv], width)}\n", flush=True)
         proc = subprocess.run([sys.executable, "-m", tool, *argv], capture_output=True, text=True,
