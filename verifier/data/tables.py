@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # pandas is imported where a DataFrame is made, not when a co
 
 from verifier.data.bounded_files import read_bounded, require_regular
 from verifier.data.magnitudes import out_of_range, range_words
+from verifier.data.parts import part_files
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.text import note_normalized, same_name
 from verifier.data.fast_csv import arrow_categories, arrow_columns, arrow_number_columns, arrow_positions, plain
@@ -401,6 +402,39 @@ def _read_parquet(path: str, p: Path | bytes, schema: Schema | None) -> Table:
     return _from_arrow(path, table, schema)
 
 
+def _read_parquet_parts(path: str, parts: Sequence[Path], schema: Schema | None) -> Table:
+    """The parts of a partitioned table as one table: each part must have the first part's columns; rows are
+    numbered over the whole table, in the parts' order."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pieces, names = [], None
+    for part in parts:
+        try:
+            pfile = pq.ParquetFile(part)
+            mine = list(pfile.schema_arrow.names)
+        except (pa.ArrowException, OSError) as exc:
+            raise _fail(str(part), "PARQUET_MALFORMED", f"not a readable Parquet file ({str(exc)[:120]})") from None
+        if names is None:
+            names = mine
+            _refuse_duplicates(str(part), names)
+            schema, positions = _select(str(part), names, schema)
+        elif mine != names:
+            raise _fail(str(part), "PARQUET_MALFORMED", f"its columns differ from the first part's ({parts[0].name})")
+        try:
+            pieces.append(pfile.read(columns=[names[k] for k in positions]))
+        except (pa.ArrowException, OSError) as exc:
+            raise _fail(str(part), "PARQUET_MALFORMED", f"cannot read the data ({str(exc)[:120]})") from None
+    if any(a.is_categorical and a.categories is None for a in schema.attributes):
+        # as the distributed engine does: the first part's categories, and a category another part adds is refused
+        schema = _from_arrow(str(parts[0]), pieces[0], schema).schema
+    try:
+        table = pa.concat_tables(pieces, promote_options="permissive")
+    except (pa.ArrowException, TypeError) as exc:
+        raise _fail(path, "COLUMN_TYPE", f"the parts' columns are not of one type ({str(exc)[:120]})") from None
+    return _from_arrow(path, table, schema)
+
+
 def _refuse_duplicates(path: str, names: Sequence[str]) -> None:
     seen: set[str] = set()
     for name in names:
@@ -493,7 +527,9 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
     Parameters
     ----------
     path
-        A ``.csv`` file, or a ``.parquet`` / ``.pq`` file.
+        A ``.csv`` file, a ``.parquet`` / ``.pq`` file, or a directory of
+        Parquet parts (:func:`verifier.data.parts.part_files`), read as one
+        table in the parts' name order, as the distributed engine reads it.
     schema
         The columns to take, in order. ``None`` takes every column of the file
         as numeric and a quasi-identifier (the paper-level tools). Columns of
@@ -510,6 +546,8 @@ def read_table(path: str | Path, schema: Schema | None = None) -> Table:
     """
     p = Path(path)
     name = str(path)
+    if p.is_dir():
+        return _read_parquet_parts(name, part_files(p), schema)
     if p.suffix.lower() in PARQUET_SUFFIXES:
         require_regular(p, "table", reasons={"FILE_NOT_REGULAR": "FILE_UNREADABLE"})
         return _read_parquet(name, p, schema)

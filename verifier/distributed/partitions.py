@@ -1,8 +1,7 @@
 """Tables for the distributed engine: one file, or a directory of Parquet parts read where they lie.
 
 A partitioned table is a directory whose ``*.parquet`` files (in name order)
-are its parts, as Spark, Dask and pyarrow's dataset writer leave them. Each
-part is read on a worker with the strict rules of
+are its parts (:mod:`verifier.data.parts`). Each part is read on a worker with the strict rules of
 :func:`verifier.data.tables.read_table`, under one schema: the one given, or
 the first part's (its nominal columns' categories then come from that part,
 and a category another part adds is refused there, naming the part). A
@@ -11,35 +10,18 @@ single CSV or Parquet file is read here and cut into parts.
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from verifier.data.parts import part_files
 from verifier.data.schema import Schema
 from verifier.data.tables import read_table
 from verifier.distributed.cluster import default_pieces
 from verifier.errors import InvalidInputError
 
 __all__ = ["TableParts", "part_files", "table_pair", "table_parts"]
-
-
-def part_files(path: str | Path) -> list[Path]:
-    """The parts of a partitioned table: the ``*.parquet`` files of a directory, in name order; or the file itself."""
-    p = Path(path)
-    if not p.is_dir():
-        return [p]
-    parts = sorted(q for q in p.iterdir() if q.suffix.lower() in (".parquet", ".pq"))
-    for q in parts:  # a part is the directory's own regular file: a link could lead anywhere
-        info = os.lstat(q)
-        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-            raise InvalidInputError("is a link or not a regular file; a directory of parts holds only its own "
-                                    "regular files", path=str(q), reason="UNSAFE_PATH")
-    if not parts:
-        raise InvalidInputError("is a directory without .parquet parts", path=str(path), reason="FILE_NOT_FOUND")
-    return parts
 
 
 def _load(path: str, schema: Schema) -> np.ndarray:
