@@ -10,8 +10,13 @@ from pathlib import Path
 
 from experiments.outcome import write_outcome, write_summary
 from experiments.registry import EXPERIMENTS
+from verifier.frontend import output_width, text_table
+from verifier.frontend.output import FittedStream
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
+#: what a quick run says first: its numbers are not the paper's
+QUICK_WORDS = ("Quick run: small samples and few repetitions, to show that each experiment runs. Its numbers are "
+               "not the paper's and not docs/experiments.md's; run without --quick for those.")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     folder = Path(args.out) if args.out else (None if args.quick else DOCS / "experiments")
     names = list(EXPERIMENTS) if args.name == "all" else [args.name]
+    width = None if args.json else output_width()
+    out = FittedStream(sys.stdout, width) if width else sys.stdout
+    if args.quick and not args.json:
+        out.write(QUICK_WORDS + "\n")
     results = []
     for name in names:
         start = time.perf_counter()
@@ -37,14 +46,19 @@ def main(argv: list[str] | None = None) -> int:
         if folder is not None:
             write_outcome(outcome, folder)
         results.append(outcome)
-        if not args.json:
-            print(f"{outcome.title} ({outcome.seconds:.0f} s)")
+        if not args.json and len(names) == 1:  # one paper: its figures; for all of them, one line each below
             for c in outcome.comparisons:
-                print(f"  {c.figure}: paper {c.paper}; ours {c.ours}: {c.verdict.upper()} ({c.reason})")
+                out.write(f"{c.figure}: paper {c.paper}; ours {c.ours}: {c.verdict.upper()} ({c.reason})\n")
+    if not args.json:
+        rows = [[r.name, r.data, *(str(k) for k in r.tally().values()), f"{r.seconds:.0f} s"] for r in results]
+        out.write(text_table(rows, ["paper", "data", "reproduced", "in trend", "differs", "time"],
+                             left=(0, 1), width=width) + "\n")
+        out.flush()
     if folder is not None:
         summary = write_summary(folder, folder.parent / f"{folder.name}.md")
         if not args.json:
-            print(f"wrote {folder}/ and {summary}")
+            out.write(f"wrote {folder}/ and {summary}\n")
+            out.flush()
     if args.json:
         json.dump([r.to_json() for r in results], sys.stdout, indent=2)
         print()

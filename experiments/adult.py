@@ -16,7 +16,7 @@ import pandas as pd
 
 from verifier.data.schema import Attribute, Schema
 
-__all__ = ["FULL", "SAMPLE", "adult_schema", "load_adult"]
+__all__ = ["FULL", "SAMPLE", "adult_schema", "adult_words", "load_adult"]
 
 FULL = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "adult_uci_train_32561.csv"
 SAMPLE = Path(__file__).resolve().parent / "data" / "adult_sample_3000.csv"
@@ -28,7 +28,13 @@ def load_adult(quick: bool) -> tuple[pd.DataFrame, str]:
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     complete = frame[(frame != "").all(axis=1)].reset_index(drop=True)
     where = ("the UCI Adult training file" if path == FULL else "a 3,000-record sample of the UCI Adult training file")
+    complete.attrs["source"] = "Adult" if path == FULL else "Adult sample"
     return complete, f"{where} ({len(complete):,} records without a missing value)"
+
+
+def adult_words(frame: pd.DataFrame) -> str:
+    """``Adult sample, 3,000 rows``: the data of a frame from :func:`load_adult`, in a few words."""
+    return f"{frame.attrs.get('source', 'Adult')}, {len(frame):,} rows"
 
 
 def adult_schema(frame: pd.DataFrame, columns: Iterable[str], *, sensitive: Iterable[str] = (),

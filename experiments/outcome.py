@@ -46,9 +46,15 @@ class Outcome:
     sections: list[tuple[str, str]] = field(default_factory=list)
     figures: list[tuple[str, str, bytes]] = field(default_factory=list)
     seconds: float = 0.0
+    data: str = ""
+    """The data it ran on, in a few words (the one line ``python -m experiments all`` prints per paper)."""
+
+    def tally(self) -> dict[str, int]:
+        """How many of its figures have each verdict, every verdict listed."""
+        return {v: sum(c.verdict == v for c in self.comparisons) for v in VERDICTS}
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "title": self.title, "quick": self.quick, "setting": self.setting,
+        return {"name": self.name, "title": self.title, "quick": self.quick, "data": self.data, "setting": self.setting,
                 "seconds": round(self.seconds, 1), "comparisons": [asdict(c) for c in self.comparisons],
                 "figures": [f"{self.name}-{stem}.png" for stem, _, _ in self.figures]}
 

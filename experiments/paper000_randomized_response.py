@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.adult import adult_schema, load_adult
+from experiments.adult import adult_schema, adult_words, load_adult
 from experiments.outcome import Comparison, Outcome, markdown_table
 from experiments.paper000_group_models import section_6_3
 from publisher.methods.randomized_response import RandomizedResponse, contingency, optimal_keep_probabilities
@@ -276,7 +276,7 @@ def _figure(found: list[tuple[int, float, float, float]]) -> bytes:
 def run(quick: bool) -> Outcome:
     frame, where = load_adult(quick)
     outcome = Outcome(name="paper000", title="Paper 000: randomized response on Adult, against l-diversity and Anatomy",
-                      quick=quick, setting=f"Data: {where}. Keep probabilities by the project's Problem 1 solver "
+                      quick=quick, data=adult_words(frame), setting=f"Data: {where}. Keep probabilities by the project's Problem 1 solver "
                       "(publisher/methods/randomized_response.py); Table 5's RR-QI column from 20 seeded runs per "
                       "l, section 6.3's comparison (ESGRO, l = 2..7) from 5 seeded releases per model and l "
                       "(fewer in a quick run).")

@@ -13,7 +13,7 @@ algorithm of :mod:`experiments.mondrian`; both are scored with the same NCP
 from __future__ import annotations
 
 
-from experiments.adult import adult_schema, load_adult
+from experiments.adult import adult_schema, adult_words, load_adult
 from experiments.mondrian import mondrian_classes
 from experiments.outcome import Comparison, Outcome, markdown_table
 from publisher.methods.sd_anonymity import SDKAnonymity
@@ -58,6 +58,7 @@ def run(quick: bool) -> Outcome:
     frame, where = load_adult(quick)
     sizes, ks = ([300, 1000], [2, 5, 10, 20]) if quick else ([500, 1000, 3000, 5000], [2, *range(5, 51, 5)])
     outcome = Outcome(name="paper001", title="Paper 001: SD k-anonymization against Mondrian", quick=quick,
+                      data=f"{adult_words(frame)}, subsets",
                       setting=f"Data: seeded samples of n = {', '.join(map(str, sizes))} records of {where}; "
                       f"quasi-identifiers {', '.join(QI)}; k = {', '.join(map(str, ks))}.")
     found = _runs(frame, sizes, ks)

@@ -15,7 +15,7 @@ fallback hierarchy (one level under the root).
 
 from __future__ import annotations
 
-from experiments.adult import adult_schema, load_adult
+from experiments.adult import adult_schema, adult_words, load_adult
 from experiments.outcome import Comparison, Outcome, markdown_table
 from verifier.errors import InvalidInputError
 from publisher.methods.multi_sensitive import MultiSensitiveGeneralization
@@ -99,7 +99,7 @@ def run(quick: bool) -> Outcome:
     alphas_qi = [0.75, 0.9] if quick else [0.75, 0.8, 0.85, 0.9, 0.95]
     alphas_sa = [0.3, 0.6] if quick else [0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
     counts = [2, 3] if quick else [2, 3, 4]
-    outcome = Outcome(name="paper002", title="Paper 002: distortion ratios of two-step generalization", quick=quick,
+    outcome = Outcome(name="paper002", title="Paper 002: distortion ratios of two-step generalization", quick=quick, data=adult_words(frame),
                       setting=f"Data: {where}; quasi-identifiers and sensitive attributes as in the paper's "
                       "section 5 (Family-status = relationship, Employment = workclass); fallback hierarchies.")
     top = float(frame["workclass"].value_counts(normalize=True).iloc[0])

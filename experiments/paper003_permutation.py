@@ -204,6 +204,7 @@ def run(quick: bool) -> Outcome:
     outcome = Outcome(
         name="paper003", title="Paper 003: the intruder's linkage and the random-match test",
         quick=quick,
+        data="Table 1, then " + ("300" if quick else "1,000") + " simulated rows",
         setting="The running example of Table 1 (shipped with the package); then "
         + ("300" if quick else "1,000") + " records drawn from N(100, 10^2), N(1000, 50^2), N(5000, 200^2) as the "
         "running example's, with noise of sd 1 times each attribute's sd and of the very weak level that Table 7 implies "

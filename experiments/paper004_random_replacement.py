@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.adult import load_adult
+from experiments.adult import adult_words, load_adult
 from experiments.associations import quasi_sensitive_rules
 from experiments.group_releases import anatomy_groups, entropy_diverse, estimate_anatomy, estimate_generalized
 from experiments.mondrian import mondrian_classes
@@ -201,7 +201,7 @@ def run(quick: bool) -> Outcome:
     frame, where = load_adult(quick)
     n_queries, dims, levels = (60, [1, 3, 5, 8], [10, 5]) if quick else (1000, list(range(1, 9)), [10, 8, 5])
     outcome = Outcome(name="paper004", title="Paper 004: count queries on RA, l-diverse and Anatomy releases",
-                      quick=quick, setting=f"Data: {where}; {len(QI)} quasi-identifiers, Occupation sensitive; "
+                      quick=quick, data=adult_words(frame), setting=f"Data: {where}; {len(QI)} quasi-identifiers, Occupation sensitive; "
                       f"{n_queries} queries per set (workload seed 7); RA with Prop. 7's optimal p (seed 7).")
     data = _coded(frame, 7)
     groups = {level: _groups(data, level, 7) for level in levels}

@@ -9,6 +9,7 @@ computed exactly on the shipped running example.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,10 +26,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_every_experiment_runs_quickly_and_writes_its_pages(tmp_path):
     out = tmp_path / "experiments"
-    done = subprocess.run([sys.executable, "-m", "experiments", "all", "--quick", "--json", "--out", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    env = {**os.environ, "COLUMNS": "80"}
+    done = subprocess.run([sys.executable, "-m", "experiments", "all", "--quick", "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
-    runs = {r["name"]: r for r in json.loads(done.stdout)}
+    lines = done.stdout.splitlines()
+    # issue 28, item 7: it says what quick numbers are, then one line per paper with its data and a tally
+    assert lines[0].startswith("Quick run: ") and "not the paper's" in done.stdout
+    assert max(map(len, lines)) <= 80
+    runs = {name: json.loads((out / f"{name}.json").read_text())
+            for name in ("paper000", "paper001", "paper002", "paper003", "paper004")}
+    for name, run in runs.items():
+        row = next(line.split() for line in lines if line.startswith(name + " "))
+        counts = [sum(c["verdict"] == v for c in run["comparisons"]) for v in ("reproduced", "reproduced in trend",
+                                                                                 "differs")]
+        assert [int(k) for k in row[-5:-2]] == counts and sum(counts) == len(run["comparisons"])
+        assert run["data"] and " ".join(row[1:-5]).rstrip("\u2026") in run["data"]
     assert set(runs) == {"paper000", "paper001", "paper002", "paper003", "paper004"}
     for name, run in runs.items():
         assert run["quick"] is True and run["comparisons"], name
