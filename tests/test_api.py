@@ -75,7 +75,7 @@ def test_intruder_equals_the_intruder_command(paper_paths, capsys, tmp_path):
     assert result.random_distribution.sum() == pytest.approx(1.0)
     unpaired = verifier.intruder(x, y)
     assert unpaired.correct_link_share is None and "outcome" not in unpaired.to_frame()
-    assert "correct_link_share" not in repr(unpaired) and "correct_link_share=" in repr(result)
+    assert "correctly_linked" not in repr(unpaired) and "correctly_linked=30%" in repr(result)
 
 
 def test_categorical_columns_take_a_schema(tmp_path, capsys):

@@ -4,6 +4,7 @@ nothing it does not need."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -214,3 +215,33 @@ def test_the_local_engine_reads_a_directory_of_parquet_parts_as_the_dask_engine_
     with pytest.raises(InvalidInputError) as info:
         read_table(parts)
     assert info.value.reason == "PARQUET_MALFORMED" and "columns differ from the first part's" in info.value.message
+
+
+# ----------------------------------------------------------------------------- notebook results
+
+
+def test_every_result_has_a_short_rounded_repr_and_an_html_table(tmp_path):
+    """issue 28, item 5: under 10 lines and 600 characters, figures rounded; a small HTML table in a notebook."""
+    import pandas as pd
+
+    import publisher
+    import verifier
+    from publisher.keys import keygen
+
+    x = pd.read_csv(ORIGINAL)
+    masked = publisher.anonymize(x, "additive_noise", relative_sd=0.3, seed=42)
+    pp = verifier.permuted_privacy(x, masked.released)
+    private, public, _, _ = keygen(tmp_path / "keys", None)
+    out = publisher.release(x, "rank_swapping", p=10, then={"reverse_mapping": {}}, key=private, out=tmp_path / "r",
+                            dataset_id="d", seed=4, allow_degenerate=True)
+    release = verifier.open_release(out, public)
+    results = {"Anonymized": masked, "PermutedPrivacy": pp, "DVPrivacyResult": pp.check(1, 0.0),
+               "Intruder": verifier.intruder(x, masked.table, paired=True), "Release": release,
+               "RecordCheck": verifier.check_record(release, record=x.iloc[0].to_dict())}
+    for name, result in results.items():
+        text = repr(result)
+        assert text.startswith(name + "(") and len(text) <= 600 and text.count("\n") < 10, text
+        assert not any(len(t.split(".")[1]) > 4 for t in re.findall(r"\d+\.\d+", text)), text  # rounded
+        page = result._repr_html_()
+        assert page.startswith("<table><caption>") and page.count("<tr>") >= 2, name
+    assert "%" in repr(results["Intruder"]) and "1.0000" not in repr(results["DVPrivacyResult"])

@@ -11,7 +11,7 @@ columns strings or pandas categoricals); a schema is a
 >>> x = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [10.0, 30.0, 20.0, 40.0]})
 >>> y = pd.DataFrame({"a": [2.0, 1.0, 4.0, 3.0], "b": [30.0, 10.0, 40.0, 20.0]})
 >>> verifier.permuted_privacy(x, y)
-PermutedPrivacy(n_records=4, D=0, v={'a': 0.0, 'b': 0.0})
+PermutedPrivacy(n_records=4, D=0, v={a: 0, b: 0})
 
 Errors are the command line's: :class:`~verifier.errors.InvalidInputError`
 for a bad table or record (its message names the column and rows),
@@ -40,7 +40,7 @@ from verifier.releases.facts import open_release as _open, release_facts
 from verifier.releases.group_check import GroupCheck
 from verifier.releases.subject import SubjectCheck, check_record as _check, prepare, random_match
 from verifier.releases.verification import VerifiedRelease
-from verifier.text import figure
+from verifier.text import figure, html_table, number
 
 __all__ = ["Intruder", "PermutedPrivacy", "Release", "RecordCheck", "check_record", "intruder", "open_release",
            "permuted_privacy"]
@@ -55,12 +55,6 @@ def _pair(original: pd.DataFrame, released: pd.DataFrame, schema: Schema | str |
     x = table_from_frame(original, schema, name="original")
     y = table_from_frame(released, x.schema, name="released")
     return x, y
-
-
-def _html_table(rows: Sequence[tuple[str, str]], title: str) -> str:
-    body = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-                   for k, v in rows)
-    return f"<table><caption>{html.escape(title)}</caption>{body}</table>"
 
 
 def _per_attribute(names: Sequence[str], values: Sequence[float]) -> dict[str, float]:
@@ -141,14 +135,14 @@ class PermutedPrivacy:
         return out
 
     def __repr__(self) -> str:
-        v = {a: float(f"{s:.6g}") for a, s in self.dataset_spread.items()}
-        return f"PermutedPrivacy(n_records={self.n_records}, D={self.dataset_distance}, v={v})"
+        v = ", ".join(f"{a}: {number(s)}" for a, s in self.dataset_spread.items())
+        return f"PermutedPrivacy(n_records={self.n_records}, D={self.dataset_distance}, v={{{v}}})"
 
     def _repr_html_(self) -> str:
         rows = [("records", str(self.n_records)), ("D (data-set distance)", str(self.dataset_distance))]
         rows += [(f"v {a} ({k.replace('_', '-')})", figure(s))
                  for (a, s), k in zip(self.dataset_spread.items(), self.spread_kinds)]
-        return _html_table(rows, "(d, v)-permuted privacy (paper 003, Def. 2)")
+        return html_table(rows, "(d, v)-permuted privacy (paper 003, Def. 2)")
 
 
 def permuted_privacy(original: pd.DataFrame, released: pd.DataFrame, schema: Schema | str | Path | None = None, *,
@@ -223,9 +217,9 @@ class Intruder:
         return out
 
     def __repr__(self) -> str:
-        shares = f", correct_link_share={self.correct_link_share:.4f}" if self.paired else ""
-        return (f"Intruder(n_records={self.n_records}, alpha={self.report.alpha}, confidently_linked_share="
-                f"{self.confidently_linked_share:.4f}, hellinger={self.hellinger:.4f}{shares})")
+        shares = f", correctly_linked={number(self.correct_link_share, share=True)}" if self.paired else ""
+        return (f"Intruder(n_records={self.n_records}, alpha={self.report.alpha:g}, confidently_linked="
+                f"{number(self.confidently_linked_share, share=True)}, hellinger={number(self.hellinger)}{shares})")
 
     def _repr_html_(self) -> str:
         rows = [("records", str(self.n_records)), ("alpha", f"{self.report.alpha:g}"),
@@ -235,7 +229,7 @@ class Intruder:
                                         f"{self.report.random.total} random records")]
         if self.paired:
             rows.append(("correctly linked", f"{100 * (self.correct_link_share or 0.0):.2f}%"))
-        return _html_table(rows, "Maximum-knowledge intruder (paper 003, Def. 3)")
+        return html_table(rows, "Maximum-knowledge intruder (paper 003, Def. 3)")
 
 
 def intruder(original: pd.DataFrame, released: pd.DataFrame, schema: Schema | str | Path | None = None, *,
@@ -297,7 +291,7 @@ class Release:
                 f"fingerprint={v.key.fingerprint[:16]}...)")
 
     def _repr_html_(self) -> str:
-        return _html_table(release_facts(self.verified), "Verified release")
+        return html_table(release_facts(self.verified), "Verified release")
 
 
 def open_release(directory: str | Path, key: str | Path, *, fingerprint: str | None = None,
@@ -363,7 +357,7 @@ class RecordCheck:
     def __repr__(self) -> str:
         if not self.check.ranks_apply:
             return f"RecordCheck(class_size={self.class_size})"
-        p = "" if self.random is None else f", p_value={self.random.p_value:.4f}"
+        p = "" if self.random is None else f", p_value={number(self.random.p_value)}"
         return f"RecordCheck(distance={self.distance}, matches={self.check.result.matches.size}{p})"
 
     def _repr_html_(self) -> str:
@@ -376,7 +370,7 @@ class RecordCheck:
         if self.random is not None:
             rows.append(("random-match p-value", f"{self.random.p_value:.4f}"))
         rows += [(f"disclosure risk of {k}", figure(r["risk"])) for k, r in self.attribute_disclosure.items()]
-        return _html_table(rows, "Your record in the release")
+        return html_table(rows, "Your record in the release")
 
 
 def check_record(release: Release | str | Path, key: str | Path | None = None, record: Mapping[str, Any] | None = None,

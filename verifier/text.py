@@ -7,8 +7,8 @@ import re
 import unicodedata
 import warnings
 
-__all__ = ["figure", "literal", "markdown", "note_normalized", "plural", "same_name", "LiteralStream",
-           "NameNormalized"]
+__all__ = ["figure", "html_table", "literal", "markdown", "note_normalized", "number", "plural", "same_name",
+           "LiteralStream", "NameNormalized"]
 
 # C0/C1 controls, line/paragraph separators and the bidirectional overrides
 # that can reorder what a terminal shows (Trojan Source, CVE-2021-42574)
@@ -20,6 +20,40 @@ def figure(x: float | None, digits: int = 4) -> str:
     if x is None or not math.isfinite(x := float(x)):
         return "undefined"
     return f"{x:.{digits}g}" if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3) else f"{x:.{digits}f}"
+
+
+def number(x: float | int | None, *, share: bool = False) -> str:
+    """The one number format for people: an integer as an integer, a share as a percentage, anything else to 4
+    significant digits (never fewer digits before the point: 87847.29 is ``87847``; scientific only beyond
+    1e15 or below 1e-4); ``None`` and non-finite values read ``undefined``.
+
+    >>> number(12), number(2.0), number(0.1231, share=True), number(87847.2934), number(0.012345), number(1e-7)
+    ('12', '2', '12.31%', '87847', '0.01235', '1.000e-07')
+    """
+    if x is None or isinstance(x, bool):
+        return "undefined" if x is None else str(x).lower()
+    if isinstance(x, int) and not share:
+        return str(x)
+    x = float(x)
+    if not math.isfinite(x):
+        return "undefined"
+    if share:
+        return number(100.0 * x) + "%"
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    if not 1e-4 <= abs(x) < 1e15:
+        return f"{x:.3e}"
+    return f"{x:.{max(0, 3 - math.floor(math.log10(abs(x))))}f}"
+
+
+def html_table(rows, title: str) -> str:
+    """``(label, value)`` rows as a small HTML table with a caption, every string escaped (a notebook's
+    ``_repr_html_``)."""
+    import html
+
+    body = "".join(f"<tr><th style='text-align:left'>{html.escape(str(k))}</th><td>{html.escape(str(v))}</td></tr>"
+                   for k, v in rows)
+    return f"<table><caption>{html.escape(title)}</caption>{body}</table>"
 
 
 def markdown(text: object) -> str:

@@ -15,11 +15,12 @@ import pandas as pd
 from publisher.methods.base import Method, fail
 from publisher.randomness import noise_generator
 from verifier.data.schema import Schema
+from verifier.text import html_table, number
 
 __all__ = ["Anonymized", "anonymize"]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Anonymized:
     """A chain's result.
 
@@ -39,6 +40,26 @@ class Anonymized:
     @property
     def parameters(self) -> list[dict[str, Any]]:
         return [{"method": s["method"], "parameters": s["parameters"]} for s in self.steps]
+
+    def _chain(self) -> str:
+        return " then ".join(f"{s['method']}({', '.join(f'{k}={v}' for k, v in s['parameters'].items() if v is not None)})"
+                             for s in self.steps)
+
+    def _metrics(self) -> list[tuple[str, str]]:
+        """The steps' scalar metrics, rounded (a list or table of them is left to ``steps``)."""
+        return [(f"{s['method']}.{k}" if len(self.steps) > 1 else k, number(v))
+                for s in self.steps for k, v in (s.get("metrics") or {}).items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)]
+
+    def __repr__(self) -> str:
+        metrics = ", ".join(f"{k}={v}" for k, v in self._metrics()[:4])
+        return (f"Anonymized({self._chain()}; {self.released.shape[0]} records x {self.released.shape[1]} "
+                f"attributes" + (f"; {metrics}" if metrics else "") + ")")
+
+    def _repr_html_(self) -> str:
+        rows = [("methods", self._chain()), ("records", number(self.released.shape[0])),
+                ("attributes", ", ".join(map(str, self.released.columns))), *self._metrics()]
+        return html_table(rows, "Anonymized table (released rows shuffled; the seed is not kept)")
 
 
 def anonymize(table: pd.DataFrame, schema: Schema, methods: Sequence[Method], *, random_state) -> Anonymized:

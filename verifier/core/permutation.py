@@ -35,6 +35,7 @@ import numpy as np
 from verifier.core.interrupts import held_signals
 from verifier.core.validation import check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
+from verifier.text import html_table, number
 from verifier.compiling import compiling_pays
 from verifier.core.plain_index import PlainIndex
 from verifier.core.window import compensated_prefix, two_pass_variance, window_sum
@@ -599,7 +600,7 @@ def assemble_report(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DVPrivacyResult:
     """Whether (d, v)-permuted privacy holds (paper 003, Def. 1 or 2).
 
@@ -620,6 +621,20 @@ class DVPrivacyResult:
 
     def __bool__(self) -> bool:
         return self.satisfied
+
+    def __repr__(self) -> str:
+        def numbers(values) -> str:
+            return "(" + ", ".join(number(t) for t in values) + ")"
+
+        return (f"DVPrivacyResult(satisfied={self.satisfied}, d={self.d}, distance={self.distance}, "
+                f"v={numbers(self.v)}, spread={numbers(self.spread)})")
+
+    def _repr_html_(self) -> str:
+        rows = [("(d, v)-permuted privacy", "holds" if self.satisfied else "fails"),
+                ("d", number(self.d)), ("distance", f"{number(self.distance)} ({'ok' if self.distance_ok else 'below d'})")]
+        rows += [(f"attribute {j + 1}: spread against v", f"{number(s)} against {number(t)} ({'ok' if ok else 'below v'})")
+                 for j, (s, t, ok) in enumerate(zip(self.spread, self.v, self.spread_ok))]
+        return html_table(rows, "(d, v)-permuted privacy (paper 003, Def. 1-2)")
 
 
 def _dv_arguments(d, v: Sequence[float], n_attributes: int) -> tuple[int, tuple[float, ...]]:
