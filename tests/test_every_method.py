@@ -396,7 +396,7 @@ def test_an_output_that_protects_nothing_is_refused(world, tmp_path, capsys, met
     assert publisher([*argv, "--allow-degenerate"]) == 0
     out = capsys.readouterr().out
     unchanged = int(re.search(r"records published unchanged: (\d+) of 160", out).group(1))
-    linked = round(float(re.search(r"confidently linked ([0-9.]+)", out).group(1)) * 160)
+    linked = round(float(re.search(r"confidently linked ([0-9.]+)%", out).group(1)) / 100 * 160)
     assert max(least, unchanged + linked - 160) <= exposed <= min(unchanged, linked)
 
 

@@ -178,6 +178,6 @@ def test_her_figures_are_held_to_the_protectors_targets():
     assert [f.text for f in found] == [
         "The publisher promised no disease guessed with probability above 0.5; yours is 1.",
         "The publisher promised every record at least 3 ranks from its closest match; yours is 1.",
-        "The publisher promised groups of at least k = 5 records; 2 released record(s) are consistent with your values.",
+        "The publisher promised groups of at least k = 5 records; 2 released records are consistent with your values.",
         "The publisher promised at most 1% of records linked with confidence; yours is one of them."]
     assert target_findings(targets, risks={"disease": {"risk": 0.5}}, distance=3, group=5, linked=False) == []

@@ -26,6 +26,7 @@ from publisher.cli import main as publisher
 from verifier.cli import main as verifier
 from verifier.releases.verification import load_public_key
 from verifier.tui import INTERNAL_ERROR_EXIT, SubjectApp, histogram_lines
+from verifier.text import number
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 RECORD = {"x1": 100.87, "x2": 902.21, "x3": 5108.54}
@@ -255,7 +256,7 @@ async def test_results_equal_the_command_line_report(paper, tmp_path, capsys):
         assert {k: v for k, v in report.items()} == expected
         status = shown(app, "#random-status")
         assert f"F_rand({expected['distance']}) = {expected['p_value']:.4f}" in status
-        assert status.startswith(f"A random record matches as closely {100 * expected['p_value']:.0f}% of the time")
+        assert status.startswith(f"A random record matches as closely {number(expected['p_value'], share=True)} of the time")
         assert f"<- you ({expected['distance']})" in shown(app, "#histogram")
         assert expected["verdict"]["level"] == "protected"
         assert shown(app, "#verdict").startswith(f"PROTECTED: {expected['verdict']['headline']}")
@@ -325,7 +326,7 @@ async def test_case_33_form_validation_inline(paper):
             assert message.startswith("this value is ") and bad not in message, bad
         app.query_one("#field-1", Input).value = "902.21"
         await press_button(pilot, "#check")  # x3 empty, x1 invalid
-        assert shown(app, "#record-status") == "2 field(s) need your attention."
+        assert shown(app, "#record-status") == "2 fields need your attention."
         assert shown(app, "#error-2") == "this value is required"
         assert app._check is None and app.query_one("#results", TabPane).disabled
 

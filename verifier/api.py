@@ -21,7 +21,6 @@ not verify.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -223,12 +222,12 @@ class Intruder:
 
     def _repr_html_(self) -> str:
         rows = [("records", str(self.n_records)), ("alpha", f"{self.report.alpha:g}"),
-                ("confidently linked", f"{100 * self.confidently_linked_share:.2f}%"),
+                ("confidently linked", number(self.confidently_linked_share, share=True)),
                 ("Hellinger distance", figure(self.hellinger)),
                 ("random distribution", f"{self.report.random.method.replace('_', ' ')}, "
                                         f"{self.report.random.total} random records")]
         if self.paired:
-            rows.append(("correctly linked", f"{100 * (self.correct_link_share or 0.0):.2f}%"))
+            rows.append(("correctly linked", number(self.correct_link_share or 0.0, share=True)))
         return html_table(rows, "Maximum-knowledge intruder (paper 003, Def. 3)")
 
 
@@ -368,7 +367,7 @@ class RecordCheck:
         else:
             rows.append(("released records consistent with her values", str(self.class_size)))
         if self.random is not None:
-            rows.append(("random-match p-value", f"{self.random.p_value:.4f}"))
+            rows.append(("random-match p-value", number(self.random.p_value)))
         rows += [(f"disclosure risk of {k}", figure(r["risk"])) for k, r in self.attribute_disclosure.items()]
         return html_table(rows, "Your record in the release")
 

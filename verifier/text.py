@@ -7,7 +7,8 @@ import re
 import unicodedata
 import warnings
 
-__all__ = ["figure", "html_table", "literal", "markdown", "note_normalized", "number", "plural", "same_name",
+__all__ = ["figure", "html_table", "literal", "markdown", "markdown_code", "note_normalized", "number", "plural",
+           "same_name",
            "LiteralStream", "NameNormalized"]
 
 # C0/C1 controls, line/paragraph separators and the bidirectional overrides
@@ -16,19 +17,18 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u
 
 
 def figure(x: float | None, digits: int = 4) -> str:
-    """A figure for people; ``None`` (undefined in JSON) and non-finite read ``undefined``."""
-    if x is None or not math.isfinite(x := float(x)):
-        return "undefined"
-    return f"{x:.{digits}g}" if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3) else f"{x:.{digits}f}"
+    """A figure for people, in the one format of :func:`number` (``digits`` is kept for old callers and
+    ignored); ``None`` (undefined in JSON) and non-finite read ``undefined``."""
+    return number(x)
 
 
 def number(x: float | int | None, *, share: bool = False) -> str:
     """The one number format for people: an integer as an integer, a share as a percentage, anything else to 4
-    significant digits (never fewer digits before the point: 87847.29 is ``87847``; scientific only beyond
-    1e15 or below 1e-4); ``None`` and non-finite values read ``undefined``.
+    significant digits, trailing zeros dropped (never fewer digits before the point: 87847.29 is ``87847``;
+    scientific only beyond 1e15 or below 1e-4); ``None`` and non-finite values read ``undefined``.
 
-    >>> number(12), number(2.0), number(0.1231, share=True), number(87847.2934), number(0.012345), number(1e-7)
-    ('12', '2', '12.31%', '87847', '0.01235', '1.000e-07')
+    >>> number(12), number(2.0), number(0.1231, share=True), number(87847.2934), number(0.45), number(1e-7)
+    ('12', '2', '12.31%', '87847', '0.45', '1e-07')
     """
     if x is None or isinstance(x, bool):
         return "undefined" if x is None else str(x).lower()
@@ -42,8 +42,14 @@ def number(x: float | int | None, *, share: bool = False) -> str:
     if x.is_integer() and abs(x) < 1e15:
         return str(int(x))
     if not 1e-4 <= abs(x) < 1e15:
-        return f"{x:.3e}"
-    return f"{x:.{max(0, 3 - math.floor(math.log10(abs(x))))}f}"
+        mantissa, exponent = f"{x:.3e}".split("e")
+        return f"{_trimmed(mantissa)}e{exponent}"
+    return _trimmed(f"{x:.{max(0, 3 - math.floor(math.log10(abs(x))))}f}")
+
+
+def _trimmed(text: str) -> str:
+    """``1.500`` as ``1.5``, ``2.000`` as ``2``: the zeros after the last significant digit say nothing."""
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def html_table(rows, title: str) -> str:
@@ -64,6 +70,13 @@ def markdown(text: object) -> str:
     for ch in "\\|`*_[]<>#":
         s = s.replace(ch, "\\" + ch)
     return s
+
+
+def markdown_code(text: object) -> str:
+    """Untrusted text as a Markdown code span: one line, controls and direction changes escaped as
+    :func:`literal` does, a backtick (which would end the span) written ``'``; no other escaping, since a code
+    span shows backslashes as they are."""
+    return "`" + literal(" ".join(str(text).split())).replace("`", "'") + "`"
 
 
 def same_name(name: str) -> str:

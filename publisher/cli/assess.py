@@ -26,7 +26,7 @@ from verifier.frontend import (
     print_json,
     text_table,
 )
-from verifier.text import figure
+from verifier.text import figure, number
 
 __all__ = ["register"]
 
@@ -123,15 +123,15 @@ def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
     print(f"Assessment of the generalized release {args.anonymized} against {args.original}: "
           f"{result['n_records']} records ({result['note']})")
     print(f"  k = {result['k']} ({result['classes']} classes of identical published QI values)")
-    print(f"  NCP {figure(result['ncp'], 3)}, data utility {figure(result['data_utility'], 3)}, "
+    print(f"  NCP {number(result['ncp'])}, data utility {number(result['data_utility'])}, "
           f"discernibility DM {result['discernibility']}")
     for key in ("qi_distortion_ratio", "sa_distortion_ratio"):
         if key in result:
-            print(f"  {key.replace('_', ' ')}: {figure(result[key], 3)}")
+            print(f"  {key.replace('_', ' ')}: {number(result[key])}")
     for name, r in result["attribute_disclosure"].items():
         print(f"  attribute disclosure of {name} (group-based, from the published classes): max "
-              f"{figure(r['max'], 3)}, mean {figure(r['mean'], 3)}, guessed with certainty for "
-              f"{100 * r['certain_share']:.1f}% of records")
+              f"{number(r['max'])}, mean {number(r['mean'])}, guessed with certainty for "
+              f"{number(r['certain_share'], share=True)} of records")
     return 0
 
 
@@ -144,26 +144,27 @@ def _print_assessment(a: dict, args: argparse.Namespace) -> None:
     print(f"\nPermuted privacy (SPEC section 4): D = {pp['distance']}, v = ("
           + ", ".join(figure(v) for v in pp["variances"]) + ")")
     print(f"\nIntruder (section 5; {it['random_method'].replace('_', ' ')}, {it['random_records']} random records):")
-    print(f"  confidently linked (p < {it['alpha']:g}): {100 * it['confidently_linked_share']:.2f}% of records")
-    print(f"  Hellinger distance, original vs random link distances: {figure(it['hellinger'], 3)}")
+    print(f"  confidently linked (p < {it['alpha']:g}): {number(it['confidently_linked_share'], share=True)} of records")
+    print(f"  Hellinger distance, original vs random link distances: {number(it['hellinger'])}")
     if a["paired"]:
-        print(f"  correctly linked {100 * it['correct_link_share']:.1f}%, true record among several "
-              f"{100 * it['multiple_match_share']:.1f}%, misidentified {100 * it['misidentified_share']:.1f}%")
+        print(f"  correctly linked {number(it['correct_link_share'], share=True)}, true record among several "
+              f"{number(it['multiple_match_share'], share=True)}, misidentified "
+              f"{number(it['misidentified_share'], share=True)}")
     print("\nUtility (section 8):")
     rows = []
     for n in names:
         e = u["attributes"][n]
         rows.append([n, figure(e.get("mean_original")), figure(e.get("mean_anonymized")), figure(e.get("variance_original")),
-                     figure(e.get("variance_anonymized")), figure(e.get("rank_correlation"), 3),
+                     figure(e.get("variance_anonymized")), number(e.get("rank_correlation")),
                      figure(e.get("mean_abs_y_x")), figure(e.get("mean_abs_y_z"))])
     print(text_table(rows, ["attribute", "mean X", "mean Y", "var X", "var Y", "rank corr X~Z", "mean |Y-X|", "mean |Y-Z|"]))
-    print(f"  largest change of a correlation: {figure(u['max_abs_correlation_change'], 3)}")
+    print(f"  largest change of a correlation: {number(u['max_abs_correlation_change'])}")
     if u["distortion"] is not None:
-        print(f"  distortion, mean |Y-X| / sd(X) over attributes: {figure(u['distortion'], 3)}")
+        print(f"  distortion, mean |Y-X| / sd(X) over attributes: {number(u['distortion'])}")
     if a["attribute_disclosure"]:
         print("\nAttribute disclosure risk (section 6): the chance an attacker who knows a record's QIs predicts its "
               "sensitive value")
         for name, r in a["attribute_disclosure"].items():
-            print(f"  {name} ({r['mode']}-based, {figure(r['mean_candidates'], 3)} candidates on average): "
-                  f"max {figure(r['max'], 3)}, mean {figure(r['mean'], 3)}")
+            print(f"  {name} ({r['mode']}-based, {number(r['mean_candidates'])} candidates on average): "
+                  f"max {number(r['max'])}, mean {number(r['mean'])}")
 

@@ -7,7 +7,7 @@ from publisher.cli.common import add_intruder_args, add_method_args, load_input,
 from verifier.frontend.output_paths import check_output
 from verifier.errors import InvalidInputError
 from verifier.frontend import ProgressBar, UsageError, add_command, print_json, text_table
-from verifier.text import figure
+from verifier.text import number
 
 __all__ = ["register"]
 
@@ -60,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_json())
     else:
-        rows = [[f"{r['value']:g}", str(r["distance"]), f"{100 * r['confidently_linked_share']:.2f}%",
-                 f"{100 * r['correct_link_share']:.1f}%", figure(r["hellinger"], 3), figure(r["distortion"], 3),
-                 figure(r["max_abs_correlation_change"], 3), figure(r["mean_rank_correlation"], 3),
+        rows = [[f"{r['value']:g}", str(r["distance"]), number(r['confidently_linked_share'], share=True),
+                 number(r['correct_link_share'], share=True), number(r["hellinger"]), number(r["distortion"]),
+                 number(r["max_abs_correlation_change"]), number(r["mean_rank_correlation"]),
                  "yes" if r["meets_targets"] else "no"] for r in result.frontier]
         print(f"Calibration of {args.method}{''.join(' then ' + t for t in args.then)} over {name} "
               f"({len(values)} values, {table.n_records} records):\n")

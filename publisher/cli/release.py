@@ -18,7 +18,7 @@ from verifier.releases.facts import claims_summary
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
-from verifier.text import literal
+from verifier.text import literal, number
 
 __all__ = ["register"]
 
@@ -100,11 +100,11 @@ def exposure_lines(claims: dict, protector: dict) -> list[str]:
     for name, entry in (claims.get("attribute_disclosure") or {}).items():
         share = entry.get("certain_share")
         if share is not None:
-            lines.append(f"    {literal(name)}: guessed with certainty for {100 * share:.1f}% of records "
-                         f"(largest risk {100 * entry.get('max', 0.0):.1f}%)")
+            lines.append(f"    {literal(name)}: guessed with certainty for {number(share, share=True)} of records "
+                         f"(largest risk {number(entry.get('max', 0.0), share=True)})")
     linked = (claims.get("intruder") or {}).get("confidently_linked_share")
     if linked is not None:
-        lines.append(f"    records the intruder links with confidence: {100 * linked:.1f}%")
+        lines.append(f"    records the intruder links with confidence: {number(linked, share=True)}")
     if protector.get("unchanged_records") is not None:
         lines.append(f"    records published unchanged: {protector['unchanged_records']} of {claims['n_records']}")
     return lines if len(lines) > 1 else []

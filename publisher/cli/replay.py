@@ -19,7 +19,7 @@ from verifier.frontend import (
     text_table,
     verified,
 )
-from verifier.text import figure
+from verifier.text import figure, number
 
 if TYPE_CHECKING:
     from publisher.replay import Replay
@@ -91,7 +91,7 @@ def _print(result: "Replay", release) -> None:
               + ("recomputed equal" if d.ok else f"published {d.published}, recomputed {d.recomputed}"))
     for power in result.power:
         found = power.smallest_factor
-        shown = ", ".join(f"{k} {'n/a' if v is None else f'{100 * v:.0f}%'}" for k, v in power.power.items())
+        shown = ", ".join(f"{k} {'n/a' if v is None else number(v, share=True)}" for k, v in power.power.items())
         print(f"Power on {power.parameter} = {power.published}: "
               + (f"a factor of {found:g} either way is caught in 80% of runs" if found else
                  "no factor tried (up to 8) is caught in 80% of runs either way") + f" ({shown})")

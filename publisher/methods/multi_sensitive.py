@@ -29,6 +29,8 @@ from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.data.tables import number_label as _num
 from verifier.data.schema import Schema
 
+from verifier.text import number
+
 __all__ = ["Hierarchy", "build_hierarchy", "MultiSensitiveGeneralization", "mask_class", "two_step", "Infeasible"]
 
 
@@ -82,7 +84,7 @@ def mask_class(rows: list[list[str]], sens: list[Hierarchy], alpha: float) -> li
         covering = [v for v in set(members) if leaf in h.leaves(v)]
         v = min(covering, key=lambda n: (h.leaf_count(n), h.order[n]))
         if v == h.root:
-            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {c:.3f} even at the root")
+            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {number(c)} even at the root")
         p = h.parent[v]
         siblings = [s for s in h.children[p] if s != v]
         company = min(siblings, key=lambda s: (sum(h.covers(s, r[i]) for r in rows), h.order[s])) if siblings else None

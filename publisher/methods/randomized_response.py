@@ -35,6 +35,8 @@ from verifier.attacks.disclosure import (
 )
 from verifier.data.schema import Schema
 
+from verifier.text import number
+
 __all__ = ["RandomizedResponse", "OptimalKeep", "optimal_keep_probabilities", "contingency"]
 
 SCOPES = ("qi", "sensitive", "both")
@@ -95,7 +97,7 @@ def optimal_keep_probabilities(pi: np.ndarray, scope: str, l: float) -> OptimalK
     bottom = _max_risk(pi, *unpack(lows))
     if bottom > tau + 1e-12 or n_free == 0:
         return OptimalKeep(tuple(unpack(lows)[0]), unpack(lows)[1], math.inf, bottom, False,
-                           f"even the most randomization ({scope}) leaves a risk of {bottom:.4f} > 1/l = {tau:.4f}")
+                           f"even the most randomization ({scope}) leaves a risk of {number(bottom)} > 1/l = {number(tau)}")
     if n_free == 1:
         lo, hi = lows[0], 1.0
         for _ in range(60):

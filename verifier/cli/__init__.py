@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra:
         if getattr(args, "command", None) in _RECORD_COMMANDS or getattr(args, "subject_record", None):
             # argparse would echo the extra words, and they may be her values
-            print(f"FAIL: -: RECORD_ON_COMMAND_LINE: {len(extra)} unexpected argument(s), not shown; your record is "
+            print(f"FAIL: -: RECORD_ON_COMMAND_LINE: {len(extra)} unexpected {'argument' if len(extra) == 1 else 'arguments'}, not shown; your record is "
                   "read from a file (--record) or typed in the TUI, never given on the command line, where the "
                   "shell history and the process list would keep it", file=sys.stderr)
             return ExitCode.USAGE

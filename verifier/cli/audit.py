@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 import numpy as np
 
@@ -26,8 +25,7 @@ from verifier.frontend import (
 from verifier.data.record_file import BATCH, write_record_file
 from verifier.distributed.searches import ClusterSearches
 from verifier.releases.audit import audit_release, audit_rows
-from verifier.releases.audit_report import report_paths, write_report
-from verifier.text import figure
+from verifier.releases.audit_report import report_paths, rounded, write_report
 
 __all__ = ["register"]
 
@@ -98,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}); auditing its claims"
               + (" with the original" if original is not None else " from the release alone"))
-        rows = [[c.name, _claim_text(c.claimed), _claim_text(c.computed), "true" if c.ok else "FALSE"] for c in result.checks]
+        rows = [[c.name, rounded(c.claimed), rounded(c.computed), "true" if c.ok else "FALSE"] for c in result.checks]
         print(text_table(rows, ["claim", "manifest", "recomputed", "verdict"]))
         for c in result.checks:
             if not c.ok:
@@ -111,16 +109,3 @@ def run(args: argparse.Namespace) -> int:
         for path in written + ([out] if out else []):
             print(f"wrote {path}")
     return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED
-
-
-def _claim_text(v) -> str:
-    """A claimed or recomputed figure for people; a signed manifest may still hold any JSON."""
-    if v is None:
-        return "-"
-    if isinstance(v, list):
-        return "[" + ", ".join(_claim_text(t) for t in v) + "]"
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        return json.dumps(v)  # strings quoted, control characters escaped
-    if isinstance(v, (int, np.integer)):
-        return str(v)
-    return figure(v)

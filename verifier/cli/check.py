@@ -14,7 +14,7 @@ from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.subject import check_record, prepare, random_match
 from verifier.releases.verdict import not_verifiable
 from verifier.releases.verification import ReleaseError
-from verifier.text import figure
+from verifier.text import figure, number
 
 __all__ = ["register"]
 
@@ -103,7 +103,7 @@ def _print_ranks(check, out: dict, report) -> None:
     print("\n" + text_table(spread_rows, ["attribute", f"spread at your d = {check.distance}",
                                          f"at claimed D = {claimed['distance']}", "claimed v"]))
     if report is not None:
-        print(f"\nYour p-value F_rand({check.distance}) = {report.p_value:.4f} "
+        print(f"\nYour p-value F_rand({check.distance}) = {number(report.p_value)} "
               f"({report.random.method.replace('_', ' ')}, {report.random.total} random records)")
 
 

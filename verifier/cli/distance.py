@@ -27,7 +27,7 @@ from verifier.frontend import (
     print_json,
     text_table,
 )
-from verifier.text import figure
+from verifier.text import figure, plural
 
 __all__ = ["register"]
 
@@ -139,7 +139,7 @@ def _print_distance(names: list[str], n: int, report, records, check, args) -> N
         rec = records[0]
         print(f"Record {rec['record']} of {args.original}")
         print(f"  query ranks (blocks): {', '.join(f'{n}={a}' if a == b else f'{n}={a}-{b}' for n, (a, b) in zip(names, rec['query_blocks']))}")
-        print(f"  permutation distance d = {rec['distance']}; {len(rec['matches'])} matching released record(s)")
+        print(f"  permutation distance d = {rec['distance']}; {plural(len(rec['matches']), 'matching released record')}")
         rows = [[str(mi), *[str(t) for t in dev]] for mi, dev in zip(rec["matches"][:50], rec["deviations"][:50])]
         print(text_table(rows, ["match", *[f"dev {n}" for n in names]]))
         if len(rec["matches"]) > 50:

@@ -35,7 +35,7 @@ from verifier.frontend import (
 )
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.facts import p_value_words
-from verifier.text import figure
+from verifier.text import figure, number, plural
 
 __all__ = ["register", "random_json", "as_dict", "PAIRED_FIGURES", "UNPAIRED_REASON"]
 
@@ -132,11 +132,11 @@ def _histogram_rows(original: np.ndarray | None, random, width: int = 20) -> lis
         row = [str(start) if step == 1 else f"{start}-{stop - 1}"]
         bar = "=" * round(width * sums[k] / top)
         if orgs is not None:
-            row.append(f"{orgs[k]:.4f}")
+            row.append(number(orgs[k]))
             bar = f"{'#' * round(width * orgs[k] / top):<{width}} {bar}"
-        row += [f"{sums[k]:.4f}", f"{cdf[stop - 1]:.4f}"]
+        row += [number(sums[k]), number(cdf[stop - 1])]
         if not random.exact:
-            row.append(f"{cdf_lo[stop - 1]:.4f}-{cdf_hi[stop - 1]:.4f}")
+            row.append(f"{number(cdf_lo[stop - 1])}-{number(cdf_hi[stop - 1])}")
         rows.append(row + [bar])
     return rows
 
@@ -251,15 +251,16 @@ def _print_intruder(m: int, report, records, args, passed: bool) -> None:
     header = ["d", "original", "random", "random <= d", *interval, "# original  = random"]
     print(text_table(_histogram_rows(report.original_pmf, report.random), header, left=(0, -1)))
     linked = int(report.confidently_linked.sum())
-    print(f"\nHellinger distance between the two distributions: {report.hellinger:.3f} (0 = indistinguishable, 1 = disjoint)")
+    print(f"\nHellinger distance between the two distributions: {number(report.hellinger)} (0 = indistinguishable, 1 = disjoint)")
     print(f"Confidently linked records (p-value < {report.alpha:g}): {linked} of {n} "
-          f"({100 * report.confidently_linked_share:.1f}%)")
-    print(f"Records linked to several records at once: {100 * report.ambiguous_share:.1f}%")
+          f"({number(report.confidently_linked_share, share=True)})")
+    print(f"Records linked to several records at once: {number(report.ambiguous_share, share=True)}")
     if report.outcomes is not None:
         c = {k: int(np.sum(report.outcomes == k)) for k in ("correct", "multiple", "misidentified")}
         print(f"True pairing (row i of Y is record i of X): correctly linked {c['correct']} "
-              f"({100 * c['correct'] / n:.1f}%), true record among several {c['multiple']} "
-              f"({100 * c['multiple'] / n:.1f}%), misidentified {c['misidentified']} ({100 * c['misidentified'] / n:.1f}%)")
+              f"({number(c['correct'] / n, share=True)}), true record among several {c['multiple']} "
+              f"({number(c['multiple'] / n, share=True)}), misidentified {c['misidentified']} "
+              f"({number(c['misidentified'] / n, share=True)})")
     else:
         print("Not scored against a true pairing (Y's rows may be shuffled, as in every release; "
               "--paired for a table kept in X's order).")
@@ -280,11 +281,13 @@ def _print_intruder(m: int, report, records, args, passed: bool) -> None:
         print("\nVerdict: no link is closer than chance explains at this alpha: "
               "the release withstands the known-plaintext attack.")
     else:
-        print(f"\nVerdict: {linked} record(s) are linked more closely than chance explains; "
+        print(f"\nVerdict: {plural(linked, 'record')} {'is' if linked == 1 else 'are'} linked more closely than "
+              "chance explains; "
               "an intruder can be confident of those links.")
     if args.max_linked_share is not None:
         word = "met" if passed else "NOT MET"
-        print(f"Check: confidently linked share {report.confidently_linked_share:.4f} <= {args.max_linked_share:g}: {word}")
+        print(f"Check: confidently linked share {number(report.confidently_linked_share, share=True)} <= "
+              f"{number(args.max_linked_share, share=True)}: {word}")
 
 
 def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
@@ -318,11 +321,11 @@ def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
         print_json(out)
         return ExitCode.OK if passed else ExitCode.CHECK_FAILED
     print(f"Your record against {args.anonymized} ({y.n_records} records, {y.n_attributes} attributes):")
-    print(f"  permutation distance d = {report.distance}; {matches.size} released record(s) match at that distance")
+    print(f"  permutation distance d = {report.distance}; {plural(matches.size, 'released record')} {'matches' if matches.size == 1 else 'match'} at that distance")
     print(f"\nRandom-match test: {_how(random, y.n_records, y.n_attributes, args.seed)}")
     interval = [] if random.exact else [f"{100 * random.confidence:g}% interval"]
     print(text_table(_histogram_rows(None, random), ["d", "random", "random <= d", *interval, "= random"], left=(0, -1)))
-    interval = "" if random.exact else f" (95% interval {report.p_value_low:.4f} to {report.p_value_high:.4f})"
-    print(f"\nYour p-value F_rand({report.distance}) = {report.p_value:.4f}{interval}:")
+    interval = "" if random.exact else f" (95% interval {number(report.p_value_low)} to {number(report.p_value_high)})"
+    print(f"\nYour p-value F_rand({report.distance}) = {number(report.p_value)}{interval}:")
     print(f"  {p_value_words(report.p_value, report.alpha, whose='the')}.")
     return ExitCode.OK if passed else ExitCode.CHECK_FAILED

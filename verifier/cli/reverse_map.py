@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         print("Per attribute: Spearman rank correlation of X and Z (a disclosure proxy, paper 003 section 2),")
         print("and the noise left once the permutation is taken out (mean |Y-Z|) beside the noise added (mean |Y-X|).\n")
         rows = [
-            [a["name"], figure(result.rank_correlation[j], 3), figure(result.mean_abs_noise_y_x[j]), figure(result.mean_abs_noise_y_z[j])]
+            [a["name"], figure(result.rank_correlation[j]), figure(result.mean_abs_noise_y_x[j]), figure(result.mean_abs_noise_y_z[j])]
             for j, a in enumerate(attrs)
         ]
         print(text_table(rows, ["attribute", "rank corr X~Z", "mean |Y-X|", "mean |Y-Z|"]))

@@ -19,7 +19,6 @@ from verifier.data.parts import part_files
 from verifier.data.schema import Schema
 from verifier.data.tables import read_table
 from verifier.distributed.cluster import default_pieces
-from verifier.errors import InvalidInputError
 
 __all__ = ["TableParts", "part_files", "table_pair", "table_parts"]
 

@@ -10,32 +10,32 @@ a generalized release the group sizes against the claimed k.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from verifier.text import markdown
+from verifier.text import markdown, markdown_code, number
 from verifier.data.tables import write_atomic, write_atomic_bytes
 from verifier.releases.audit import AuditResult
 
 __all__ = ["write_report", "rounded"]
 
 
-def rounded(value: Any, digits: int = 4) -> str:
-    """A figure for the report's table: numbers to ``digits`` significant digits, lists element by element."""
+def rounded(value: Any) -> str:
+    """A claimed or recomputed figure for people, the same in the terminal and in the report: numbers in the
+    one format (:func:`verifier.text.number`), lists element by element, ``true``/``false`` as JSON writes
+    them, strings quoted and escaped (a signed manifest may still hold any JSON)."""
     if value is None:
         return "-"
     if isinstance(value, list):
-        return "[" + ", ".join(rounded(v, digits) for v in value) + "]"
-    if isinstance(value, (bool, str)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        return str(value)
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if not math.isfinite(value):
-        return "undefined"
-    return f"{float(f'{value:.{digits}g}'):g}"
+        return "[" + ", ".join(rounded(v) for v in value) + "]"
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return json.dumps(value)
+    return number(int(value) if isinstance(value, np.integer) else float(value) if isinstance(value, np.floating)
+                  else value)
 
 
 def _finished(fig, ax, xlabel: str, ylabel: str, title: str) -> bytes:
@@ -97,7 +97,7 @@ def _spreads_plot(f: dict[str, Any]) -> bytes:
     for i, (name, values) in enumerate(series):
         heights = [v if isinstance(v, (int, float)) and math.isfinite(v) else 0.0 for v in values]
         bars = ax.bar(x + (i - (len(series) - 1) / 2) * width, heights, width=width, label=name)
-        ax.bar_label(bars, labels=[rounded(v, 3) for v in values], fontsize=7, padding=2)
+        ax.bar_label(bars, labels=[rounded(v) for v in values], fontsize=7, padding=2)
         top = max([top, *heights])
     ax.set_xticks(x, names, rotation=30, ha="right")
     ax.set_yscale("symlog", linthresh=1e-3)
@@ -166,7 +166,7 @@ def _lines(result: AuditResult) -> list[str]:
         lines += ["", "## Not checked", "", "| figure | why |", "| --- | --- |"]
         lines += [f"| {_md(k)} | {_md(v)} |" for k, v in result.unchecked.items()]
     if result.settings:
-        lines += ["", "Settings used to rerun the tests: " + ", ".join(f"`{_md(s)}`" for s in result.settings) + "."]
+        lines += ["", "Settings used to rerun the tests: " + ", ".join(markdown_code(s) for s in result.settings) + "."]
     return lines
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
-from verifier.text import figure, literal
+from verifier.text import literal, number
 
 __all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "formula_cells", "formula_warning", "open_release",
            "p_value_words", "release_facts"]
@@ -100,8 +100,8 @@ def release_facts(release: VerifiedRelease, found: FormulaCells | None = None) -
 WITHHELD = "the random seed only (paper 003, Def. 4)"
 
 
-def _fig(value: Any) -> str:
-    return figure(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else "-"
+def _fig(value: Any, *, share: bool = False) -> str:
+    return number(value, share=share) if isinstance(value, (int, float)) and not isinstance(value, bool) else "-"
 
 
 def claims_summary(release: VerifiedRelease) -> str:
@@ -115,17 +115,17 @@ def claims_summary(release: VerifiedRelease) -> str:
         pp = claims.get("permuted_privacy") or {}
         it = claims.get("intruder") or {}
         parts.insert(1, f"D = {pp.get('distance')}")
-        parts.append(f"confidently linked {_fig(it.get('confidently_linked_share'))} at alpha {it.get('alpha')}")
+        parts.append(f"confidently linked {_fig(it.get('confidently_linked_share'), share=True)} at alpha {it.get('alpha')}")
     disclosure = claims.get("attribute_disclosure")
     for name, entry in (disclosure.items() if isinstance(disclosure, dict) else ()):
         if isinstance(entry, dict):
-            parts.append(f"risk of {literal(name)} at most {_fig(entry.get('max'))} ({literal(entry.get('mode'))})")
+            parts.append(f"risk of {literal(name)} at most {_fig(entry.get('max'), share=True)} ({literal(entry.get('mode'))})")
     return ", ".join(parts)
 
 
 def p_value_words(p: float, alpha: float, *, whose: str = "your") -> str:
     """A p-value for people (SPEC section 10.1, item 4); ``whose`` is ``your`` for a subject, ``the`` otherwise."""
-    share = f"{100 * p:.2g}%" if 0 < p < 0.01 else f"{100 * p:.0f}%"
+    share = number(p, share=True)
     if p < alpha:
         return (f"a random record matches as closely only {share} of the time: an intruder who finds {whose} match "
                 "can be confident it is the right one")

@@ -23,7 +23,7 @@ from verifier.releases.facts import MODEL_WORDS, release_facts
 from verifier.releases.family import NO_RANKS
 from verifier.releases.verdict import (Finding, Verdict, claims_line, disclosure_breaches, disclosure_findings,
                                       subject_verdict, target_findings)
-from verifier.text import figure, markdown, plural
+from verifier.text import figure, markdown, number, plural
 
 __all__ = ["GroupCheck", "check_group"]
 
@@ -93,11 +93,12 @@ class GroupCheck:
         """Her level and headline (her worst finding), every finding, and the sentences of her report."""
         details = [claims_line(self.broken_claims(), claimed=self.claimed_k is not None)]
         if self.class_size:
-            details.append(f"{plural(self.class_size, 'released record')} are consistent with your "
+            details.append(f"{plural(self.class_size, 'released record')} {'is' if self.class_size == 1 else 'are'} consistent with your "
                            "quasi-identifiers: an attacker who knows them cannot tell which one is yours.")
         for name, r in self.disclosure.items():
             details.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
-                           f"{r['risk']:.3g} ({plural(r['candidates'], 'candidate record')}, {MODEL_WORDS['group']}).")
+                           f"{number(r['risk'], share=True)} ({plural(r['candidates'], 'candidate record')}, "
+                           f"{MODEL_WORDS['group']}).")
         details.append(NO_RANKS)
         return subject_verdict(self.findings(), details=details,
                                protected="Your record is protected: every check of it passes under this release's "
@@ -125,7 +126,7 @@ class GroupCheck:
         lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]
         lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
         lines += [f"- {markdown(line)}" for line in data["verdict"]["lines"]]
-        lines += ["", f"## My group: {self.class_size} released record(s)", "",
+        lines += ["", f"## My group: {plural(self.class_size, 'released record')}", "",
                   f"The publisher claims k = {self.claimed_k}."]
         if self.disclosure:
             lines += ["", "## Attribute disclosure", "", "| sensitive attribute | risk | candidates | best guess |",

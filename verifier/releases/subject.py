@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from verifier.text import figure, markdown, plural
+from verifier.text import figure, markdown, number, plural
 from verifier.errors import InvalidInputError, UsageError
 from verifier.attacks.classes import PublishedCells
 from verifier.attacks.intruder import SubjectReport, subject_test
@@ -170,7 +170,7 @@ class SubjectCheck:
         linked = random is not None and bool(random.confidently_linked)
         if linked:
             out.append(Finding("linked", "exposed", "An intruder can tell your match from chance: a match as close "
-                               f"as yours happens by chance with probability {random.p_value:.4g}, below "
+                               f"as yours happens by chance with probability {number(random.p_value)}, below "
                                f"alpha = {random.alpha:g}."))
         if self.unchanged:
             out.append(Finding("unchanged", "exposed", "Your record was published unchanged: a released record "
@@ -208,11 +208,11 @@ class SubjectCheck:
                            "every attribute: your values were not moved among the others.")
         else:
             closest = ("Your closest released record is" if n == 1 else f"Your {n} closest released records are")
-            details.append(f"{closest} {self.distance} ranks away from yours on {'its' if n == 1 else 'their'} "
+            details.append(f"{closest} {plural(self.distance, 'rank')} away from yours on {'its' if n == 1 else 'their'} "
                            "farthest attribute: your values were mixed among others.")
         for name, r in self.disclosure.items():
             details.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
-                           f"{r['risk']:.3g} ({plural(r['candidates'], 'candidate record')}, "
+                           f"{number(r['risk'], share=True)} ({plural(r['candidates'], 'candidate record')}, "
                            f"{MODEL_WORDS.get(r['mode'], r['mode'])}).")
         if random is not None:
             details.append(p_value_words(random.p_value, random.alpha).capitalize() + ".")
@@ -266,7 +266,8 @@ class SubjectCheck:
         lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
         lines += [f"- {markdown(line)}" for line in data["verdict"]["lines"]]
         lines += ["", f"## Permutation distance: {self.distance}", "",
-                  f"{len(data['matches'])} released record(s) match; rank deviations per attribute:", "",
+                  f"{plural(len(data['matches']), 'released record')} {'matches' if len(data['matches']) == 1 else 'match'}; "
+                  "rank deviations per attribute:", "",
                   "| match | " + " | ".join(markdown(json.dumps(n)) for n in self.names) + " |",
                   "| --- |" + " --- |" * len(self.names)]
         lines += [f"| {m} | " + " | ".join(str(t) for t in dev) + " |"
@@ -289,7 +290,7 @@ class SubjectCheck:
         if random is None:
             lines.append("Not run.")
         else:
-            lines.append(f"p-value F_rand({self.distance}) = {random.p_value:.4f} at alpha {random.alpha} "
+            lines.append(f"p-value F_rand({self.distance}) = {number(random.p_value)} at alpha {random.alpha:g} "
                          f"({random.random.method.replace('_', ' ')}, {random.random.total} random records): "
                          f"{p_value_words(random.p_value, random.alpha)}.")
         return "\n".join(lines) + "\n"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from verifier.errors import InvalidInputError
-from verifier.text import literal
+from verifier.text import literal, number
 
 __all__ = ["TARGETS", "Miss", "parse_targets", "shown", "target_misses", "target_words"]
 
@@ -47,9 +47,9 @@ _SLACK = 1e-9
 
 
 def shown(x: float) -> str:
-    """A bound or figure as a target reads: a whole number as one, otherwise 4 significant digits."""
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else f"{x:.4g}"
+    """A bound or figure as a target reads: :func:`verifier.text.number` (a whole number as one, otherwise 4
+    significant digits)."""
+    return number(x)
 
 
 @dataclass(frozen=True)

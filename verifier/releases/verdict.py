@@ -32,7 +32,7 @@ from typing import Any, Mapping, Sequence
 
 from verifier.attacks.disclosure import CERTAIN
 from verifier.releases.targets import shown
-from verifier.text import figure, literal
+from verifier.text import figure, literal, number, plural
 
 __all__ = ["LEVELS", "Finding", "Verdict", "disclosure_breaches", "disclosure_findings", "target_findings",
            "claims_line", "not_verifiable", "subject_verdict"]
@@ -150,10 +150,11 @@ def target_findings(targets: Mapping[str, Any] | None, *, risks: Mapping[str, Ma
     bound = _number(targets.get("min_k"))
     if bound is not None and group is not None and group < bound:
         out.append(Finding("target_missed", "at_risk", f"The publisher promised groups of at least k = {shown(bound)} "
-                           f"records; {group} released record(s) are consistent with your values."))
+                           f"records; {plural(group, 'released record')} {'is' if group == 1 else 'are'} consistent "
+                           "with your values."))
     bound = _number(targets.get("max_linked_share"))
     if bound is not None and linked:
-        out.append(Finding("target_missed", "at_risk", f"The publisher promised at most {shown(100 * bound)}% of "
+        out.append(Finding("target_missed", "at_risk", f"The publisher promised at most {number(bound, share=True)} of "
                            "records linked with confidence; yours is one of them."))
     return out
 

@@ -235,7 +235,7 @@ class SubjectApp(App[None]):
         self.query_one("#results", TabPane).disabled = False
         self.query_one("#random", TabPane).disabled = not check.ranks_apply  # generalized cells have no ranks
         self.query_one(ResultsTab).show(check)
-        self.query_one(RandomMatchTab).ready()
+        self.query_one(RandomMatchTab).ready(check.prepared.n_records ** len(check.prepared.kinds))
         self._goto("results")
 
     # ------------------------------------------------------------------ random-match test

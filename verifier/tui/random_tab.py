@@ -11,9 +11,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, ProgressBar, Static
 
-from verifier.attacks.intruder import SubjectReport
+from verifier.attacks.intruder import EXHAUSTIVE_LIMIT, SubjectReport
 from verifier.releases.record import parse_number
 from verifier.releases.facts import p_value_words
+from verifier.text import number
 
 __all__ = ["RandomMatchTab", "histogram_lines"]
 
@@ -39,7 +40,7 @@ class RandomMatchTab(VerticalScroll):
             yield Static("alpha", classes="name", markup=False)
             yield Input(str(alpha), id="alpha", compact=True)
         with Horizontal(classes="row"):
-            yield Static("Monte Carlo samples", classes="name", markup=False)
+            yield Static("Samples", id="samples-label", classes="name", markup=False)
             yield Input(str(samples), id="samples", compact=True)
         with Horizontal(classes="buttons"):
             yield Button("Run test", id="run", compact=True)
@@ -71,10 +72,15 @@ class RandomMatchTab(VerticalScroll):
     def status(self, message: str | Text) -> None:
         self.query_one("#random-status", Static).update(message)
 
-    def ready(self) -> None:
-        """A fresh check: nothing run yet."""
+    def ready(self, combinations: int | None = None) -> None:
+        """A fresh check: nothing run yet. ``combinations`` (n^m of the release) says whether the test will be
+        exact, every combination tried, or sampled; the samples field says which."""
         self.query_one("#histogram", Static).update("")
-        self.status("Press Ctrl+R (or Run test) to run the random-match test.")
+        exact = combinations is not None and combinations <= EXHAUSTIVE_LIMIT
+        self.query_one("#samples-label", Static).update("Samples (unused)" if exact else "Monte Carlo samples")
+        how = (f" It is exact: every one of the {combinations:,} combinations of the release's values is tried."
+               if exact else "")
+        self.status(f"Press Ctrl+R (or Run test) to run the random-match test.{how}")
 
     def clear(self) -> None:
         self.query_one("#histogram", Static).update("")
@@ -102,11 +108,11 @@ class RandomMatchTab(VerticalScroll):
     def show_result(self, report: SubjectReport, distance: int) -> None:
         self.idle()
         how = ("exact, over every combination" if report.random.exact
-               else f"Monte Carlo, 95% interval {report.p_value_low:.4f}-{report.p_value_high:.4f}")
+               else f"Monte Carlo, 95% interval {number(report.p_value_low)}-{number(report.p_value_high)}")
         text = Text()
         text.append(p_value_words(report.p_value, report.alpha).capitalize() + ".", style="bold")
-        text.append(f"\nYour p-value F_rand({distance}) = {report.p_value:.4f} at alpha {report.alpha} "
-                    f"({how}; {report.random.total} random records).")
+        text.append(f"\nYour p-value F_rand({distance}) = {number(report.p_value)} at alpha {report.alpha:g} "
+                    f"({how}; {report.random.total:,} random records).")
         self.status(text)
         self.query_one("#histogram", Static).update("\n".join(histogram_lines(report.random.pmf, distance)))
 

@@ -16,7 +16,7 @@ from verifier.data.tables import number_label
 from verifier.data.schema import Attribute, Schema
 from verifier.errors import VerifierError
 from verifier.releases.record import parse_number, parse_record, read_record
-from verifier.text import literal
+from verifier.text import literal, plural
 
 __all__ = ["RecordTab"]
 
@@ -146,7 +146,7 @@ class RecordTab(VerticalScroll):
                 self._field_error(j, "")
                 fields[attr.name] = _category(attr, chosen)
         if problems:
-            self.status(f"{problems} field(s) need your attention.")
+            self.status(f"{plural(problems, 'field')} {'needs' if problems == 1 else 'need'} your attention.")
             return None
         try:
             return parse_record(fields, self._schema, source="the form")

@@ -15,7 +15,7 @@ from verifier.releases.record import parse_number
 from verifier.releases.group_check import GroupCheck
 from verifier.releases.subject import SubjectCheck
 from verifier.releases.verdict import Verdict
-from verifier.text import figure, literal
+from verifier.text import figure, literal, plural
 
 __all__ = ["ResultsTab", "fill_table"]
 
@@ -86,7 +86,7 @@ class ResultsTab(VerticalScroll):
     def _show_group(self, check: GroupCheck) -> None:
         """A generalized release: her group's published cells, and her risks; no ranks, no spreads."""
         self._check = None
-        self._write_verdict(check.verdict(None), f"Your group: {check.class_size} released record(s); the publisher "
+        self._write_verdict(check.verdict(None), f"Your group: {plural(check.class_size, 'released record')}; the publisher "
                             f"claims k = {check.claimed_k}.")
         self.query_one("#matches-heading", Static).update("Released records consistent with your values, as published:")
         qi = [a.name for a in check.prepared.published.quasi_identifiers]
@@ -118,7 +118,8 @@ class ResultsTab(VerticalScroll):
         """The verdict in words, with the random-match test's result once she has run it."""
         assert self._check is not None
         self._write_verdict(self._check.verdict(random), f"Permutation distance {self._check.distance}; "
-                            f"{self._check.result.matches.size} released record(s) match.")
+                            f"{plural(self._check.result.matches.size, 'released record')} "
+                            f"{'matches' if self._check.result.matches.size == 1 else 'match'}.")
 
     @on(Input.Changed, "#my-d, #my-v")
     def _thresholds_typed(self) -> None:
