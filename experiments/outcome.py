@@ -106,7 +106,12 @@ def write_summary(folder: Path, summary: Path) -> Path:
              "precision the paper prints), **reproduced in trend** (the paper only draws it, or our "
              "data differ, and the shape agrees), or **differs**, with the reason found. Differences "
              "are documented, never tuned away. `--quick` reruns everything on small samples in the "
-             "test suite, so that the experiments cannot rot; the numbers below are from full runs.", ""]
+             "test suite, so that the experiments cannot rot; the numbers below are from full runs.", "",
+             "Papers 000, 001, 002 and 004 run on the UCI Adult training file: a full run reads it "
+             "from `../shared/data/real/adult_uci_train_32561.csv`, beside the repository (put "
+             "`adult.data` there under that name, with the header of `experiments/data/"
+             "adult_sample_3000.csv`), and falls back to that 3,000-record sample, which the "
+             "repository ships, when the file is not there; each page says which it used.", ""]
     for run in runs:
         counts = {v: sum(c["verdict"] == v for c in run["comparisons"]) for v in VERDICTS}
         parts += [f"## [{run['title']}](experiments/{run['name']}.md)", "",

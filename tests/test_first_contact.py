@@ -245,3 +245,50 @@ def test_every_result_has_a_short_rounded_repr_and_an_html_table(tmp_path):
         page = result._repr_html_()
         assert page.startswith("<table><caption>") and page.count("<tr>") >= 2, name
     assert "%" in repr(results["Intruder"]) and "1.0000" not in repr(results["DVPrivacyResult"])
+
+
+# ----------------------------------------------------------------------------- errors that say what works
+
+SAMPLE = Path(__file__).resolve().parents[1] / "experiments" / "data" / "adult_sample_3000.csv"
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+
+
+def test_randomized_response_names_settings_that_meet_its_target(tmp_path, capsys):
+    """The refusal lists settings found to meet l on this table; each one it lists then runs."""
+    from publisher.cli import main as publisher
+
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    base = ["release", "--input", str(SAMPLE), "--schema", str(EXAMPLES / "adult-one-sensitive.json"), "--method",
+            "randomized_response", "--param", "l=2", "--key", str(tmp_path / "keys" / "private.pem"),
+            "--dataset-id", "rr", "--allow-degenerate", "--seed", "3"]
+    capsys.readouterr()
+    assert publisher([*base, "--param", "attributes=salary-class", "--out", str(tmp_path / "r0")]) == 3
+    err = capsys.readouterr().err
+    assert "METHOD_NOT_APPLICABLE" in err and "the schema's categorical ones are marital-status, race, sex" in err
+    settings = re.findall(r"attributes=([\w,-]+) scope=(\w+)", err.split("is met with: ")[1])
+    assert settings and ("salary-class,sex", "both") in settings
+    for k, (attributes, scope) in enumerate(settings):
+        assert publisher([*base, "--param", f"attributes={attributes}", "--param", f"scope={scope}", "--out",
+                          str(tmp_path / f"r{k + 1}")]) == 0, capsys.readouterr().err
+
+
+def test_two_step_generalization_names_the_least_alpha_qi(tmp_path, capsys):
+    """alpha_qi below the largest share of one sensitive value fails at the root; the refusal names that share,
+    and the least alpha_qi it names is feasible (just below it is not)."""
+    import pandas as pd
+
+    from publisher.cli import main as publisher
+
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    base = ["release", "--input", str(SAMPLE), "--schema", str(EXAMPLES / "adult-two-sensitive.json"), "--method",
+            "multi_sensitive_generalization", "--param", "alpha_sa=0.5", "--key", str(tmp_path / "keys" /
+                                                                                   "private.pem"),
+            "--dataset-id", "md", "--allow-degenerate"]
+    capsys.readouterr()
+    assert publisher([*base, "--param", "alpha_qi=0.5", "--out", str(tmp_path / "a")]) == 3
+    err = capsys.readouterr().err
+    share = pd.read_csv(SAMPLE)["salary-class"].value_counts(normalize=True).iloc[0]
+    least = float(re.search(r"alpha_qi must be at least ([0-9.]+)", err).group(1))
+    assert "TARGET_INFEASIBLE" in err and least == pytest.approx(share, abs=5e-5)
+    assert publisher([*base, "--param", f"alpha_qi={share - 1e-3}", "--out", str(tmp_path / "b")]) == 3
+    assert publisher([*base, "--param", f"alpha_qi={share + 1e-9}", "--out", str(tmp_path / "c")]) == 0

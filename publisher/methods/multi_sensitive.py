@@ -84,7 +84,8 @@ def mask_class(rows: list[list[str]], sens: list[Hierarchy], alpha: float) -> li
         covering = [v for v in set(members) if leaf in h.leaves(v)]
         v = min(covering, key=lambda n: (h.leaf_count(n), h.order[n]))
         if v == h.root:
-            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {number(c)} even at the root")
+            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {number(c)} even at the root, "
+                             f"so alpha_sa must be at least {number(c)}")
         p = h.parent[v]
         siblings = [s for s in h.children[p] if s != v]
         company = min(siblings, key=lambda s: (sum(h.covers(s, r[i]) for r in rows), h.order[s])) if siblings else None
@@ -240,6 +241,19 @@ class MultiSensitiveGeneralization(Method):
     def parameters(self) -> dict[str, Any]:
         return {"alpha_qi": self.alpha_qi, "alpha_sa": self.alpha_sa, "k": self.k, "hierarchies": self.hierarchies}
 
+    def _least_alpha_qi(self, table: pd.DataFrame, sa: list, why: str) -> str:
+        """Where alpha-QI fails at the root (one class of every record), the least alpha_qi that passes there:
+        the largest share of one sensitive value in the whole table (alpha-QI only gets harder below the root)."""
+        if not why.startswith("alpha-QI"):
+            return ""
+        if self.k is not None and len(table) < self.k:
+            return f": the table has {len(table)} records, fewer than k = {self.k}"
+        shares = {a.name: table[a.name].astype(str).value_counts(normalize=True) for a in sa}
+        name = max(shares, key=lambda n: shares[n].iloc[0])
+        top = shares[name]
+        return (f": in the whole table {top.index[0]!r} is {number(top.iloc[0], share=True)} of {name}, so alpha_qi "
+                f"must be at least {number(top.iloc[0])} (the closer to it, the fewer and larger the classes)")
+
     def apply(self, table: pd.DataFrame, schema: Schema, *, random_state, original=None) -> MethodResult:
         qi = [a for a in schema.attributes if a.role == "quasi_identifier"]
         sa = [a for a in schema.attributes if a.role == "sensitive"]
@@ -257,7 +271,8 @@ class MultiSensitiveGeneralization(Method):
         try:
             result = two_step(raw_qi, raw_sa, qh, sh, self.alpha_qi, self.alpha_sa, self.k)
         except Infeasible as exc:
-            raise fail(f"multi_sensitive_generalization: {exc}", "TARGET_INFEASIBLE") from None
+            raise fail(f"multi_sensitive_generalization: {exc}{self._least_alpha_qi(table, sa, str(exc))}",
+                       "TARGET_INFEASIBLE") from None
         out = table.copy()
         for j, a in enumerate(qi):
             out[a.name] = [r[j] for r in result.qi]

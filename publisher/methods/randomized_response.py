@@ -227,9 +227,56 @@ class RandomizedResponse(Method):
         qi = [a.name for a in cats if a.role == "quasi_identifier"]
         sens = [a.name for a in cats if a.role == "sensitive"]
         if len(sens) > 1:
-            raise fail("randomized_response handles one sensitive attribute; name the one to use with attributes=",
-                        "METHOD_NOT_APPLICABLE")
+            qis = [a.name for a in schema.attributes if a.kind in self.kinds and a.role == "quasi_identifier"]
+            raise fail(f"randomized_response handles one sensitive attribute, and {', '.join(sens)} are; name the "
+                       f"one to use with attributes=, with the quasi-identifiers to randomize beside it (for example "
+                       f"attributes={','.join([sens[0], *qis[:2]])})", "METHOD_NOT_APPLICABLE")
         return qi, (sens[0] if sens else None)
+
+    def _what_works(self, schema: Schema, qi: list[str], sens: str | None) -> str:
+        """Why l cannot be aimed at with these attributes, and what can: the schema's categorical attributes by
+        role, and the scope that needs no quasi-identifier."""
+        cats = [a for a in schema.attributes if a.kind in self.kinds]
+        all_qi = [a.name for a in cats if a.role == "quasi_identifier"]
+        all_sens = [a.name for a in cats if a.role == "sensitive"]
+        if sens is None:
+            if not all_sens:
+                return ("randomized_response with l needs a categorical sensitive attribute, and the schema marks "
+                        "none: give one the role sensitive and a category list")
+            return (f"randomized_response with l needs a categorical sensitive attribute among its attributes; "
+                    f"the schema's are {', '.join(all_sens)}: add one to attributes=")
+        if not all_qi:
+            return (f"randomized_response with l and scope {self.scope} randomizes quasi-identifiers, and the schema "
+                    f"has no categorical one: use scope=sensitive to randomize {sens} alone")
+        return (f"randomized_response with l and scope {self.scope} randomizes quasi-identifiers, and attributes= "
+                f"names none; the schema's categorical ones are {', '.join(all_qi)}")
+
+    def feasible_settings(self, table, schema: Schema, sens: str, *, most: int = 3) -> list[str]:
+        """Settings that meet this l on this table: attributes= (the sensitive one with the quasi-identifiers of
+        fewest categories, one to three) and scope=, found by trying them in that order; at most ``most``."""
+        cats = [a for a in schema.attributes if a.kind in self.kinds and a.role == "quasi_identifier"
+                and a.categories is not None]
+        by_size = [a.name for a in sorted(cats, key=lambda a: len(a.categories))]
+        tries = [([], "sensitive")] + [(by_size[:k], scope) for k in range(1, min(3, len(by_size)) + 1)
+                                        for scope in ("both", "qi")]
+        found = []
+        for qi, scope in tries:
+            pi = contingency(table, schema, qi, sens)
+            if optimal_keep_probabilities(pi, scope, self.l).feasible:
+                found.append(f"attributes={','.join([sens, *qi])} scope={scope}")
+                if len(found) == most:
+                    break
+        return found
+
+    def _with_settings(self, message: str, table, schema: Schema, sens: str | None) -> str:
+        """``message``, then the settings that work on this table (or that none of those tried does)."""
+        if sens is None:
+            return message
+        works = self.feasible_settings(table, schema, sens)
+        if works:
+            return f"{message}. On this table l = {self.l:g} is met with: " + "; ".join(works)
+        return (f"{message}. No setting tried meets l = {self.l:g} on this table ({sens} alone, or with up to "
+                "three quasi-identifiers, every scope): choose a smaller l")
 
     def apply(self, table, schema, *, random_state, original=None) -> MethodResult:
         rng = as_generator(random_state)
@@ -240,13 +287,14 @@ class RandomizedResponse(Method):
         metrics: dict[str, Any] = {}
         if self.l is not None:
             if sens is None or not qi and self.scope != "sensitive":
-                raise fail("randomized_response with l needs a categorical sensitive attribute "
-                            "(and categorical quasi-identifiers for scope qi or both)", "METHOD_NOT_APPLICABLE")
+                raise fail(self._with_settings(self._what_works(schema, qi, sens), table, schema, sens),
+                           "METHOD_NOT_APPLICABLE")
             pi = contingency(table, schema, qi, sens)
             found = optimal_keep_probabilities(pi, self.scope, self.l)
             if not found.feasible:
-                raise fail(f"randomized_response: the target l = {self.l:g} cannot be met with scope {self.scope}: "
-                            f"{found.reason}", "TARGET_INFEASIBLE")
+                raise fail(self._with_settings(f"randomized_response: the target l = {self.l:g} cannot be met with "
+                                               f"scope {self.scope}: {found.reason}", table, schema, sens),
+                           "TARGET_INFEASIBLE")
             used = {n: p for n, p in zip(qi, found.p_qi)}
             used[sens] = found.p_s
             if all(p == 1.0 for p in used.values()) and not self.allow_degenerate:
