@@ -776,3 +776,42 @@ async def _k_anonymous_session(app: SubjectApp) -> dict:
         await settle(pilot)
         assert app._random is None
     return report
+
+
+def test_a_group_wider_than_the_window_scrolls_sideways_and_says_so(tmp_path, monkeypatch):
+    """issue 28, item 2: an SD k-anonymous Adult release of seven categorical QIs has published sets wider than
+    80 columns; the table scrolls sideways to its last column, and its heading says how."""
+    import csv
+
+    from publisher.cli import main as publisher
+
+    sample = Path(__file__).resolve().parents[1] / "experiments" / "data" / "adult_sample_3000.csv"
+    qi = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex"]
+    first = next(csv.DictReader(sample.open()))
+    rows = list(csv.DictReader(sample.open()))
+    schema = {"attributes": [{"name": n, "kind": "nominal", "role": "quasi_identifier",
+                              "categories": sorted({r[n] for r in rows})} for n in qi]
+              + [{"name": "salary-class", "kind": "nominal", "role": "sensitive", "categories": ["<=50K", ">50K"]}]}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    (tmp_path / "me.json").write_text(json.dumps({n: first[n] for n in [*qi, "salary-class"]}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(sample), "--schema", str(tmp_path / "s.json"), "--method",
+                      "sd_k_anonymity", "--param", "k=5", "--key", str(tmp_path / "keys" / "private.pem"),
+                      "--dataset-id", "a7", "--out", str(tmp_path / "release"), "--allow-degenerate"]) == 0
+    monkeypatch.chdir(tmp_path)
+
+    async def session() -> tuple[int, int, str, str]:
+        app = SubjectApp("release", "keys/public.pem", record_path="me.json")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            table = app.query_one("#deviations", DataTable)
+            widest = table.max_scroll_x
+            table.focus()
+            await pilot.press("right", "right", "end")  # the arrows scroll a row cursor's table; End goes to its end
+            await settle(pilot)
+            return widest, round(table.scroll_x), shown(app, "#matches-heading"), str(table.get_row_at(0)[-1])
+
+    widest, scrolled, heading, last = asyncio.run(session())
+    assert widest > 0 and scrolled == widest  # the last column is in view (End; the arrows step by one column)
+    assert heading.endswith("scroll it sideways with the arrow keys, Home and End, or shift+wheel)")
+    assert last.startswith(("{", "F", "M"))  # the sex column's published cell, reached

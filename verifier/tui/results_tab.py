@@ -20,6 +20,8 @@ from verifier.text import figure, literal, plural
 __all__ = ["ResultsTab", "fill_table"]
 
 MATCHES_HEADING = "Released records that match you, and their rank deviations:"
+#: what a heading adds when its table is wider than the window
+SIDEWAYS = " (wider than the window: scroll it sideways with the arrow keys, Home and End, or shift+wheel)"
 
 #: the headline's colour for each verdict level
 LEVEL_STYLES = {"protected": "green", "at_risk": "yellow", "exposed": "red", "not_verifiable": "red"}
@@ -76,6 +78,7 @@ class ResultsTab(VerticalScroll):
         if check.result.matches.size > SHOWN_MATCHES:
             rows.append([f"+{check.result.matches.size - SHOWN_MATCHES}", *["" for _ in names]])
         fill_table(self.query_one("#deviations", DataTable), ["match", *names], rows)
+        self.call_after_refresh(self._say_sideways)
         my_d = self.query_one("#my-d", Input)
         if not my_d.value:
             my_d.value = str(check.claimed_distance if check.claimed_distance is not None else check.distance)
@@ -96,6 +99,16 @@ class ResultsTab(VerticalScroll):
             rows.append([f"+{check.class_size - SHOWN_MATCHES}", *["" for _ in qi]])
         fill_table(self.query_one("#deviations", DataTable), ["row", *qi], rows)
         self._show_disclosure(check.disclosure, best_guess=True)
+        self.call_after_refresh(self._say_sideways)
+
+    def _say_sideways(self) -> None:
+        """The heading of her matches or group says so when the table is wider than the window."""
+        table = self.query_one("#deviations", DataTable)
+        heading = self.query_one("#matches-heading", Static)
+        text = str(heading.render()).removesuffix(SIDEWAYS)
+        # a table on a tab not shown yet has no size: the window's width stands for it
+        wide = table.virtual_size.width > (table.size.width or self.app.size.width - 2)
+        heading.update(text + (SIDEWAYS if wide else ""))
 
     def _show_disclosure(self, disclosure: dict, *, best_guess: bool = False) -> None:
         header = ["sensitive attribute", "risk", "candidates", *(["best guess"] if best_guess else []), "how"]
