@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -69,25 +70,25 @@ def test_verdict_levels_and_headlines():
 
 WARM_UP_PROBE = """
 import numpy as np, pyarrow as pa
-from verifier.core import kdtree, window
+from verifier.core import warm_up
 from verifier.core.permutation import RankSpace, SingleRecord, compute_distances, compute_window_spread
 from verifier.core.warm_up import KernelWarmUp
 from verifier.data import decimal_cells
-from verifier.data.fast_csv import arrow_numbers
-kernels = [kdtree._split_level, kdtree._leaf_boxes, kdtree._inner_boxes, kdtree._nearest, kdtree._within, window.compensated_prefix, window.two_pass_variance,
-           decimal_cells._first_bad, decimal_cells._long_integers]
+kernels = list(warm_up.WARMED)
 before = [len(k.signatures) for k in kernels]
 KernelWarmUp().wait()
 warmed = [len(k.signatures) for k in kernels]
 rng = np.random.default_rng(0)
-y = np.round(rng.normal(size=(3000, 3)), 1)
+y = rng.normal(size=(3000, 3))  # above PLAIN_BELOW, no ties: the compiled tree and spreads answer
 space = RankSpace(y)
 compute_distances(space, y[:50])
 qlo, qhi = space.query_blocks(y[:50])
 space.tree.distances(qlo, qhi)
 compute_window_spread(space, qlo, qhi, 40)
 SingleRecord(y, None, y[0]).spread_at(40)
-arrow_numbers(pa.array([str(v) for v in y[:, 0]]).slice(1))
+cells = pa.array([str(v) for v in y[:, 0]])
+decimal_cells._first_bad(*decimal_cells._buffers(cells.slice(1)))
+decimal_cells._long_integers(*decimal_cells._buffers(cells), 16)
 print(before, warmed, [len(k.signatures) for k in kernels])
 """
 
@@ -97,11 +98,46 @@ def test_kernel_warm_up_loads_the_kernels_real_calls_use():
     import subprocess
     import sys
 
+    subprocess.run([sys.executable, "-m", "verifier.core.warm_up"], check=True)  # the build's kernels cached
+    subprocess.run([sys.executable, "-c", "from verifier.core.warm_up import warm_up; warm_up()"], check=True)
     out = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True, text=True, check=True).stdout
     before, warmed, after = (json.loads(part + "]") for part in out.strip()[:-1].split("] "))
-    assert before == [0] * len(before) and len(before) == 9
-    assert warmed == [1] * 9
+    assert before == [0] * len(before) and len(before) == 8
+    assert warmed == [1] * 8
     assert after == warmed  # nothing compiled or loaded again
+
+
+COLD_PROBE = """
+import json, numpy as np
+from verifier.core import kdtree, warm_up, window
+from verifier.core.permutation import RankSpace, compute_distances, compute_window_spread
+from verifier.core.warm_up import KernelWarmUp
+kernels = warm up.WARMED
+warming = KernelWarmUp(3000)
+cold = warming.cold
+warming.wait()
+y = np.random.default_rng(0).normal(size=(3000, 3))
+space = RankSpace(y)
+compute_distances(space, y[:50])
+qlo, qhi = space.query_blocks(y[:50])
+compute_window_spread(space, qlo, qhi, 40)
+used = (*kdtree.WARMED, window.compensated_prefix)  # two_pass_variance: no window here needs it
+print(json.dumps([cold, [sum(k.stats.cache_misses.values()) for k in used], [len(k.signatures) for k in used]]))
+""".replace("warm up.WARMED", "warm_up.WARMED")
+
+
+def test_a_cold_warm_up_compiles_each_kernel_once_in_one_of_two_processes(tmp_path):
+    """With numba's cache empty (a fresh install), a helper process compiles the build's and the spreads'
+    kernels while this one compiles the search's: afterwards each kernel is in this process, compiled here
+    once (the search) or loaded from the helper's cache (the rest), never compiled twice."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", COLD_PROBE], capture_output=True, text=True, check=True, env=env)
+    cold, misses, signatures = json.loads(out.stdout)
+    assert cold is True and signatures == [1] * 5
+    assert misses == [0, 0, 0, 1, 0]  # only the search kernel compiled here; the helper's five were loaded
 
 
 @pytest.mark.parametrize("ties", [False, True])

@@ -73,6 +73,25 @@ def test_the_tree_and_the_plain_index_give_the_same_answers(case, k):
     assert plain.distances(qlo, qhi).tolist() == tree.distances(qlo, qhi).tolist()
 
 
+@SETTINGS
+@given(tables(), st.integers(0, 8), st.booleans())
+def test_the_serial_and_the_parallel_search_kernels_agree(case, cap, ties):
+    """A small batch of queries runs the search compiled without parfors: the same code, the same answers."""
+    from verifier.core import kdtree
+
+    x, y, kinds, _ = case
+    space = RankSpace(y, kinds)
+    qlo, qhi = space.query_blocks(x)
+    tree = kdtree.RankTree(space.record_lo, space.record_hi)
+    serial = kdtree._nearest_serial(qlo, qhi, cap, ties, *tree._tree)
+    parallel = kdtree._nearest(qlo, qhi, cap, ties, *tree._tree)
+    assert serial[0].tolist() == parallel[0].tolist()
+    if ties:  # without ties only the distances are meant (the counts and the buffer are left as they fall)
+        assert serial[1].tolist() == parallel[1].tolist()
+        kept = np.minimum(serial[1], cap)
+        assert all(serial[2][q, :k].tolist() == parallel[2][q, :k].tolist() for q, k in enumerate(kept))
+
+
 @pytest.mark.parametrize("tied", [False, True])
 def test_above_the_plain_size_the_tree_answers_as_brute_force(tied):
     """At 3,000 records (above PLAIN_BELOW) the space searches with the compiled tree and the spreads run the

@@ -33,7 +33,7 @@ import numpy as np
 
 from verifier.core.interrupts import QUERY_CHUNK, held_signals
 
-__all__ = ["KERNELS", "RankTree", "heap_layout"]
+__all__ = ["KERNELS", "SERIAL_QUERIES", "WARMED", "RankTree", "heap_layout", "plain_heap_layout", "search_kernel"]
 
 _LEAF_SIZE = 16
 _BIG = np.int64(2**62)
@@ -69,8 +69,7 @@ def _select(idx, s, e, mid, pos, axis):
             break
 
 
-@nb.njit(cache=True)
-def heap_layout(n, leaf_size):
+def plain_heap_layout(n, leaf_size):
     """The empty frame of a median-split tree over ``n`` records, nodes numbered as a heap.
 
     Returns ``(idx, start, end, depth)``: the records in their initial order,
@@ -86,7 +85,12 @@ def heap_layout(n, leaf_size):
     start = np.zeros(n_nodes, np.int64)
     end = np.zeros(n_nodes, np.int64)
     end[0] = n
-    return np.arange(n), start, end, depth
+    return np.arange(n, dtype=np.int64), start, end, depth
+
+
+#: :func:`plain_heap_layout` compiled, for compiled builders (the publisher's point index); the tree's own
+#: build is Python between its kernels, and calls the plain one (nothing to compile for it)
+heap_layout = nb.njit(cache=True)(plain_heap_layout)
 
 
 @nb.njit(cache=True, inline="always")
@@ -133,7 +137,7 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
     :func:`held_signals`, so that an interrupt waits for one level (one select
     over the records), not for the whole build.
     """
-    idx, start, end, depth = heap_layout(pos.shape[0], leaf_size)
+    idx, start, end, depth = plain_heap_layout(pos.shape[0], leaf_size)
     for level in range(depth):
         with held_signals():
             _split_level(level, idx, start, end, pos)
@@ -407,13 +411,25 @@ class RankTree:
         """:func:`_nearest` on pieces of :data:`QUERY_CHUNK` queries, signals held in each (an interrupt is
         honoured between pieces); the same results as one call."""
         parts = []
+        kernel = _nearest if qlo.shape[0] > SERIAL_QUERIES else _nearest_serial
         for a in range(0, qlo.shape[0], QUERY_CHUNK):
             with held_signals():
-                parts.append(_nearest(qlo[a:a + QUERY_CHUNK], qhi[a:a + QUERY_CHUNK], cap, ties, *self._tree))
+                parts.append(kernel(qlo[a:a + QUERY_CHUNK], qhi[a:a + QUERY_CHUNK], cap, ties, *self._tree))
         if len(parts) == 1:
             return parts[0]
         return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
 
-#: the compiled kernels a tree's build and search call (for the warm-up's cache check)
-KERNELS = (_split_level, _leaf_boxes, _inner_boxes, _nearest, _within)
+#: the search without parfors, for batches of at most :data:`SERIAL_QUERIES` queries (a subject's check and its
+#: random records): the same code and results, compiled in half the time of the parallel one (1.5 s against
+#: 3.2 s on a fresh install), which a batch that small does not earn back
+_nearest_serial = nb.njit(cache=True, nogil=True)(_nearest.py_func)
+SERIAL_QUERIES = 1 << 15
+
+#: the compiled kernels a tree's build and search call
+KERNELS = (_split_level, _leaf_boxes, _inner_boxes, _nearest_serial, _nearest, _within)
+#: those a command loads before its first search; the parallel search (a batch of many queries) and the listing
+#: of large match sets (``_within``) compile where they are first needed
+WARMED = (_split_level, _leaf_boxes, _inner_boxes, _nearest_serial)
+#: the search kernel a check uses, for the warm-up to call on a tree it makes by hand
+search_kernel = _nearest_serial

@@ -14,6 +14,8 @@ proper message, where the command calls it).
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -24,22 +26,46 @@ from verifier.core.kdtree import RankTree
 from verifier.core.window import compensated_prefix, two_pass_variance
 from verifier.data import decimal_cells
 
-__all__ = ["COLD_NOTICE", "KernelWarmUp", "kernels_cached", "warm_up"]
+__all__ = ["COLD_NOTICE", "WARMED", "KernelWarmUp", "kernels_cached", "warm_build", "warm_reader", "warm_search",
+           "warm_up"]
 
 #: what a command says while the kernels compile, once after an install
-COLD_NOTICE = "preparing the search kernels for this machine (once after installing; about 10 s)"
+COLD_NOTICE = "preparing the search kernels for this machine (once after installing; a few seconds)"
 
 
-def warm_up() -> None:
-    """Call the CSV reader's, the search's and the spreads' kernels once on a tiny table."""
+def warm_reader() -> None:
+    """The CSV reader's automaton (a column of a million cells or more)."""
     decimal_cells.warm_kernels()
+
+
+def warm_build() -> None:
+    """The tree's build and the spreads' kernels, on a table of a few records."""
     lo = np.ones((32, 2), dtype=np.int64)
-    tree = RankTree(lo, lo * 32)  # every record in one block: a match set too large for the buffer
-    tree.nearest(lo[:2], lo[:2])
-    tree.distances(lo[:2], lo[:2])
+    RankTree(lo, lo * 32)
     z = np.linspace(0.0, 1.0, 8)
     compensated_prefix(z)
     two_pass_variance(z, np.zeros(2, np.int64), np.full(2, 7, np.int64))
+
+
+def warm_search() -> None:
+    """The tree's search kernel, on a one-leaf tree made by hand (so that no build kernel is needed here)."""
+    lo = np.ones((2, 2), dtype=np.int64)
+    start, end = np.zeros(1, np.int64), np.full(1, 2, np.int64)
+    box = np.ones((1, 2), dtype=np.int64)
+    kdtree.search_kernel(lo[:1], lo[:1], 0, False, start, end, box, box.copy(), lo, lo.copy(),
+                         np.arange(2, dtype=np.int64), 0)
+
+
+def warm_up(*, reader: bool = True) -> None:
+    """Call the kernels a command's search and spreads (and, with ``reader``, its CSV reader) use, once."""
+    if reader:
+        warm_reader()
+    warm_build()
+    warm_search()
+
+
+#: the kernels :func:`warm_up` loads; the tree's listing of large match sets compiles where it is first needed
+WARMED = (*decimal_cells.KERNELS, *kdtree.WARMED, *window.KERNELS)
 
 
 def kernels_cached() -> bool:
@@ -48,37 +74,66 @@ def kernels_cached() -> bool:
     Read from numba's own cache index files; where numba keeps them
     elsewhere than it says, the answer is False, which only shows a notice.
     """
-    kernels = (*decimal_cells.KERNELS, *kdtree.KERNELS, *window.KERNELS)
     try:
-        return all(os.path.exists(k._cache._cache_file._index_path) for k in kernels)
+        return all(os.path.exists(k._cache._cache_file._index_path) for k in WARMED)
     except AttributeError:
         return False
 
 
 class KernelWarmUp:
-    """:func:`warm_up` in a background thread; :meth:`wait` before the first parallel kernel.
+    """The kernels loaded (or compiled) while a command verifies and reads; :meth:`wait` before the first search.
 
     Waiting matters: numba's fallback threading layer (workqueue) refuses
     parallel kernels launched from two threads at once. A table of ``n_records``
     too small for the kernels (:func:`~verifier.compiling.compiling_pays`)
     starts nothing: its plain twins answer. ``cold`` says whether the kernels
-    will be compiled, not loaded, which takes seconds once after an install.
+    will be compiled, not loaded, which takes seconds once after an install;
+    then a second process compiles the build's and the spreads' kernels into
+    numba's cache while this one compiles the search's, so that two cores
+    share the wait.
     """
 
     def __init__(self, n_records: int | None = None) -> None:
         self.needed = n_records is None or compiling_pays(n_records)
         self.cold = self.needed and not kernels_cached()
+        self._reader = n_records is None or n_records >= decimal_cells.AUTOMATON_FROM
+        self._helper: subprocess.Popen | None = None
         self._thread = threading.Thread(target=self._run, name="kernel-warm-up", daemon=True)
-        if self.needed:
-            self._thread.start()
+        if not self.needed:
+            return
+        if self.cold:
+            try:
+                self._helper = subprocess.Popen([sys.executable, "-m", "verifier.core.warm_up"],
+                                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL)
+            except OSError:
+                self._helper = None  # this process compiles them all
+        self._thread.start()
 
-    @staticmethod
-    def _run() -> None:
+    def _run(self) -> None:
         try:
-            warm_up()
+            if self._reader:
+                warm_reader()
+            warm_search()
+            if self._helper is None:
+                warm_build()
         except BaseException:  # noqa: BLE001 - the real call reports it
             pass
 
     def wait(self) -> None:
-        if self.needed:
-            self._thread.join()
+        if not self.needed:
+            return
+        self._thread.join()
+        if self._helper is not None:
+            self._helper.wait()  # its kernels are then in the cache, and load at their first call
+            self._helper = None
+
+
+def main() -> int:
+    """``python -m verifier.core.warm_up``: compile the build's and the spreads' kernels into numba's cache."""
+    warm_build()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
