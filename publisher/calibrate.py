@@ -90,7 +90,8 @@ def calibrate(
     if method not in METHODS:
         raise InvalidInputError(f"unknown method {method!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
     if parameter not in METHODS[method].parsers:
-        raise InvalidInputError(f"{method} has no parameter {parameter!r}", reason="PARAMETER_UNKNOWN")
+        raise InvalidInputError(f"{method} has no parameter {parameter!r} (its parameters: "
+                                f"{', '.join(sorted(METHODS[method].parsers)) or 'none'})", reason="PARAMETER_UNKNOWN")
     if not values:
         raise InvalidInputError("the parameter grid is empty", reason="PARAMETER_INVALID")
     entropy = np.random.SeedSequence(seed).entropy

@@ -292,3 +292,29 @@ def test_two_step_generalization_names_the_least_alpha_qi(tmp_path, capsys):
     assert "TARGET_INFEASIBLE" in err and least == pytest.approx(share, abs=5e-5)
     assert publisher([*base, "--param", f"alpha_qi={share - 1e-3}", "--out", str(tmp_path / "b")]) == 3
     assert publisher([*base, "--param", f"alpha_qi={share + 1e-9}", "--out", str(tmp_path / "c")]) == 0
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--method", "rank_swapping", "--param", "p=5", "--param", "q=1"],
+     "rank_swapping has no parameter 'q' (their parameters: attributes, p)"),
+    (["--method", "rank_swapping", "--param", "p=5", "--param", "attributes=x9"],
+     "rank_swapping: attribute 'x9' is not in the table (those it can change: x1, x2, x3)"),
+    (["--method", "sd_k_anonymity", "--param", "k=3", "--schema", "OTHERS"],
+     "sd_k_anonymity needs quasi-identifiers, and the schema marks none: give the columns an attacker could know "
+     "the role quasi_identifier"),
+    (["--method", "multi_sensitive_generalization", "--schema", "NUMERIC_SENSITIVE"],
+     "x3 is numeric: bin it into categories, or give the role other"),
+])
+def test_a_refused_parameter_or_method_names_what_works(tmp_path, capsys, extra, words):
+    from publisher.cli import main as publisher
+
+    schemas = {"OTHERS": [("x1", "other"), ("x2", "other"), ("x3", "other")],
+               "NUMERIC_SENSITIVE": [("x1", "quasi_identifier"), ("x2", "quasi_identifier"), ("x3", "sensitive")]}
+    for name, roles in schemas.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps({"attributes": [
+            {"name": n, "kind": "numeric", "role": r} for n, r in roles]}))
+    extra = [str(tmp_path / f"{e}.json") if e in schemas else e for e in extra]
+    capsys.readouterr()
+    code = publisher(["anonymize", "--input", str(ORIGINAL), *extra, "--out", str(tmp_path / "y.csv")])
+    err = capsys.readouterr().err
+    assert code == 3 and len(err.strip().splitlines()) == 1 and words in err, err

@@ -43,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
     if args.method not in METHODS:
         raise InvalidInputError(f"unknown method {args.method!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
     if name not in METHODS[args.method].parsers:
-        raise InvalidInputError(f"{args.method} has no parameter {name!r}", reason="PARAMETER_UNKNOWN")
+        raise InvalidInputError(f"{args.method} has no parameter {name!r} (its parameters: "
+                                f"{', '.join(sorted(METHODS[args.method].parsers)) or 'none'})",
+                                reason="PARAMETER_UNKNOWN")
     if args.plot:
         check_output(args.plot, option="--plot", inputs=[args.input, args.schema], force=args.force)
     fixed = dict(split_param(t) for t in args.param)

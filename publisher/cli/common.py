@@ -107,9 +107,9 @@ def route_params(methods: Sequence[str], texts: Sequence[str]) -> list[dict[str,
         if len(takers) > 1:
             raise UsageError(f"--param {name} fits several methods; write method.{name}=value")
         if not takers:
-            raise InvalidInputError(
-                f"{' then '.join(methods)} has no parameter {name!r}", reason="PARAMETER_UNKNOWN"
-            )
+            known = ", ".join(sorted({p for m in methods for p in METHODS[m].parsers})) or "none"
+            raise InvalidInputError(f"{' then '.join(methods)} has no parameter {name!r} (their parameters: {known})",
+                                    reason="PARAMETER_UNKNOWN")
         routed[takers[0]][name] = value
     return routed
 

@@ -121,14 +121,19 @@ class Method(ABC):
         if attributes is None:
             cols = [j for j, a in enumerate(schema.attributes) if a.kind in self.kinds]
             if not cols:
-                raise fail(f"{self.name} changes {' or '.join(self.kinds)} columns and the table has none",
-                            "METHOD_NOT_APPLICABLE")
+                kinds = sorted({a.kind for a in schema.attributes})
+                raise fail(f"{self.name} changes {' or '.join(self.kinds)} columns and the table has none (its "
+                           f"columns are {' and '.join(kinds)}); docs/methods.md says which methods change those",
+                           "METHOD_NOT_APPLICABLE")
             return cols
         cols = []
         for a in attributes:
+            fit = [b.name for b in schema.attributes if b.kind in self.kinds]
             if a not in names:
-                raise fail(f"{self.name}: attribute {a!r} is not in the table", "PARAMETER_INVALID")
+                raise fail(f"{self.name}: attribute {a!r} is not in the table (those it can change: "
+                           f"{', '.join(fit) or 'none'})", "PARAMETER_INVALID")
             if schema[a].kind not in self.kinds:
-                raise fail(f"{self.name} cannot change {schema[a].kind} attribute {a!r}", "METHOD_NOT_APPLICABLE")
+                raise fail(f"{self.name} cannot change {schema[a].kind} attribute {a!r}; those it can change: "
+                           f"{', '.join(fit) or 'none'}", "METHOD_NOT_APPLICABLE")
             cols.append(names.index(a))
         return cols

@@ -258,11 +258,15 @@ class MultiSensitiveGeneralization(Method):
         qi = [a for a in schema.attributes if a.role == "quasi_identifier"]
         sa = [a for a in schema.attributes if a.role == "sensitive"]
         if not qi or not sa:
-            raise fail("multi_sensitive_generalization needs quasi-identifiers and sensitive attributes",
-                        "METHOD_NOT_APPLICABLE")
-        if any(a.kind == "numeric" for a in sa):
-            raise fail("multi_sensitive_generalization masks categorical sensitive attributes only",
-                        "METHOD_NOT_APPLICABLE")
+            lacking = " and ".join(w for w, have in (("quasi-identifiers", qi), ("sensitive attributes", sa))
+                                   if not have)
+            raise fail(f"multi_sensitive_generalization needs quasi-identifiers and sensitive attributes, and the "
+                       f"schema marks no {lacking}: give columns those roles", "METHOD_NOT_APPLICABLE")
+        numeric = [a.name for a in sa if a.kind == "numeric"]
+        if numeric:
+            raise fail(f"multi_sensitive_generalization masks categorical sensitive attributes only, and "
+                       f"{', '.join(numeric)} {'is' if len(numeric) == 1 else 'are'} numeric: bin {'it' if len(numeric) == 1 else 'them'} "
+                       "into categories, or give the role other", "METHOD_NOT_APPLICABLE")
         qh = [build_hierarchy(self.hierarchies.get(a.name), table[a.name].tolist(), a.kind == "numeric") for a in qi]
         sh = [build_hierarchy(self.hierarchies.get(a.name), table[a.name].tolist(), False) for a in sa]
         raw_qi = [[h.leaf_of[_num(v) if a.kind == "numeric" else str(v)] for v, h, a in zip(row, qh, qi)]

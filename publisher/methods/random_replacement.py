@@ -299,9 +299,11 @@ class RandomAttributeReplacement(Method):
                 raise fail(f"random_attribute_replacement: {n!r} is not an attribute of the table")
         m = len(names)
         if m == 0:
-            raise fail("random_attribute_replacement needs quasi-identifiers", "METHOD_NOT_APPLICABLE")
+            raise fail("random_attribute_replacement needs quasi-identifiers, and the schema marks none: give the "
+                       "columns an attacker could know the role quasi_identifier", "METHOD_NOT_APPLICABLE")
         if self.k > m:
-            raise fail(f"random_attribute_replacement: k = {self.k} is more than the {m} quasi-identifiers")
+            raise fail(f"random_attribute_replacement: k = {self.k} is more than the {m} quasi-identifiers; "
+                       f"k is from 1 to {m} here")
         rows = [tuple(r) for r in table[names].itertuples(index=False, name=None)]
         dists = distributions(rows)
         h = entropies(dists)

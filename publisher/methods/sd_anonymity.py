@@ -70,7 +70,8 @@ class SDKAnonymity(Method):
         names = list(self.attributes) if self.attributes is not None else [
             a.name for a in schema.attributes if a.role == "quasi_identifier"]
         if not names:
-            raise fail("sd_k_anonymity needs quasi-identifiers", "METHOD_NOT_APPLICABLE")
+            raise fail("sd_k_anonymity needs quasi-identifiers, and the schema marks none: give the columns an "
+                       "attacker could know the role quasi_identifier", "METHOD_NOT_APPLICABLE")
         n = len(table)
         if self.k > n:
             raise fail(f"sd_k_anonymity: k = {self.k} is larger than the number of records ({n})")
