@@ -318,3 +318,49 @@ def test_a_refused_parameter_or_method_names_what_works(tmp_path, capsys, extra,
     code = publisher(["anonymize", "--input", str(ORIGINAL), *extra, "--out", str(tmp_path / "y.csv")])
     err = capsys.readouterr().err
     assert code == 3 and len(err.strip().splitlines()) == 1 and words in err, err
+
+
+# ----------------------------------------------------------------------------- cold start
+
+
+def test_a_first_check_says_it_prepares_the_kernels(tmp_path):
+    """On a fresh install (numba's cache empty) a check of a release above PLAIN_BELOW says, on a terminal, that
+    it is preparing the search kernels; warm, it does not. stderr is a real pseudo-terminal here."""
+    import pty
+
+    import numpy as np
+
+    from publisher.cli import main as publisher
+
+    x = np.random.default_rng(2).normal(size=(3000, 3)) * [10, 100, 1000]
+    np.savetxt(tmp_path / "x.csv", x, delimiter=",", header="a,b,c", comments="", fmt="%.4f")
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--method", "additive_noise", "--param",
+                      "relative_sd=0.8", "--then", "reverse_mapping", "--key", str(tmp_path / "keys" / "private.pem"),
+                      "--dataset-id", "d", "--out", str(tmp_path / "release")]) == 0
+    (tmp_path / "me.json").write_text(json.dumps(dict(zip("abc", x[0].round(4).tolist()))))
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+
+    def run() -> str:
+        leader, follower = pty.openpty()
+        proc = subprocess.Popen([sys.executable, "-m", "verifier", "check", str(tmp_path / "release"), "--key",
+                                 str(tmp_path / "keys" / "public.pem"), "--record", str(tmp_path / "me.json"),
+                                 "--samples", "500"], stdout=subprocess.DEVNULL, stderr=follower,
+                                stdin=subprocess.DEVNULL, env=env)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                data = os.read(leader, 4096)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        os.close(leader)
+        assert proc.wait(timeout=120) == 0
+        return b"".join(chunks).decode(errors="replace")
+
+    assert "preparing the search kernels for this machine" in run()
+    assert "preparing the search kernels" not in run()

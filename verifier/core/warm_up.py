@@ -27,7 +27,7 @@ from verifier.core.window import compensated_prefix, two_pass_variance
 from verifier.data import decimal_cells
 
 __all__ = ["COLD_NOTICE", "WARMED", "KernelWarmUp", "kernels_cached", "warm_build", "warm_reader", "warm_search",
-           "warm_up"]
+           "warm_spreads", "warm_up"]
 
 #: what a command says while the kernels compile, once after an install
 COLD_NOTICE = "preparing the search kernels for this machine (once after installing; a few seconds)"
@@ -39,9 +39,13 @@ def warm_reader() -> None:
 
 
 def warm_build() -> None:
-    """The tree's build and the spreads' kernels, on a table of a few records."""
+    """The tree's build kernels, on a table of a few records."""
     lo = np.ones((32, 2), dtype=np.int64)
     RankTree(lo, lo * 32)
+
+
+def warm_spreads() -> None:
+    """The spreads' kernels."""
     z = np.linspace(0.0, 1.0, 8)
     compensated_prefix(z)
     two_pass_variance(z, np.zeros(2, np.int64), np.full(2, 7, np.int64))
@@ -62,20 +66,23 @@ def warm_up(*, reader: bool = True) -> None:
         warm_reader()
     warm_build()
     warm_search()
+    warm_spreads()
 
 
 #: the kernels :func:`warm_up` loads; the tree's listing of large match sets compiles where it is first needed
 WARMED = (*decimal_cells.KERNELS, *kdtree.WARMED, *window.KERNELS)
 
 
-def kernels_cached() -> bool:
-    """Whether numba's cache holds every kernel :func:`warm_up` loads (False on a fresh install: they compile).
+def kernels_cached(*, reader: bool = True) -> bool:
+    """Whether numba's cache holds every kernel :func:`warm_up` loads (False on a fresh install: they compile);
+    without ``reader``, leaving out the CSV reader's, which a table below a million cells does not use.
 
     Read from numba's own cache index files; where numba keeps them
     elsewhere than it says, the answer is False, which only shows a notice.
     """
+    kernels = WARMED if reader else [k for k in WARMED if k not in decimal_cells.KERNELS]
     try:
-        return all(os.path.exists(k._cache._cache_file._index_path) for k in WARMED)
+        return all(os.path.exists(k._cache._cache_file._index_path) for k in kernels)
     except AttributeError:
         return False
 
@@ -88,15 +95,15 @@ class KernelWarmUp:
     too small for the kernels (:func:`~verifier.compiling.compiling_pays`)
     starts nothing: its plain twins answer. ``cold`` says whether the kernels
     will be compiled, not loaded, which takes seconds once after an install;
-    then a second process compiles the build's and the spreads' kernels into
-    numba's cache while this one compiles the search's, so that two cores
-    share the wait.
+    then a second process compiles the tree build's kernels into numba's
+    cache while this one compiles the search's and the spreads', so that two
+    cores share the wait.
     """
 
     def __init__(self, n_records: int | None = None) -> None:
         self.needed = n_records is None or compiling_pays(n_records)
-        self.cold = self.needed and not kernels_cached()
         self._reader = n_records is None or n_records >= decimal_cells.AUTOMATON_FROM
+        self.cold = self.needed and not kernels_cached(reader=self._reader)
         self._helper: subprocess.Popen | None = None
         self._thread = threading.Thread(target=self._run, name="kernel-warm-up", daemon=True)
         if not self.needed:
@@ -115,6 +122,7 @@ class KernelWarmUp:
             if self._reader:
                 warm_reader()
             warm_search()
+            warm_spreads()
             if self._helper is None:
                 warm_build()
         except BaseException:  # noqa: BLE001 - the real call reports it
@@ -130,7 +138,7 @@ class KernelWarmUp:
 
 
 def main() -> int:
-    """``python -m verifier.core.warm_up``: compile the build's and the spreads' kernels into numba's cache."""
+    """``python -m verifier.core.warm_up``: compile the tree build's kernels into numba's cache."""
     warm_build()
     return 0
 
