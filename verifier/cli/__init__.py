@@ -11,12 +11,12 @@ import sys
 from typing import Sequence
 
 from verifier.version import __version__
-from verifier.cli import audit, check, demo, distance, intruder, reverse_map, tui, verify
+from verifier.cli import audit, check, demo, distance, intruder, page, reverse_map, tui, verify
 from verifier.frontend import ExitCode, new_parser, run_parsed
 
 __all__ = ["main", "build_parser", "ExitCode"]
 
-COMMANDS = (reverse_map, distance, intruder, verify, audit, check, tui, demo)
+COMMANDS = (reverse_map, distance, intruder, verify, audit, check, tui, page, demo)
 
 #: commands whose stray words may be a subject's values: never echoed
 _RECORD_COMMANDS = {"check", "tui"}

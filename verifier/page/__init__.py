@@ -1,0 +1,33 @@
+"""The subject's page: one self-contained HTML file that checks her record in her own browser.
+
+The page is plain JavaScript in this folder (``dsse.js``, ``verification.js``,
+``ranks.js``, ``check.js``, ``ui.js``: small functions named after their
+Python twins), inlined into ``page.html`` with no build step. Its
+Content-Security-Policy forbids every network request (``connect-src
+'none'``, ``default-src 'none'``) and allows only its own inline script, by
+its SHA-256 hash; nothing is fetched, and nothing she types leaves the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from importlib import resources
+
+__all__ = ["SCRIPTS", "page_html"]
+
+#: the page's scripts, in the order they are inlined
+SCRIPTS = ("dsse.js", "verification.js", "ranks.js", "check.js", "ui.js")
+
+
+def page_html() -> str:
+    """The page: its template with the scripts inlined and a Content-Security-Policy that names their hash."""
+    here = resources.files("verifier.page")
+    script = "\n".join(here.joinpath(name).read_text(encoding="utf-8") for name in SCRIPTS)
+    if "</script" in script.lower():
+        raise ValueError("a script of the page holds </script")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    csp = (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; connect-src 'none'; "
+           "img-src 'none'; font-src 'none'; form-action 'none'; base-uri 'none'")
+    template = here.joinpath("page.html").read_text(encoding="utf-8")
+    return template.replace("{{CSP}}", csp).replace("{{SCRIPT}}", script)

@@ -1,0 +1,53 @@
+"use strict";
+// A subject's check in her browser: verify, read, and measure her record (verifier check --json's fields).
+
+(function () {
+  const pp = globalThis.permutedPrivacy;
+
+  pp.parse_record = function parse_record(record, schema) {
+    // Her rank keys, by the schema: a number for a numeric attribute, a category's position otherwise.
+    const given = Object.keys(record);
+    for (const name of given) {
+      if (!schema.attributes.some((a) => a.name === name)) {
+        throw new pp.ReleaseError("RECORD_FIELD_UNKNOWN", "record", `field ${JSON.stringify(name)} is not an attribute of the release`);
+      }
+    }
+    return schema.attributes.map((a) => {
+      if (!(a.name in record)) throw new pp.ReleaseError("RECORD_FIELD_MISSING", "record", `field ${JSON.stringify(a.name)} is missing`);
+      const v = record[a.name];
+      if (a.kind === "numeric") {
+        const x = typeof v === "number" ? v : Number(v);
+        if (!Number.isFinite(x)) throw new pp.ReleaseError("RECORD_VALUE_INVALID", "record", `field ${JSON.stringify(a.name)}: not a number`);
+        return x;
+      }
+      const k = a.categories.indexOf(String(v));
+      if (k < 0) throw new pp.ReleaseError("RECORD_VALUE_INVALID", "record", `field ${JSON.stringify(a.name)}: the value is not one of its ${a.categories.length} categories (spelled exactly)`);
+      return k;
+    });
+  };
+
+  pp.checkRecord = async function checkRecord({ files, publicKeyPem, record }) {
+    // The JSON object `verifier check --json` prints, as far as this page computes it; a failed verification
+    // returns {verified: false, reason, message}.
+    let release;
+    try {
+      release = await pp.verifyRelease(files, publicKeyPem);
+    } catch (e) {
+      if (e instanceof pp.ReleaseError) return { verified: false, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+      throw e;
+    }
+    const p = release.statement.predicate;
+    const out = { verified: true, fingerprint: release.fingerprint, dataset_id: p.datasetId, release_version: p.releaseVersion,
+      attributes: p.schema.attributes.map((a) => a.name) };
+    if (!release.dataName.endsWith(".csv")) return { ...out, reason: "NOT_COMPUTED", message: "this page reads CSV releases" };
+    try {
+      const keys = pp.rank_keys(pp.read_csv(release.data[release.dataName], release.dataName), p.schema, release.dataName);
+      const mine = pp.parse_record(record, p.schema);
+      const r = pp.compute_record_distance(keys, mine);
+      return { ...out, distance: r.distance, matches: r.matches.map((i) => i + 1), deviations: r.deviations };
+    } catch (e) {
+      if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+      throw e;
+    }
+  };
+})();

@@ -1,0 +1,87 @@
+"use strict";
+// The page's form: the release folder, the publisher's key, her record; every value stays in this window.
+
+(function () {
+  const pp = globalThis.permutedPrivacy;
+  const $ = (id) => document.getElementById(id);
+  const state = { files: null, pem: "", statement: null };
+
+  function say(id, text) {
+    $(id).textContent = text;
+  }
+
+  async function readFiles(list) {
+    const files = {};
+    for (const f of list) files[f.name] = new Uint8Array(await f.arrayBuffer());
+    return files;
+  }
+
+  async function tryVerify() {
+    if (!state.files || !state.pem.trim()) return;
+    try {
+      const key = await pp.loadPublicKey(state.pem);
+      say("fingerprint", `Key fingerprint: ${key.fingerprint}. Compare it with the one the publisher announced elsewhere.`);
+      const release = await pp.verifyRelease(state.files, state.pem);
+      state.statement = release.statement;
+      say("verify-status", `OK: the release verifies: dataset ${JSON.stringify(release.statement.predicate.datasetId)}, version ${release.statement.predicate.releaseVersion}.`);
+      buildForm(release.statement.predicate.schema);
+    } catch (e) {
+      state.statement = null;
+      say("verify-status", e instanceof pp.ReleaseError ? `FAIL: ${e.path}: ${e.reason}: ${e.message}` : String(e));
+      $("record-form").replaceChildren();
+    }
+  }
+
+  function buildForm(schema) {
+    const form = $("record-form");
+    form.replaceChildren();
+    schema.attributes.forEach((a, j) => {
+      const label = document.createElement("label");
+      label.htmlFor = `field-${j}`;
+      label.textContent = a.name;
+      let input;
+      if (a.kind === "numeric") {
+        input = document.createElement("input");
+        input.type = "text";
+        input.inputMode = "decimal";
+      } else {
+        input = document.createElement("select");
+        for (const c of a.categories) {
+          const o = document.createElement("option");
+          o.value = c;
+          o.textContent = c;
+          input.append(o);
+        }
+      }
+      input.id = `field-${j}`;
+      input.dataset.name = a.name;
+      const row = document.createElement("div");
+      row.className = "row";
+      row.append(label, input);
+      form.append(row);
+    });
+    $("check").disabled = false;
+  }
+
+  async function runCheck() {
+    const record = {};
+    for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
+    const out = await pp.checkRecord({ files: state.files, publicKeyPem: state.pem, record });
+    if (!out.verified || out.reason) {
+      say("result", out.message);
+      return;
+    }
+    const lines = [`Your permutation distance: ${out.distance} (the ranks between your record and its closest released record, on its farthest attribute).`,
+      `Released records that match you: ${out.matches.join(", ")}.`];
+    out.matches.forEach((m, i) => lines.push(`  record ${m}: rank deviations ${out.deviations[i].join(", ")}`));
+    say("result", lines.join("\n"));
+  }
+
+  window.addEventListener("DOMContentLoaded", () => {
+    $("folder").addEventListener("change", async (e) => { state.files = await readFiles(e.target.files); await tryVerify(); });
+    $("key-file").addEventListener("change", async (e) => { state.pem = await e.target.files[0].text(); $("key-text").value = state.pem; await tryVerify(); });
+    $("key-text").addEventListener("change", async (e) => { state.pem = e.target.value; await tryVerify(); });
+    $("check").addEventListener("click", runCheck);
+    $("record-form").addEventListener("submit", (e) => { e.preventDefault(); runCheck(); });
+  });
+})();

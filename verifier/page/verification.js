@@ -1,0 +1,128 @@
+"use strict";
+// Release verification in the browser, in the order of verify_release (SPEC section 9), with its reason codes.
+
+(function () {
+  const pp = globalThis.permutedPrivacy;
+  const { ReleaseError } = pp;
+  const MANIFEST = "manifest.json";
+  const ENVELOPE = "manifest.dsse.json";
+  const PAYLOAD_TYPE = "application/vnd.in-toto+json";
+  const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";
+  const PREDICATES = ["https://permuted-privacy.dev/release/v2", "https://permuted-privacy.dev/release/v1"];
+  const SPKI_ED25519 = "302a300506032b6570032100";
+  const SAFE_NAME = /^[A-Za-z0-9._-]+$/;
+
+  pp.loadPublicKey = async function loadPublicKey(pem) {
+    // An Ed25519 public key in PEM (SubjectPublicKeyInfo); its raw 32 bytes' SHA-256 is the fingerprint.
+    const body = String(pem).replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");
+    let der;
+    try {
+      der = pp.b64decode(body, "the key", "key", "KEY_INVALID");
+    } catch (e) {
+      throw new ReleaseError("KEY_INVALID", "key", "not a PEM public key");
+    }
+    if (der.length !== 44 || pp.hex(der.slice(0, 12)) !== SPKI_ED25519) {
+      throw new ReleaseError("KEY_TYPE", "key", "not an Ed25519 public key");
+    }
+    const raw = der.slice(12);
+    const key = await crypto.subtle.importKey("spki", der, { name: "Ed25519" }, false, ["verify"]);
+    return { key, raw, fingerprint: await pp.sha256(raw), key_id: await pp.key_id(raw) };
+  };
+
+  pp.key_id = async function key_id(raw) {
+    // The TUF / in-toto key id: sha256 of the key's canonical JSON (sorted keys, no spaces).
+    const doc = `{"keytype":"ed25519","keyval":{"public":"${pp.hex(raw)}"},"scheme":"ed25519"}`;
+    return pp.sha256(new TextEncoder().encode(doc));
+  };
+
+  function strictJson(bytes, path, reason, what) {
+    let text;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      return JSON.parse(text);
+    } catch (e) {
+      throw new ReleaseError(reason, path, `${what} is not valid JSON`);
+    }
+  }
+
+  function checkStatement(statement, path) {
+    const bad = (message) => new ReleaseError("SCHEMA_INVALID", path, message);
+    if (statement === null || typeof statement !== "object" || Array.isArray(statement)) throw bad("the manifest is not a JSON object");
+    if (statement._type !== STATEMENT_TYPE) throw bad(`_type is not ${STATEMENT_TYPE}: this is not an in-toto statement of a release`);
+    if (!PREDICATES.includes(statement.predicateType)) throw bad(`predicateType is not ${PREDICATES[0]} (or ${PREDICATES[1]}): another kind of signed document`);
+    if (!Array.isArray(statement.subject) || statement.subject.length < 1) throw bad("subject must list the data file (or its parts)");
+    const listed = statement.subject.map((entry) => {
+      const name = entry && entry.name;
+      const digest = entry && entry.digest;
+      const size = entry && entry.annotations && entry.annotations.size;
+      if (typeof name !== "string" || !SAFE_NAME.test(name) || name === MANIFEST || name === ENVELOPE || name.startsWith(".")) {
+        throw new ReleaseError("UNSAFE_PATH", path, "a listed file's name is not a plain file name (letters, digits, '.', '_', '-'; no path)");
+      }
+      if (!digest || Object.keys(digest).length !== 1 || !/^[0-9a-f]{64}$/.test(digest.sha256 || "")) throw bad(`the digest of ${name} must be exactly one sha256`);
+      if (!Number.isInteger(size) || size < 0) throw bad(`the size of ${name} (annotations.size) must be a non-negative integer`);
+      return { name, sha256: digest.sha256, size };
+    });
+    const p = statement.predicate;
+    if (!p || typeof p !== "object") throw bad("predicate is missing");
+    for (const [field, ok] of [
+      ["datasetId", (v) => typeof v === "string" && v !== ""],
+      ["releaseVersion", (v) => Number.isInteger(v) && v >= 1],
+      ["createdAt", (v) => typeof v === "string"],
+      ["schema", (v) => v && typeof v === "object"],
+      ["methods", (v) => Array.isArray(v) && v.length > 0],
+      ["withheld", (v) => Array.isArray(v) && v.length === 1 && v[0] === "random_seed"],
+      ["claims", (v) => v && typeof v === "object"],
+    ]) {
+      if (!ok(p[field])) throw bad(`predicate.${field} is missing or malformed`);
+    }
+    return listed;
+  }
+
+  pp.verifyRelease = async function verifyRelease(files, publicKeyPem) {
+    // files: {name: Uint8Array} of one release folder. Returns {statement, fingerprint, data: {name: bytes}}.
+    const trusted = await pp.loadPublicKey(publicKeyPem);
+    const envPath = ENVELOPE;
+    if (!(ENVELOPE in files)) throw new ReleaseError("FILE_MISSING", ENVELOPE, "no manifest.dsse.json in the release");
+    const envelope = strictJson(files[ENVELOPE], envPath, "SIGNATURE_MALFORMED", "the envelope");
+    if (!envelope || typeof envelope !== "object" || Object.keys(envelope).sort().join() !== "payload,payloadType,signatures") {
+      throw new ReleaseError("SIGNATURE_MALFORMED", envPath, "a DSSE envelope holds exactly payloadType, payload and signatures");
+    }
+    const sigs = envelope.signatures;
+    if (!Array.isArray(sigs) || sigs.length !== 1 || !sigs[0] || typeof sigs[0] !== "object") {
+      throw new ReleaseError("SIGNATURE_MALFORMED", envPath, "the envelope must hold exactly one signature");
+    }
+    const signature = pp.b64decode(sigs[0].sig, "the signature", envPath, "SIGNATURE_MALFORMED");
+    if (signature.length !== 64) throw new ReleaseError("SIGNATURE_MALFORMED", envPath, `an Ed25519 signature has 64 bytes, this one ${signature.length}`);
+    const payload = pp.b64decode(envelope.payload, "the payload", envPath, "SIGNATURE_MALFORMED");
+    if (typeof envelope.payloadType !== "string") throw new ReleaseError("SIGNATURE_MALFORMED", envPath, "payloadType is not a string");
+    const ok = await crypto.subtle.verify({ name: "Ed25519" }, trusted.key, signature, pp.pae(envelope.payloadType, payload));
+    if (!ok) {
+      const hint = sigs[0].keyid;
+      if (typeof hint === "string" && hint !== trusted.key_id) {
+        throw new ReleaseError("KEY_MISMATCH", envPath, `signed by key id ${hint}, not by the trusted key (fingerprint ${trusted.fingerprint}, key id ${trusted.key_id})`);
+      }
+      throw new ReleaseError("SIGNATURE_INVALID", envPath, `the signature does not verify with the trusted key (fingerprint ${trusted.fingerprint}): the manifest was changed or signed by another key`);
+    }
+    if (envelope.payloadType !== PAYLOAD_TYPE) throw new ReleaseError("SCHEMA_INVALID", envPath, `payloadType is not ${PAYLOAD_TYPE}`);
+    const statement = strictJson(payload, MANIFEST, "MANIFEST_MALFORMED", "the signed manifest");
+    const listed = checkStatement(statement, MANIFEST);
+    const expected = [MANIFEST, ENVELOPE, ...listed.map((e) => e.name)].sort();
+    const present = Object.keys(files).sort();
+    const missing = expected.filter((n) => !present.includes(n));
+    if (missing.length) throw new ReleaseError("FILE_MISSING", missing[0], "is listed in the manifest but not in the release");
+    const extra = present.filter((n) => !expected.includes(n));
+    if (extra.length) throw new ReleaseError("UNLISTED_FILE", extra[0], "is not listed in the manifest; a release holds only its listed files");
+    const data = {};
+    for (const { name, sha256, size } of listed) {
+      const bytes = files[name];
+      if (bytes.length !== size) throw new ReleaseError("SIZE_MISMATCH", name, `holds ${bytes.length} bytes, the manifest says ${size}`);
+      if ((await pp.sha256(bytes)) !== sha256) throw new ReleaseError("DIGEST_MISMATCH", name, "its sha256 differs from the manifest's: the file was changed");
+      data[name] = bytes;
+    }
+    const manifest = files[MANIFEST];
+    if (manifest.length !== payload.length || manifest.some((b, i) => b !== payload[i])) {
+      throw new ReleaseError("MANIFEST_MISMATCH", MANIFEST, "differs from the signed payload of the envelope");
+    }
+    return { statement, fingerprint: trusted.fingerprint, data, dataName: listed[0].name };
+  };
+})();
