@@ -42,8 +42,9 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert not re.search(r"https?://(?!in-toto\.io/Statement|permuted-privacy\.dev/release)", html)
     assert "makes no network request" in html
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
-                                                         "compute_record_distance", "parse_record"))
-    assert len(SCRIPTS) == 5
+                                                         "compute_record_distance", "parse_record", "spread_at",
+                                                         "_single_spread", "claim_holds"))
+    assert len(SCRIPTS) == 6
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -141,8 +142,10 @@ def test_her_check_in_the_page_equals_the_command_line(browser, releases, capsys
             page = _in_page(browser, release, key, record)
             assert code == 0 and page["verified"] is True, page
             for field in ("fingerprint", "dataset_id", "release_version", "attributes", "distance", "matches",
-                          "deviations"):
+                          "deviations", "spread_kinds", "claimed", "claim_holds"):
                 assert page[field] == cli[field], (release.name, field)
+            for field in ("variances", "variances_at_claimed_distance"):  # to 1e-12 relative (sums in two orders)
+                assert page[field] == pytest.approx(cli[field], rel=1e-12, abs=1e-300), (release.name, field)
             compared += 1
     assert compared == 45
 
@@ -202,3 +205,29 @@ def test_loading_the_page_and_checking_makes_no_network_request(browser, release
     requests = [json.loads(e["message"])["message"] for e in browser.get_log("performance")]
     urls = [m["params"]["request"]["url"] for m in requests if m["method"] == "Network.requestWillBeSent"]
     assert urls and all(u.startswith("file://") and u.endswith("check.html") for u in urls), urls
+
+
+def test_a_categorical_release_in_the_page_equals_the_command_line(browser, capsys, tmp_path):
+    """Randomized response on the Adult sample the repository ships: nominal attributes, ranked by category,
+    spread as Gini-Simpson."""
+    import csv
+
+    root = Path(__file__).resolve().parents[1]
+    sample = root / "experiments" / "data" / "adult_sample_3000.csv"
+    schema = root / "docs" / "examples" / "adult-one-sensitive.json"
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(sample), "--schema", str(schema), "--method", "randomized_response",
+                      "--param", "l=2", "--param", "scope=both", "--seed", "2", "--samples", "200", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "rr", "--out",
+                      str(tmp_path / "release")]) == 0
+    names = [a["name"] for a in json.loads(schema.read_text())["attributes"]]
+    rows = list(csv.DictReader(sample.open()))
+    key = tmp_path / "keys" / "public.pem"
+    for row in rows[:3] + rows[-2:]:
+        record = {n: row[n] for n in names}
+        code, cli = _cli(capsys, tmp_path / "release", key, record, tmp_path)
+        page = _in_page(browser, tmp_path / "release", key, record)
+        assert code == 0 and page["spread_kinds"] == cli["spread_kinds"] == ["gini_simpson"] * 4
+        for field in ("distance", "matches", "deviations", "claimed", "claim_holds"):
+            assert page[field] == cli[field], field
+        assert page["variances"] == pytest.approx(cli["variances"], rel=1e-12)

@@ -44,7 +44,13 @@
       const keys = pp.rank_keys(pp.read_csv(release.data[release.dataName], release.dataName), p.schema, release.dataName);
       const mine = pp.parse_record(record, p.schema);
       const r = pp.compute_record_distance(keys, mine);
-      return { ...out, distance: r.distance, matches: r.matches.map((i) => i + 1), deviations: r.deviations };
+      const kinds = p.schema.attributes.map((a) => a.kind);
+      const [claimedD, claimedV] = pp._claimed(p.claims);
+      const atClaimed = claimedD === null ? null : pp.spread_at(r.columns, r.query, kinds, claimedD);
+      return { ...out, distance: r.distance, matches: r.matches.map((i) => i + 1), deviations: r.deviations,
+        variances: pp.spread_at(r.columns, r.query, kinds, r.distance), spread_kinds: kinds.map(pp.spread_kind),
+        claimed: { distance: claimedD, variances: claimedV }, variances_at_claimed_distance: atClaimed,
+        claim_holds: pp.claim_holds(r.distance, claimedD, claimedV, atClaimed, kinds.length) };
     } catch (e) {
       if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
       throw e;

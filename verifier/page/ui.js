@@ -74,6 +74,11 @@
     const lines = [`Your permutation distance: ${out.distance} (the ranks between your record and its closest released record, on its farthest attribute).`,
       `Released records that match you: ${out.matches.join(", ")}.`];
     out.matches.forEach((m, i) => lines.push(`  record ${m}: rank deviations ${out.deviations[i].join(", ")}`));
+    lines.push("", `Spread of the released values around your record, at your distance ${out.distance}:`);
+    out.attributes.forEach((a, j) => lines.push(`  ${a}: ${out.variances[j].toPrecision(4)}` +
+      (out.variances_at_claimed_distance ? ` (at the claimed D = ${out.claimed.distance}: ${out.variances_at_claimed_distance[j].toPrecision(4)}` +
+        (out.claimed.variances ? `, claimed v ${out.claimed.variances[j].toPrecision(4)})` : ")") : "")));
+    if (out.claim_holds !== null) lines.push("", out.claim_holds ? "The publisher's claimed (D, v) holds for your record." : "The publisher's claimed (D, v) does NOT hold for your record.");
     say("result", lines.join("\n"));
   }
 
