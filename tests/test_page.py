@@ -44,7 +44,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 6
+    assert len(SCRIPTS) == 7
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -231,3 +231,37 @@ def test_a_categorical_release_in_the_page_equals_the_command_line(browser, caps
         for field in ("distance", "matches", "deviations", "claimed", "claim_holds"):
             assert page[field] == cli[field], field
         assert page["variances"] == pytest.approx(cli["variances"], rel=1e-12)
+
+
+def test_her_attribute_disclosure_in_the_page_equals_the_command_line(browser, capsys, tmp_path):
+    """The permutation family's model: her candidates are her match set on numeric quasi-identifiers, or the
+    records with exactly her categorical ones; a numeric sensitive value is hit within 5% of its range."""
+    rng = np.random.default_rng(7)
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    key = tmp_path / "keys" / "public.pem"
+    numeric = np.round(rng.normal(size=(400, 3)) * [10, 100, 5], 1)
+    tied = rng.integers(0, 4, size=(400, 3))
+    cases = {
+        "numeric": (numeric, [{"name": n, "kind": "numeric", "role": r} for n, r in
+                              (("a", "quasi_identifier"), ("b", "quasi_identifier"), ("c", "sensitive"))],
+                    ["--method", "additive_noise", "--param", "relative_sd=0.5", "--then", "reverse_mapping"]),
+        "groups": (tied, [{"name": "a", "kind": "ordinal", "role": "quasi_identifier", "categories": list("0123")},
+                          {"name": "b", "kind": "ordinal", "role": "quasi_identifier", "categories": list("0123")},
+                          {"name": "c", "kind": "nominal", "role": "sensitive", "categories": list("0123")}],
+                   ["--method", "rank_swapping", "--param", "p=20", "--param", "attributes=a"]),
+    }
+    for name, (x, attrs, method) in cases.items():
+        table, schema = tmp_path / f"{name}.csv", tmp_path / f"{name}.json"
+        table.write_text("a,b,c\n" + "".join(",".join(str(v) for v in row) + "\n" for row in x.tolist()))
+        schema.write_text(json.dumps({"attributes": attrs}))
+        release = tmp_path / f"{name}-release"
+        assert publisher(["release", "--input", str(table), "--schema", str(schema), *method, "--seed", "1",
+                          "--samples", "200", "--allow-degenerate", "--key", str(tmp_path / "keys" / "private.pem"),
+                          "--dataset-id", name, "--out", str(release)]) == 0
+        for row in x[:6].tolist():
+            record = {n: (v if name == "numeric" else str(v)) for n, v in zip("abc", row)}
+            code, cli = _cli(capsys, release, key, record, tmp_path)
+            page = _in_page(browser, release, key, record)
+            assert code == 0 and cli["attribute_disclosure"]["c"]["mode"] == ("permutation" if name == "numeric"
+                                                                               else "group")
+            assert page["attribute_disclosure"] == cli["attribute_disclosure"], (name, record)

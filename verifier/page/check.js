@@ -40,6 +40,10 @@
     const out = { verified: true, fingerprint: release.fingerprint, dataset_id: p.datasetId, release_version: p.releaseVersion,
       attributes: p.schema.attributes.map((a) => a.name) };
     if (!release.dataName.endsWith(".csv")) return { ...out, reason: "NOT_COMPUTED", message: "this page reads CSV releases" };
+    const family = pp.family_of(p.methods);
+    if (family === "generalized") {
+      return { ...out, reason: "NOT_COMPUTED", message: "this page does not yet check generalized releases: use verifier check" };
+    }
     try {
       const keys = pp.rank_keys(pp.read_csv(release.data[release.dataName], release.dataName), p.schema, release.dataName);
       const mine = pp.parse_record(record, p.schema);
@@ -50,7 +54,9 @@
       return { ...out, distance: r.distance, matches: r.matches.map((i) => i + 1), deviations: r.deviations,
         variances: pp.spread_at(r.columns, r.query, kinds, r.distance), spread_kinds: kinds.map(pp.spread_kind),
         claimed: { distance: claimedD, variances: claimedV }, variances_at_claimed_distance: atClaimed,
-        claim_holds: pp.claim_holds(r.distance, claimedD, claimedV, atClaimed, kinds.length) };
+        claim_holds: pp.claim_holds(r.distance, claimedD, claimedV, atClaimed, kinds.length),
+        // the randomized models' own closed forms are not in the page yet: their disclosure is left out
+        ...(family === "permutation" ? { attribute_disclosure: pp.record_disclosure(keys, p.schema, mine) } : {}) };
     } catch (e) {
       if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
       throw e;

@@ -1,0 +1,62 @@
+"use strict";
+// Her attribute disclosure risk from the release alone, for the permutation family (disclosure.py's
+// record_disclosure, family.py's family_of).
+
+(function () {
+  const pp = globalThis.permutedPrivacy;
+  const GENERALIZING = ["sd_k_anonymity", "multi_sensitive_generalization"];
+
+  pp.family_of = function family_of(methods) {
+    const names = methods.map((m) => m && m.method);
+    if (names.some((n) => GENERALIZING.includes(n))) return "generalized";
+    if (names.includes("randomized_response")) return "randomized_response";
+    if (names.includes("random_attribute_replacement")) return "random_replacement";
+    return "permutation";
+  };
+
+  function mostFrequent(values) {
+    // The most frequent value; among equally frequent ones the smallest (np.unique's order, argmax's first).
+    const counts = new Map();
+    for (const v of values) counts.set(v, (counts.get(v) || 0) + 1);
+    let best = null, top = -1;
+    for (const v of [...counts.keys()].sort((a, b) => a - b)) {
+      if (counts.get(v) > top) { best = v; top = counts.get(v); }
+    }
+    return best;
+  }
+
+  pp.record_disclosure = function record_disclosure(keys, schema, record, tolerance = 0.05) {
+    // Per sensitive attribute: her candidates (her match set on the quasi-identifiers, or the records with
+    // exactly her categorical quasi-identifiers), the share whose released value is hers (within 5% of the
+    // range for a number), their most frequent value.
+    const attrs = schema.attributes;
+    const qi = attrs.map((a, j) => (a.role === "quasi_identifier" ? j : -1)).filter((j) => j >= 0);
+    const out = {};
+    attrs.forEach((attr, s) => {
+      if (attr.role !== "sensitive") return;
+      let members, mode;
+      if (!qi.length) {
+        members = keys.map((_, i) => i);
+        mode = "none";
+      } else if (qi.every((j) => attrs[j].kind !== "numeric")) {
+        members = keys.map((_, i) => i).filter((i) => qi.every((j) => keys[i][j] === record[j]));
+        mode = "group";
+      } else {
+        members = pp.compute_record_distance(keys.map((r) => qi.map((j) => r[j])), qi.map((j) => record[j])).matches;
+        mode = "permutation";
+      }
+      const theirs = members.map((i) => keys[i][s]);
+      let tol = null, hits;
+      if (attr.kind === "numeric") {
+        const column = keys.map((r) => r[s]);
+        tol = keys.length ? tolerance * (Math.max(...column) - Math.min(...column)) : 0.0;
+        hits = theirs.filter((v) => Math.abs(v - record[s]) <= tol).length;
+      } else {
+        hits = theirs.filter((v) => v === record[s]).length;
+      }
+      out[attr.name] = { mode, risk: members.length ? hits / members.length : 0.0, candidates: members.length,
+        best_guess: members.length ? mostFrequent(theirs) : null, ...(tol !== null ? { tolerance: tol } : {}) };
+    });
+    return out;
+  };
+})();
