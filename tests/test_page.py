@@ -265,3 +265,31 @@ def test_her_attribute_disclosure_in_the_page_equals_the_command_line(browser, c
             assert code == 0 and cli["attribute_disclosure"]["c"]["mode"] == ("permutation" if name == "numeric"
                                                                                else "group")
             assert page["attribute_disclosure"] == cli["attribute_disclosure"], (name, record)
+
+
+def test_the_page_by_hand_folder_key_form_and_result(browser, releases, tmp_path):
+    """A person's path through the page in Chromium: the folder picker, the key file, the form made from the
+    schema, the button; the result names her distance, and the fingerprint is shown to compare."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    root, made = releases
+    release, table = made["paper-noise"]
+    browser.refresh()
+    browser.find_element(By.ID, "folder").send_keys(str(release))
+    browser.find_element(By.ID, "key-file").send_keys(str(root / "keys" / "public.pem"))
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda d: d.find_element(By.ID, "verify-status").text.startswith(("OK", "FAIL")))
+    assert browser.find_element(By.ID, "verify-status").text.startswith("OK: the release verifies")
+    assert "Key fingerprint: " in browser.find_element(By.ID, "fingerprint").text
+    record = _records(table, 1)[0]
+    for name, value in record.items():
+        field = browser.find_element(By.CSS_SELECTOR, f'[data-name="{name}"]')
+        label = browser.find_element(By.CSS_SELECTOR, f'label[for="{field.get_attribute("id")}"]')
+        assert label.text == name  # a screen reader names every field
+        field.send_keys(repr(value))
+    browser.find_element(By.ID, "check").click()
+    wait.until(lambda d: d.find_element(By.ID, "result").text)
+    result = browser.find_element(By.ID, "result").text
+    expected = _in_page(browser, release, root / "keys" / "public.pem", record)
+    assert result.startswith(f"Your permutation distance: {expected['distance']} ")

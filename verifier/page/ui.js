@@ -78,6 +78,9 @@
     out.attributes.forEach((a, j) => lines.push(`  ${a}: ${out.variances[j].toPrecision(4)}` +
       (out.variances_at_claimed_distance ? ` (at the claimed D = ${out.claimed.distance}: ${out.variances_at_claimed_distance[j].toPrecision(4)}` +
         (out.claimed.variances ? `, claimed v ${out.claimed.variances[j].toPrecision(4)})` : ")") : "")));
+    for (const [name, r] of Object.entries(out.attribute_disclosure || {})) {
+      lines.push("", `Your ${name} is guessed right with probability ${(100 * r.risk).toPrecision(4)}% (${r.candidates} candidate records, ${r.mode}).`);
+    }
     if (out.claim_holds !== null) lines.push("", out.claim_holds ? "The publisher's claimed (D, v) holds for your record." : "The publisher's claimed (D, v) does NOT hold for your record.");
     say("result", lines.join("\n"));
   }
