@@ -44,7 +44,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 7
+    assert len(SCRIPTS) == 8
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -84,7 +84,8 @@ CHECK = """
 const [files, pem, record, done] = arguments;
 const bytes = {};
 for (const [k, v] of Object.entries(files)) bytes[k] = Uint8Array.from(atob(v), c => c.charCodeAt(0));
-window.permutedPrivacy.checkRecord({files: bytes, publicKeyPem: pem, record}).then(done, e => done({error: String(e)}));
+window.permutedPrivacy.checkRecord({files: bytes, publicKeyPem: pem, record, options: {randomMatch: false}})
+  .then(done, e => done({error: String(e)}));
 """
 
 
@@ -293,3 +294,38 @@ def test_the_page_by_hand_folder_key_form_and_result(browser, releases, tmp_path
     result = browser.find_element(By.ID, "result").text
     expected = _in_page(browser, release, root / "keys" / "public.pem", record)
     assert result.startswith(f"Your permutation distance: {expected['distance']} ")
+
+
+TESTED = """
+const [files, pem, record, done] = arguments;
+const bytes = {};
+for (const [k, v] of Object.entries(files)) bytes[k] = Uint8Array.from(atob(v), c => c.charCodeAt(0));
+window.permutedPrivacy.checkRecord({files: bytes, publicKeyPem: pem, record, options: {samples: 4000, seed: 1}})
+  .then(done, e => done({error: String(e)}));
+"""
+
+
+def test_the_random_match_test_in_the_page(browser, releases, capsys, tmp_path):
+    """Exhaustive where the command line is (the paper example's 8,000 combinations): the same distribution
+    and p-value exactly. Monte Carlo otherwise (300 records): the page's p-value inside the command line's
+    95% Clopper-Pearson interval."""
+    root, made = releases
+    key = root / "keys" / "public.pem"
+    for name, exact in (("paper-noise", True), ("random-noise", False), ("tied-swap", False)):
+        release, table = made[name]
+        for record in _records(table, 3):
+            (tmp_path / "record.json").write_text(json.dumps(record))
+            capsys.readouterr()
+            assert verifier(["check", str(release), "--key", str(key), "--record", str(tmp_path / "record.json"),
+                             "--json", "--samples", "4000"]) == 0
+            cli = json.loads(capsys.readouterr().out)
+            files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in release.iterdir()}
+            page = browser.execute_async_script(TESTED, files, key.read_text(), record)
+            assert page["random_method"] == cli["random_method"] == ("exhaustive" if exact else "monte_carlo")
+            assert page["random_records"] == cli["random_records"] and page["alpha"] == cli["alpha"]
+            if exact:
+                assert page["random_distribution"] == cli["random_distribution"]
+                assert page["p_value"] == cli["p_value"] and page["confidently_linked"] == cli["confidently_linked"]
+            else:
+                low, high = cli["p_value_interval"]
+                assert low <= page["p_value"] <= high, (name, page["p_value"], cli["p_value_interval"])

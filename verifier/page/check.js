@@ -26,7 +26,7 @@
     });
   };
 
-  pp.checkRecord = async function checkRecord({ files, publicKeyPem, record }) {
+  pp.checkRecord = async function checkRecord({ files, publicKeyPem, record, options = {} }) {
     // The JSON object `verifier check --json` prints, as far as this page computes it; a failed verification
     // returns {verified: false, reason, message}.
     let release;
@@ -56,7 +56,8 @@
         claimed: { distance: claimedD, variances: claimedV }, variances_at_claimed_distance: atClaimed,
         claim_holds: pp.claim_holds(r.distance, claimedD, claimedV, atClaimed, kinds.length),
         // the randomized models' own closed forms are not in the page yet: their disclosure is left out
-        ...(family === "permutation" ? { attribute_disclosure: pp.record_disclosure(keys, p.schema, mine) } : {}) };
+        ...(family === "permutation" ? { attribute_disclosure: pp.record_disclosure(keys, p.schema, mine) } : {}),
+        ...(options.randomMatch === false ? {} : pp.subject_test(keys, r.columns, r.distance, options)) };
     } catch (e) {
       if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
       throw e;

@@ -81,6 +81,10 @@
     for (const [name, r] of Object.entries(out.attribute_disclosure || {})) {
       lines.push("", `Your ${name} is guessed right with probability ${(100 * r.risk).toPrecision(4)}% (${r.candidates} candidate records, ${r.mode}).`);
     }
+    if (out.p_value !== undefined) {
+      lines.push("", `A random record matches as closely ${(100 * out.p_value).toPrecision(4)}% of the time (${out.random_method.replace("_", " ")}, ${out.random_records} random records): ` +
+        (out.confidently_linked ? "an intruder who finds your match can be confident it is the right one." : "an intruder cannot tell your match from chance."));
+    }
     if (out.claim_holds !== null) lines.push("", out.claim_holds ? "The publisher's claimed (D, v) holds for your record." : "The publisher's claimed (D, v) does NOT hold for your record.");
     say("result", lines.join("\n"));
   }
