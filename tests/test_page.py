@@ -44,7 +44,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 8
+    assert len(SCRIPTS) == 9
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -143,7 +143,7 @@ def test_her_check_in_the_page_equals_the_command_line(browser, releases, capsys
             page = _in_page(browser, release, key, record)
             assert code == 0 and page["verified"] is True, page
             for field in ("fingerprint", "dataset_id", "release_version", "attributes", "distance", "matches",
-                          "deviations", "spread_kinds", "claimed", "claim_holds"):
+                          "deviations", "spread_kinds", "claimed", "claim_holds", "verdict"):
                 assert page[field] == cli[field], (release.name, field)
             for field in ("variances", "variances_at_claimed_distance"):  # to 1e-12 relative (sums in two orders)
                 assert page[field] == pytest.approx(cli[field], rel=1e-12, abs=1e-300), (release.name, field)
@@ -266,6 +266,7 @@ def test_her_attribute_disclosure_in_the_page_equals_the_command_line(browser, c
             assert code == 0 and cli["attribute_disclosure"]["c"]["mode"] == ("permutation" if name == "numeric"
                                                                                else "group")
             assert page["attribute_disclosure"] == cli["attribute_disclosure"], (name, record)
+            assert page["verdict"] == cli["verdict"], (name, record)
 
 
 def test_the_page_by_hand_folder_key_form_and_result(browser, releases, tmp_path):
@@ -292,8 +293,11 @@ def test_the_page_by_hand_folder_key_form_and_result(browser, releases, tmp_path
     browser.find_element(By.ID, "check").click()
     wait.until(lambda d: d.find_element(By.ID, "result").text)
     result = browser.find_element(By.ID, "result").text
-    expected = _in_page(browser, release, root / "keys" / "public.pem", record)
-    assert result.startswith(f"Your permutation distance: {expected['distance']} ")
+    files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in release.iterdir()}
+    expected = browser.execute_async_script(CHECK.replace(", options: {randomMatch: false}", ""), files,
+                                            (root / "keys" / "public.pem").read_text(), record)  # as the button runs
+    assert f"\nYour permutation distance: {expected['distance']} " in result
+    assert result.startswith(f"{expected['verdict']['level'].replace('_', ' ').upper()}: {expected['verdict']['headline']}")
 
 
 TESTED = """
@@ -324,8 +328,25 @@ def test_the_random_match_test_in_the_page(browser, releases, capsys, tmp_path):
             assert page["random_method"] == cli["random_method"] == ("exhaustive" if exact else "monte_carlo")
             assert page["random_records"] == cli["random_records"] and page["alpha"] == cli["alpha"]
             if exact:
+                assert page["verdict"] == cli["verdict"]  # her level and headline, tested
                 assert page["random_distribution"] == cli["random_distribution"]
                 assert page["p_value"] == cli["p_value"] and page["confidently_linked"] == cli["confidently_linked"]
             else:
                 low, high = cli["p_value_interval"]
                 assert low <= page["p_value"] <= high, (name, page["p_value"], cli["p_value_interval"])
+
+
+def test_the_number_format_in_the_page_is_the_command_lines(browser):
+    """verifier.text.number and its twin, on values of every size, ties of rounding included (98.625 reads
+    98.62 in both: Python rounds an exact tie to the even digit, JavaScript's toFixed would round it up)."""
+    from verifier.text import number
+
+    rng = np.random.default_rng(3)
+    values = [98.625, 0.125, 2.5, 1e-7, 765009.0, -3.25, 1234.5678, 99.995, 9.9995, 0.0, 1e15, 123456789.0]
+    values += (rng.normal(size=300) * 10.0 ** rng.integers(-6, 12, 300)).tolist()
+    values += [k / 64 for k in range(1, 200)]  # many exact binary ties
+    shares = rng.uniform(size=100).tolist() + [0.98625, 0.5, 1.0, 0.0]
+    page = browser.execute_script("const pp = window.permutedPrivacy; return [arguments[0].map(v => pp.number(v)), "
+                                  "arguments[1].map(v => pp.number(v, true))];", values, shares)
+    assert page[0] == [number(v) for v in values]
+    assert page[1] == [number(v, share=True) for v in shares]

@@ -2,7 +2,8 @@
 
 The page is plain JavaScript in this folder (``dsse.js``, ``verification.js``,
 ``ranks.js``, ``spreads.js``, ``disclosure.js``, ``randommatch.js``,
-``check.js``, ``ui.js``: small functions named after their Python twins), inlined into ``page.html`` with no build step. Its
+``verdict.js``, ``check.js``, ``ui.js``: small functions named after their
+Python twins), inlined into ``page.html`` with no build step. Its
 Content-Security-Policy forbids every network request (``connect-src
 'none'``, ``default-src 'none'``) and allows only its own inline script, by
 its SHA-256 hash; nothing is fetched, and nothing she types leaves the page.
@@ -17,7 +18,8 @@ from importlib import resources
 __all__ = ["SCRIPTS", "page_html"]
 
 #: the page's scripts, in the order they are inlined
-SCRIPTS = ("dsse.js", "verification.js", "ranks.js", "spreads.js", "disclosure.js", "randommatch.js", "check.js", "ui.js")
+SCRIPTS = ("dsse.js", "verification.js", "ranks.js", "spreads.js", "disclosure.js", "randommatch.js", "verdict.js",
+           "check.js", "ui.js")
 
 
 def page_html() -> str:

@@ -51,13 +51,19 @@
       const kinds = p.schema.attributes.map((a) => a.kind);
       const [claimedD, claimedV] = pp._claimed(p.claims);
       const atClaimed = claimedD === null ? null : pp.spread_at(r.columns, r.query, kinds, claimedD);
-      return { ...out, distance: r.distance, matches: r.matches.map((i) => i + 1), deviations: r.deviations,
+      const result = { ...out, distance: r.distance, matches: r.matches.map((i) => i + 1), deviations: r.deviations,
         variances: pp.spread_at(r.columns, r.query, kinds, r.distance), spread_kinds: kinds.map(pp.spread_kind),
         claimed: { distance: claimedD, variances: claimedV }, variances_at_claimed_distance: atClaimed,
         claim_holds: pp.claim_holds(r.distance, claimedD, claimedV, atClaimed, kinds.length),
         // the randomized models' own closed forms are not in the page yet: their disclosure is left out
         ...(family === "permutation" ? { attribute_disclosure: pp.record_disclosure(keys, p.schema, mine) } : {}),
         ...(options.randomMatch === false ? {} : pp.subject_test(keys, r.columns, r.distance, options)) };
+      if (family === "permutation") {  // the other families' disclosure models are not in the page yet
+        const unchanged = r.distance === 0 && kinds.includes("numeric") &&
+          r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
+        result.verdict = pp.record_verdict(result, p, family, unchanged);
+      }
+      return result;
     } catch (e) {
       if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
       throw e;

@@ -71,8 +71,10 @@
       say("result", out.message);
       return;
     }
-    const lines = [`Your permutation distance: ${out.distance} (the ranks between your record and its closest released record, on its farthest attribute).`,
-      `Released records that match you: ${out.matches.join(", ")}.`];
+    const lines = out.verdict ? [`${out.verdict.level.replace("_", " ").toUpperCase()}: ${out.verdict.headline}`,
+      ...out.verdict.lines.slice(1), ""] : [];
+    lines.push(`Your permutation distance: ${out.distance} (the ranks between your record and its closest released record, on its farthest attribute).`,
+      `Released records that match you: ${out.matches.join(", ")}.`);
     out.matches.forEach((m, i) => lines.push(`  record ${m}: rank deviations ${out.deviations[i].join(", ")}`));
     lines.push("", `Spread of the released values around your record, at your distance ${out.distance}:`);
     out.attributes.forEach((a, j) => lines.push(`  ${a}: ${out.variances[j].toPrecision(4)}` +
