@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import PAPER
+from conftest import PAPER, resign_statement
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
 from verifier.page import SCRIPTS, page_html
@@ -39,12 +39,13 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     assert rules["script-src"] == f"'sha256-{digest}'"  # its own inline script, and no other
     assert html.count("<script") == 1 and " src=" not in html and " href=" not in html
-    assert not re.search(r"https?://(?!in-toto\.io/Statement|permuted-privacy\.dev/release)", html)
+    # addresses appear only as names inside the data (the statement's types, the schema's $schema and $id)
+    assert not re.search(r"https?://(?!in-toto\.io/Statement|permuted-privacy\.dev/|json-schema\.org/draft/)", html)
     assert "makes no network request" in html
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 9
+    assert len(SCRIPTS) == 10
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -350,3 +351,35 @@ def test_the_number_format_in_the_page_is_the_command_lines(browser):
                                   "arguments[1].map(v => pp.number(v, true))];", values, shares)
     assert page[0] == [number(v) for v in values]
     assert page[1] == [number(v, share=True) for v in shares]
+
+
+LIES = {
+    "k as a word": lambda s: s["predicate"]["claims"].update(k="five"),
+    "no claims": lambda s: s["predicate"].update(claims={}),
+    "garbage methods": lambda s: s["predicate"].update(methods=["garbage", 5]),
+    "negative records": lambda s: s["predicate"]["claims"].update(n_records=-5),
+    "not a date": lambda s: s["predicate"].update(createdAt="not-a-date"),
+    "an unknown claim": lambda s: s["predicate"]["claims"].update(l_diversity=50),
+    "k above n": lambda s: s["predicate"]["claims"].update(k=10**6),
+    "another model": lambda s: s["predicate"]["claims"].update(model="generalized"),
+}
+
+
+@pytest.mark.parametrize("lie", list(LIES))
+def test_a_re_signed_lie_fails_the_strict_checks_in_the_page_as_on_the_command_line(browser, releases, capsys,
+                                                                                     tmp_path, lie):
+    """A dishonest publisher signs a malformed manifest with her real key: the page's strict checks (the
+    published schema, then the claims under the model) refuse it with the command line's reason."""
+    root, made = releases
+    release, table = made["paper-noise"]
+    copy = tmp_path / "lied"
+    shutil.copytree(release, copy)
+    resign_statement(copy, root / "keys" / "private.pem", LIES[lie])
+    record = _records(table, 1)[0]
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert verifier(["check", str(copy), "--key", str(root / "keys" / "public.pem"), "--record",
+                     str(tmp_path / "record.json"), "--json"]) == 1
+    cli = json.loads(capsys.readouterr().out)
+    page = _in_page(browser, copy, root / "keys" / "public.pem", record)
+    assert cli["reason"] == page["reason"] == "SCHEMA_INVALID", (lie, page)

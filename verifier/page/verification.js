@@ -75,6 +75,7 @@
     ]) {
       if (!ok(p[field])) throw bad(`predicate.${field} is missing or malformed`);
     }
+    pp.validate_manifest(statement, path);  // every other field, typed and bounded, and the claims under their model
     return listed;
   }
 
