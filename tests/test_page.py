@@ -272,7 +272,8 @@ def test_her_attribute_disclosure_in_the_page_equals_the_command_line(browser, c
 
 def test_the_page_by_hand_folder_key_form_and_result(browser, releases, tmp_path):
     """A person's path through the page in Chromium: the folder picker, the key file, the form made from the
-    schema, the button; the result names her distance, and the fingerprint is shown to compare."""
+    schema, the button; the check runs in a worker made from the page's own script; the result leads with her
+    verdict and names her distance, and the fingerprint is shown to compare."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -292,8 +293,9 @@ def test_the_page_by_hand_folder_key_form_and_result(browser, releases, tmp_path
         assert label.text == name  # a screen reader names every field
         field.send_keys(repr(value))
     browser.find_element(By.ID, "check").click()
-    wait.until(lambda d: d.find_element(By.ID, "result").text)
+    wait.until(lambda d: d.find_element(By.ID, "result").text not in ("", "Checking ..."))
     result = browser.find_element(By.ID, "result").text
+    assert browser.execute_script("return window.permutedPrivacy.ranIn") == "worker"  # off the page's thread
     files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in release.iterdir()}
     expected = browser.execute_async_script(CHECK.replace(", options: {randomMatch: false}", ""), files,
                                             (root / "keys" / "public.pem").read_text(), record)  # as the button runs
@@ -383,3 +385,28 @@ def test_a_re_signed_lie_fails_the_strict_checks_in_the_page_as_on_the_command_l
     cli = json.loads(capsys.readouterr().out)
     page = _in_page(browser, copy, root / "keys" / "public.pem", record)
     assert cli["reason"] == page["reason"] == "SCHEMA_INVALID", (lie, page)
+
+
+def test_the_page_reads_at_360_pixels_and_by_keyboard(browser, releases):
+    """A phone's width: nothing wider than the window; every control reachable by Tab, each with its label."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    root, made = releases
+    browser.refresh()
+    browser.set_window_size(360, 800)
+    try:
+        browser.find_element(By.ID, "folder").send_keys(str(made["paper-noise"][0]))
+        browser.find_element(By.ID, "key-file").send_keys(str(root / "keys" / "public.pem"))
+        wide = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert wide[0] <= wide[1], wide
+        seen = []
+        for _ in range(12):  # Tab pressed on the keyboard, wherever the focus is
+            ActionChains(browser).send_keys(Keys.TAB).perform()
+            seen.append(browser.switch_to.active_element.get_attribute("id"))
+        assert {"folder", "key-file", "key-text"} <= set(seen)
+        for control in ("folder", "key-file", "key-text"):
+            assert browser.find_elements(By.CSS_SELECTOR, f'label[for="{control}"]')
+    finally:
+        browser.set_window_size(1280, 900)

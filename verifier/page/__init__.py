@@ -33,7 +33,7 @@ def page_html() -> str:
     if "</script" in script.lower():
         raise ValueError("a script of the page holds </script")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
-    csp = (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; connect-src 'none'; "
-           "img-src 'none'; font-src 'none'; form-action 'none'; base-uri 'none'")
+    csp = (f"default-src 'none'; script-src 'sha256-{digest}'; worker-src blob:; style-src 'unsafe-inline'; "
+           "connect-src 'none'; img-src 'none'; font-src 'none'; form-action 'none'; base-uri 'none'")
     template = here.joinpath("page.html").read_text(encoding="utf-8")
     return template.replace("{{CSP}}", csp).replace("{{SCRIPT}}", script)

@@ -34,7 +34,8 @@
     };
   }
 
-  pp.random_match_distribution = function random_match_distribution(keys, columns, { samples = 10000, seed = 0 } = {}) {
+  pp.random_match_distribution = function random_match_distribution(keys, columns, { samples = 10000, seed = 0,
+                                                                                   progress = null } = {}) {
     const n = keys.length, m = columns.length;
     const blocks = keys.map((r) => r.map((v, j) => pp.blocks_of(columns[j], v)));
     const counts = [];
@@ -42,7 +43,9 @@
     if (Math.pow(n, m) <= EXHAUSTIVE_LIMIT) {
       // each combination of distinct column values once, weighted by how often it can be drawn
       const at = new Array(m).fill(0);
-      for (;;) {
+      const distinct = columns.reduce((t, col) => t * col.unique.length, 1);
+      for (let done = 1; ; done++) {
+        if (progress && done % 1000 === 0) progress(done, distinct);
         const qlo = at.map((k, j) => columns[j].lo[k]), qhi = at.map((k, j) => columns[j].hi[k]);
         add(distance_to(blocks, qlo, qhi), qhi.reduce((w, h, j) => w * (h - qlo[j] + 1), 1));
         let j = m - 1;
@@ -53,15 +56,17 @@
     }
     const random = mulberry32(seed);
     for (let s = 0; s < samples; s++) {
+      if (progress && s % 1000 === 0) progress(s, samples);
       const q = columns.map((col, j) => pp.blocks_of(col, keys[Math.floor(random() * n)][j]));
       add(distance_to(blocks, q.map((b) => b[0]), q.map((b) => b[1])), 1);
     }
     return { method: "monte_carlo", counts, total: samples };
   };
 
-  pp.subject_test = function subject_test(keys, columns, distance, { alpha = 0.01, samples = 10000, seed = 0 } = {}) {
+  pp.subject_test = function subject_test(keys, columns, distance, { alpha = 0.01, samples = 10000, seed = 0,
+                                                                     progress = null } = {}) {
     // Her p-value F_rand(d): the share of random records at a distance no larger than hers.
-    const random = pp.random_match_distribution(keys, columns, { samples, seed });
+    const random = pp.random_match_distribution(keys, columns, { samples, seed, progress });
     const below = random.counts.slice(0, distance + 1).reduce((a, b) => a + b, 0);
     const p = below / random.total;
     const distribution = {};

@@ -3,6 +3,14 @@
 
 (function () {
   const pp = globalThis.permutedPrivacy;
+  if (typeof document === "undefined") {
+    // in the page's worker: run her check off the page's thread, and say how far the random-match test is
+    globalThis.onmessage = async ({ data }) => {
+      const progress = (done, total) => postMessage({ progress: [done, total] });
+      postMessage({ result: await pp.checkRecord({ ...data, options: { progress } }) });
+    };
+    return;
+  }
   const $ = (id) => document.getElementById(id);
   const state = { files: null, pem: "", statement: null };
 
@@ -14,6 +22,22 @@
     const files = {};
     for (const f of list) files[f.name] = new Uint8Array(await f.arrayBuffer());
     return files;
+  }
+
+  async function droppedFiles(transfer) {
+    // A dropped release folder (or its files): every file, by name.
+    const entries = [...transfer.items].map((item) => item.webkitGetAsEntry && item.webkitGetAsEntry()).filter(Boolean);
+    const file = (entry) => new Promise((ok, bad) => entry.file(ok, bad));
+    const list = [];
+    for (const entry of entries) {
+      if (entry.isDirectory) {
+        const inner = await new Promise((ok, bad) => entry.createReader().readEntries(ok, bad));
+        for (const e of inner) if (e.isFile) list.push(await file(e));
+      } else if (entry.isFile) {
+        list.push(await file(entry));
+      }
+    }
+    return readFiles(list);
   }
 
   async function tryVerify() {
@@ -63,10 +87,38 @@
     $("check").disabled = false;
   }
 
+  function inWorker(message) {
+    // The check in a worker made from this page's own script (a blob: address; nothing is fetched), with its
+    // progress on the bar; where a worker cannot start, here.
+    return new Promise((resolve) => {
+      let worker;
+      try {
+        const code = document.querySelector("script").textContent;
+        worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
+      } catch (e) {
+        pp.ranIn = "page";
+        resolve(pp.checkRecord(message));
+        return;
+      }
+      pp.ranIn = "worker";
+      const bar = $("progress");
+      bar.hidden = false;
+      worker.onmessage = ({ data }) => {
+        if (data.progress) { bar.max = data.progress[1]; bar.value = data.progress[0]; return; }
+        bar.hidden = true;
+        worker.terminate();
+        resolve(data.result);
+      };
+      worker.onerror = () => { worker.terminate(); bar.hidden = true; pp.ranIn = "page"; resolve(pp.checkRecord(message)); };
+      worker.postMessage(message);
+    });
+  }
+
   async function runCheck() {
     const record = {};
     for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
-    const out = await pp.checkRecord({ files: state.files, publicKeyPem: state.pem, record });
+    say("result", "Checking ...");
+    const out = await inWorker({ files: state.files, publicKeyPem: state.pem, record });
     if (!out.verified || out.reason) {
       say("result", out.message);
       return;
@@ -93,6 +145,13 @@
 
   window.addEventListener("DOMContentLoaded", () => {
     $("folder").addEventListener("change", async (e) => { state.files = await readFiles(e.target.files); await tryVerify(); });
+    const drop = $("drop");
+    drop.addEventListener("dragover", (e) => e.preventDefault());
+    drop.addEventListener("drop", async (e) => {
+      e.preventDefault();
+      state.files = await droppedFiles(e.dataTransfer);
+      await tryVerify();
+    });
     $("key-file").addEventListener("change", async (e) => { state.pem = await e.target.files[0].text(); $("key-text").value = state.pem; await tryVerify(); });
     $("key-text").addEventListener("change", async (e) => { state.pem = e.target.value; await tryVerify(); });
     $("check").addEventListener("click", runCheck);
