@@ -45,7 +45,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 10
+    assert len(SCRIPTS) == 11
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -410,3 +410,28 @@ def test_the_page_reads_at_360_pixels_and_by_keyboard(browser, releases):
             assert browser.find_elements(By.CSS_SELECTOR, f'label[for="{control}"]')
     finally:
         browser.set_window_size(1280, 900)
+
+
+def test_the_pages_tree_answers_as_its_scan(browser):
+    """The random-match test's index (tree.js, the KD-tree's twin) against the plain scan, on random tables
+    with and without ties, every query of random blocks."""
+    out = browser.execute_script("""
+const pp = window.permutedPrivacy;
+let seed = 7; const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const bad = [];
+for (const tied of [false, true]) {
+  for (let t = 0; t < 20; t++) {
+    const n = 1 + Math.floor(rand() * 400), m = 1 + Math.floor(rand() * 6);
+    const keys = Array.from({length: n}, () => Array.from({length: m}, () => tied ? Math.floor(rand() * 4) : rand()));
+    const columns = Array.from({length: m}, (_, j) => pp.from_sorted(keys.map(r => r[j]).sort((a, b) => a - b)));
+    const blocks = keys.map(r => r.map((v, j) => pp.blocks_of(columns[j], v)));
+    const tree = pp.rank_tree(blocks);
+    for (let q = 0; q < 50; q++) {
+      const b = columns.map((col, j) => pp.blocks_of(col, keys[Math.floor(rand() * n)][j]));
+      const qlo = b.map(x => x[0]), qhi = b.map(x => x[1]);
+      if (tree(qlo, qhi) !== pp.distance_by_scan(blocks, qlo, qhi)) bad.push([tied, t, q]);
+    }
+  }
+}
+return bad;""")
+    assert out == []
