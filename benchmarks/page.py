@@ -87,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
             page = driver.execute_async_script(CHECK, files, (root / "keys" / "public.pem").read_text(), record)
         finally:
             driver.quit()
+    if "error" in page:
+        print(f"{args.rows:.0e} x {args.columns}: the page failed: {page['error']}")
+        return 1
     out = {"rows": args.rows, "columns": args.columns, "page_load_s": round(load, 2),
            "page_check_s": round(page["seconds"], 2), "cli_check_s": round(cli, 2), "page": page}
     print(json.dumps(out, indent=2) if args.json else

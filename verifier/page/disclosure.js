@@ -49,7 +49,10 @@
       let tol = null, hits;
       if (attr.kind === "numeric") {
         const column = keys.map((r) => r[s]);
-        tol = keys.length ? tolerance * (Math.max(...column) - Math.min(...column)) : 0.0;
+        // a loop, not Math.max(...column): a census's column is more arguments than a call may take
+        let top = -Infinity, bottom = Infinity;
+        for (const v of column) { if (v > top) top = v; if (v < bottom) bottom = v; }
+        tol = keys.length ? tolerance * (top - bottom) : 0.0;
         hits = theirs.filter((v) => Math.abs(v - record[s]) <= tol).length;
       } else {
         hits = theirs.filter((v) => v === record[s]).length;
