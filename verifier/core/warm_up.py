@@ -5,9 +5,10 @@ the CSV reader's, the tree's and the spreads' kernels, a tenth of a
 subject's whole check at census size.
 A command that will search starts :class:`KernelWarmUp` before it verifies
 and reads (which run in C and release the GIL), and waits for it before its
-first search. The warm-up runs every kernel once on a table of a few
-records, so the types are the ones of a real call and nothing is compiled
-twice; it never raises (a kernel that cannot load fails again, with its
+first search. The warm-up runs the kernels a check calls once on a table of
+a few records (the listing of large match sets and the parallel search
+compile where they are first needed), so the types are the ones of a real
+call and nothing is compiled twice; it never raises (a kernel that cannot load fails again, with its
 proper message, where the command calls it).
 """
 
@@ -29,6 +30,8 @@ from verifier.data import decimal_cells
 __all__ = ["COLD_NOTICE", "WARMED", "KernelWarmUp", "kernels_cached", "warm_build", "warm_reader", "warm_search",
            "warm_spreads", "warm_up"]
 
+#: how long a command waits for the process compiling the build's kernels, in seconds
+HELPER_TIMEOUT = 300
 #: what a command says while the kernels compile, once after an install
 COLD_NOTICE = "preparing the search kernels for this machine (once after installing; a few seconds)"
 
@@ -133,7 +136,10 @@ class KernelWarmUp:
             return
         self._thread.join()
         if self._helper is not None:
-            self._helper.wait()  # its kernels are then in the cache, and load at their first call
+            try:  # its kernels are then in the cache, and load at their first call
+                self._helper.wait(timeout=HELPER_TIMEOUT)
+            except subprocess.TimeoutExpired:  # a helper that hangs is stopped: this process compiles what it needs
+                self._helper.kill()
             self._helper = None
 
 
