@@ -51,7 +51,9 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
     out = tmp_path / "check.html"
     assert verifier(["page", "--out", str(out)]) == 0
-    assert out.read_text() == page_html() and "makes no network request" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert out.read_text() == page_html() and "makes no network request" in printed
+    assert f"sha256 {hashlib.sha256(out.read_bytes()).hexdigest()}: the same for every copy" in printed
     assert verifier(["page", "--out", str(out)]) == 4
     assert "OUTPUT_EXISTS" in capsys.readouterr().err
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 
 from verifier.data.tables import write_atomic
 from verifier.frontend import ExitCode, add_command
@@ -28,5 +29,8 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.out, force=args.force)
     html = page_html()
     write_atomic(args.out, lambda handle: handle.write(html))
-    print(f"wrote {args.out} ({len(html.encode('utf-8')):,} bytes): open it in a browser; it makes no network request")
+    data = html.encode("utf-8")
+    print(f"wrote {args.out} ({len(data):,} bytes): open it in a browser; it makes no network request")
+    print(f"sha256 {hashlib.sha256(data).hexdigest()}: the same for every copy this version writes; publish it "
+          "beside the page, so that anyone can check the copy they got")
     return ExitCode.OK
