@@ -45,7 +45,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 11
+    assert len(SCRIPTS) == 12
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -232,9 +232,13 @@ def test_a_categorical_release_in_the_page_equals_the_command_line(browser, caps
         code, cli = _cli(capsys, tmp_path / "release", key, record, tmp_path)
         page = _in_page(browser, tmp_path / "release", key, record)
         assert code == 0 and page["spread_kinds"] == cli["spread_kinds"] == ["gini_simpson"] * 4
-        for field in ("distance", "matches", "deviations", "claimed", "claim_holds"):
+        for field in ("distance", "matches", "deviations", "claimed", "claim_holds", "verdict"):
             assert page[field] == cli[field], field
         assert page["variances"] == pytest.approx(cli["variances"], rel=1e-12)
+        # paper 000's closed form at her cell, from the published keep probabilities (sums in another order)
+        for name, entry in cli["attribute_disclosure"].items():
+            assert entry["mode"] == "randomized_response"
+            assert page["attribute_disclosure"][name] == {**entry, "risk": pytest.approx(entry["risk"], rel=1e-12)}
 
 
 def test_her_attribute_disclosure_in_the_page_equals_the_command_line(browser, capsys, tmp_path):

@@ -26,6 +26,17 @@
     });
   };
 
+  function herDisclosure(predicate, family, keys, mine) {
+    // exposure.py's her_disclosure: the release's own model over the permutation family's shares
+    const out = pp.record_disclosure(keys, predicate.schema, mine);
+    if (family === "randomized_response") {
+      let keep = null;
+      for (const step of predicate.methods) if (step.method === "randomized_response") keep = step.parameters.keep_probabilities;
+      if (keep && typeof keep === "object") Object.assign(out, pp.rr_record(keys, predicate.schema, keep, mine));
+    }
+    return out;
+  }
+
   pp.checkRecord = async function checkRecord({ files, publicKeyPem, record, options = {} }) {
     // The JSON object `verifier check --json` prints, as far as this page computes it; a failed verification
     // returns {verified: false, reason, message}.
@@ -56,9 +67,10 @@
         claimed: { distance: claimedD, variances: claimedV }, variances_at_claimed_distance: atClaimed,
         claim_holds: pp.claim_holds(r.distance, claimedD, claimedV, atClaimed, kinds.length),
         // the randomized models' own closed forms are not in the page yet: their disclosure is left out
-        ...(family === "permutation" ? { attribute_disclosure: pp.record_disclosure(keys, p.schema, mine) } : {}),
+        ...(family === "permutation" || family === "randomized_response"
+          ? { attribute_disclosure: herDisclosure(p, family, keys, mine) } : {}),
         ...(options.randomMatch === false ? {} : pp.subject_test(keys, r.columns, r.distance, options)) };
-      if (family === "permutation") {  // the other families' disclosure models are not in the page yet
+      if (family === "permutation" || family === "randomized_response") {  // random replacement: not in the page yet
         const unchanged = r.distance === 0 && kinds.includes("numeric") &&
           r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
         result.verdict = pp.record_verdict(result, p, family, unchanged);
