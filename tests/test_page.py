@@ -45,7 +45,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 12
+    assert len(SCRIPTS) == 13
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -211,17 +211,22 @@ def test_loading_the_page_and_checking_makes_no_network_request(browser, release
     assert urls and all(u.startswith("file://") and u.endswith("check.html") for u in urls), urls
 
 
-def test_a_categorical_release_in_the_page_equals_the_command_line(browser, capsys, tmp_path):
-    """Randomized response on the Adult sample the repository ships: nominal attributes, ranked by category,
-    spread as Gini-Simpson."""
+@pytest.mark.parametrize("method", [["randomized_response", "--param", "l=2", "--param", "scope=both"],
+                                    ["random_attribute_replacement", "--param", "k=1"],
+                                    ["random_attribute_replacement", "--param", "k=2"]],
+                         ids=["randomized_response", "replacement-k1", "replacement-k2"])
+def test_a_categorical_release_in_the_page_equals_the_command_line(browser, capsys, tmp_path, method):
+    """Randomized response and random attribute replacement on the Adult sample the repository ships: nominal
+    attributes, ranked by category, spread as Gini-Simpson, her disclosure under the release's model and her
+    verdict."""
     import csv
 
     root = Path(__file__).resolve().parents[1]
     sample = root / "experiments" / "data" / "adult_sample_3000.csv"
     schema = root / "docs" / "examples" / "adult-one-sensitive.json"
     assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
-    assert publisher(["release", "--input", str(sample), "--schema", str(schema), "--method", "randomized_response",
-                      "--param", "l=2", "--param", "scope=both", "--seed", "2", "--samples", "200", "--key",
+    assert publisher(["release", "--input", str(sample), "--schema", str(schema), "--method", *method,
+                      "--seed", "2", "--samples", "200", "--allow-degenerate", "--key",
                       str(tmp_path / "keys" / "private.pem"), "--dataset-id", "rr", "--out",
                       str(tmp_path / "release")]) == 0
     names = [a["name"] for a in json.loads(schema.read_text())["attributes"]]
@@ -235,9 +240,9 @@ def test_a_categorical_release_in_the_page_equals_the_command_line(browser, caps
         for field in ("distance", "matches", "deviations", "claimed", "claim_holds", "verdict"):
             assert page[field] == cli[field], field
         assert page["variances"] == pytest.approx(cli["variances"], rel=1e-12)
-        # paper 000's closed form at her cell, from the published keep probabilities (sums in another order)
+        # the model's closed form (paper 000) or posterior (paper 004), from the published parameters
         for name, entry in cli["attribute_disclosure"].items():
-            assert entry["mode"] == "randomized_response"
+            assert entry["mode"] == ("randomized_response" if method[0] == "randomized_response" else "random_replacement")
             assert page["attribute_disclosure"][name] == {**entry, "risk": pytest.approx(entry["risk"], rel=1e-12)}
 
 

@@ -33,6 +33,10 @@
       let keep = null;
       for (const step of predicate.methods) if (step.method === "randomized_response") keep = step.parameters.keep_probabilities;
       if (keep && typeof keep === "object") Object.assign(out, pp.rr_record(keys, predicate.schema, keep, mine));
+    } else if (family === "random_replacement") {
+      let params = {};
+      for (const step of predicate.methods) if (step.method === "random_attribute_replacement") params = step.parameters || {};
+      Object.assign(out, pp.replacement_record(keys, predicate.schema, params, mine));
     }
     return out;
   }
@@ -66,15 +70,11 @@
         variances: pp.spread_at(r.columns, r.query, kinds, r.distance), spread_kinds: kinds.map(pp.spread_kind),
         claimed: { distance: claimedD, variances: claimedV }, variances_at_claimed_distance: atClaimed,
         claim_holds: pp.claim_holds(r.distance, claimedD, claimedV, atClaimed, kinds.length),
-        // the randomized models' own closed forms are not in the page yet: their disclosure is left out
-        ...(family === "permutation" || family === "randomized_response"
-          ? { attribute_disclosure: herDisclosure(p, family, keys, mine) } : {}),
+        attribute_disclosure: herDisclosure(p, family, keys, mine),
         ...(options.randomMatch === false ? {} : pp.subject_test(keys, r.columns, r.distance, options)) };
-      if (family === "permutation" || family === "randomized_response") {  // random replacement: not in the page yet
-        const unchanged = r.distance === 0 && kinds.includes("numeric") &&
-          r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
-        result.verdict = pp.record_verdict(result, p, family, unchanged);
-      }
+      const unchanged = r.distance === 0 && kinds.includes("numeric") &&
+        r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
+      result.verdict = pp.record_verdict(result, p, family, unchanged);
       return result;
     } catch (e) {
       if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };

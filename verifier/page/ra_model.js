@@ -1,0 +1,68 @@
+"use strict";
+// Her attribute disclosure under random attribute replacement (paper 004; replacement.py's
+// replacement_likelihood and replacement_risk, models.py's replacement_model and replacement_record).
+
+(function () {
+  const pp = globalThis.permutedPrivacy;
+
+  function comb(m, k) {
+    let c = 1;
+    for (let i = 1; i <= k; i++) c = (c * (m - k + i)) / i;
+    return Math.round(c);
+  }
+
+  pp.replacement_likelihood = function replacement_likelihood(q, released, p, k) {
+    // L_r: the likelihood that her quasi-identifiers q were published as each released row's.
+    const n = released.length, m = q.length;
+    const freq = Array.from({ length: m }, (_, j) => {
+      const counts = new Map();
+      for (const r of released) counts.set(r[j], (counts.get(r[j]) || 0) + 1);
+      return counts;
+    });
+    const f = (r, j) => freq[j].get(released[r][j]) / Math.max(n, 1);
+    return released.map((row, r) => {
+      const differs = row.map((v, j) => v !== q[j]);
+      const nd = differs.filter(Boolean).length;
+      if (k === 1) {
+        if (nd === 0) { let s = 0.0; for (let j = 0; j < m; j++) s += f(r, j) * p[j]; return s; }
+        if (nd === 1) { const j = differs.indexOf(true); return f(r, j) * p[j]; }
+        return 0.0;
+      }
+      if (nd > k) return 0.0;
+      const e = new Float64Array(k + 1);
+      e[0] = 1.0;
+      for (let j = 0; j < m; j++) if (!differs[j]) for (let t = k; t > 0; t--) e[t] += e[t - 1] * f(r, j);
+      let forced = 1.0;
+      for (let j = 0; j < m; j++) if (differs[j]) forced *= f(r, j);
+      return (forced * e[k - nd]) / comb(m, k);
+    });
+  };
+
+  pp.replacement_record = function replacement_record(keys, schema, params, record) {
+    // Her posterior risk per sensitive attribute, from the release and the published parameters.
+    const attrs = schema.attributes;
+    const names = params.attributes || attrs.filter((a) => a.role === "quasi_identifier").map((a) => a.name);
+    const cols = names.map((n) => attrs.findIndex((a) => a.name === n)).filter((j) => j >= 0);
+    const k = Number(params.k || 1);
+    const given = params.p_used || params.p;
+    const p = Array.isArray(given) && given.length === cols.length ? given.map(Number) : cols.map(() => 1.0 / Math.max(cols.length, 1));
+    const out = {};
+    if (!cols.length) return out;
+    const released = keys.map((r) => cols.map((j) => r[j]));
+    const L = pp.replacement_likelihood(cols.map((j) => record[j]), released, p, k);
+    attrs.forEach((attr, s) => {
+      if (attr.role !== "sensitive") return;
+      const candidates = L.filter((x) => x > 0).length;
+      const total = L.reduce((a, b) => a + b, 0.0);
+      if (total <= 0.0) { out[attr.name] = { mode: "random_replacement", risk: 0.0, candidates: 0, best_guess: null }; return; }
+      const mass = new Map();
+      keys.forEach((r, i) => mass.set(r[s], (mass.get(r[s]) || 0.0) + L[i]));
+      let guess = null;
+      for (const v of [...mass.keys()].sort((a, b) => a - b)) if (guess === null || mass.get(v) > mass.get(guess)) guess = v;
+      let mine = 0.0;
+      keys.forEach((r, i) => { if (r[s] === record[s]) mine += L[i]; });
+      out[attr.name] = { mode: "random_replacement", risk: Math.min(1.0, mine / total), candidates, best_guess: guess };
+    });
+    return out;
+  };
+})();
