@@ -45,7 +45,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 13
+    assert len(SCRIPTS) == 14
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -446,3 +446,42 @@ for (const tied of [false, true]) {
 }
 return bad;""")
     assert out == []
+
+
+@pytest.mark.parametrize("data", ["paper", "adult"])
+def test_her_group_in_a_k_anonymous_release_in_the_page_equals_the_command_line(browser, capsys, tmp_path, data):
+    """SD k-anonymity: intervals on the paper's numbers, sets of categories on the Adult sample. Her group, her
+    risks in it, the claim and her verdict, as verifier check --json gives them."""
+    import csv
+
+    repo = Path(__file__).resolve().parents[1]
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    if data == "paper":
+        table, extra, k = PAPER / "original.csv", [], "3"
+        records = _records(table, 4)
+        schema = tmp_path / "s.json"
+        schema.write_text(json.dumps({"attributes": [
+            {"name": "x1", "kind": "numeric", "role": "quasi_identifier"},
+            {"name": "x2", "kind": "numeric", "role": "quasi_identifier"},
+            {"name": "x3", "kind": "numeric", "role": "sensitive"}]}))
+        extra = ["--schema", str(schema)]
+    else:
+        table, k = repo / "experiments" / "data" / "adult_sample_3000.csv", "5"
+        schema = repo / "docs" / "examples" / "adult-one-sensitive.json"
+        extra = ["--schema", str(schema)]
+        names = [a["name"] for a in json.loads(schema.read_text())["attributes"]]
+        rows = list(csv.DictReader(table.open()))
+        records = [{n: r[n] for n in names} for r in rows[:3] + rows[-2:]]
+    assert publisher(["release", "--input", str(table), *extra, "--method", "sd_k_anonymity", "--param", f"k={k}",
+                      "--seed", "1", "--allow-degenerate", "--key", str(tmp_path / "keys" / "private.pem"),
+                      "--dataset-id", "sd", "--out", str(tmp_path / "release")]) == 0
+    key = tmp_path / "keys" / "public.pem"
+    for record in records:
+        code, cli = _cli(capsys, tmp_path / "release", key, record, tmp_path)
+        page = _in_page(browser, tmp_path / "release", key, record)
+        assert code == 0 and cli["model"] == page["model"] == "generalized"
+        for field in ("class_size", "class_rows", "claimed", "claim_holds", "distance", "matches", "p_value",
+                      "not_applicable", "verdict"):
+            assert page[field] == cli[field], (data, field)
+        for name, entry in cli["attribute_disclosure"].items():
+            assert page["attribute_disclosure"][name] == {**entry, "risk": pytest.approx(entry["risk"], rel=1e-12)}

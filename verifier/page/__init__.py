@@ -3,6 +3,7 @@
 The page is plain JavaScript in this folder (``dsse.js``, ``verification.js``,
 ``manifest_schema.js`` with the published manifest schema inlined, ``ranks.js``,
 ``spreads.js``, ``disclosure.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``verdict.js``,
+``group.js``,
 ``check.js``, ``ui.js``: small functions named after their Python twins), inlined into ``page.html`` with no build step. Its
 Content-Security-Policy forbids every network request (``connect-src
 'none'``, ``default-src 'none'``) and allows only its own inline script, by
@@ -20,7 +21,7 @@ __all__ = ["SCRIPTS", "page_html"]
 
 #: the page's scripts, in the order they are inlined
 SCRIPTS = ("dsse.js", "manifest_schema.js", "verification.js", "ranks.js", "spreads.js", "disclosure.js",
-           "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "verdict.js", "check.js", "ui.js")
+           "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "verdict.js", "group.js", "check.js", "ui.js")
 
 
 def page_html() -> str:

@@ -57,7 +57,15 @@
     if (!release.dataName.endsWith(".csv")) return { ...out, reason: "NOT_COMPUTED", message: "this page reads CSV releases" };
     const family = pp.family_of(p.methods);
     if (family === "generalized") {
-      return { ...out, reason: "NOT_COMPUTED", message: "this page does not yet check generalized releases: use verifier check" };
+      if ("hierarchies.json" in release.data) {
+        return { ...out, reason: "NOT_COMPUTED", message: "this page does not yet read hierarchy nodes (two-step generalization): use verifier check" };
+      }
+      try {
+        return pp.group_check(out, p, pp.read_csv(release.data[release.dataName], release.dataName), pp.parse_record(record, p.schema));
+      } catch (e) {
+        if (e instanceof pp.ReleaseError) return { ...out, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+        throw e;
+      }
     }
     try {
       const keys = pp.rank_keys(pp.read_csv(release.data[release.dataName], release.dataName), p.schema, release.dataName);

@@ -125,6 +125,11 @@
     }
     const lines = out.verdict ? [`${out.verdict.level.replace("_", " ").toUpperCase()}: ${out.verdict.headline}`,
       ...out.verdict.lines.slice(1), ""] : [];
+    if (out.model === "generalized") {
+      lines.push(`Your group: ${out.class_size} released records (rows ${out.class_rows.slice(0, 20).join(", ")}${out.class_rows.length > 20 ? ", ..." : ""}); the publisher claims k = ${out.claimed.k}.`);
+      say("result", lines.join("\n"));
+      return;
+    }
     lines.push(`Your permutation distance: ${out.distance} (the ranks between your record and its closest released record, on its farthest attribute).`,
       `Released records that match you: ${out.matches.join(", ")}.`);
     out.matches.forEach((m, i) => lines.push(`  record ${m}: rank deviations ${out.deviations[i].join(", ")}`));

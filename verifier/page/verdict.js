@@ -99,7 +99,7 @@
     return out;
   };
 
-  pp.target_findings = function target_findings(targets, risks, distance, linked) {
+  pp.target_findings = function target_findings(targets, risks, distance, linked, group = null) {
     targets = targets || {};
     const out = [];
     for (const [name, bound] of Object.entries(targets.max_attribute_risk || {})) {
@@ -107,7 +107,9 @@
       if (risk !== null && risk > bound + SLACK) out.push(finding("target_missed", "at_risk", `The publisher promised no ${pp.literal(name)} guessed with probability above ${pp.number(bound)}; yours is ${pp.number(risk)}.`, name));
     }
     let bound = num(targets.min_distance);
-    if (bound !== null && distance < bound) out.push(finding("target_missed", "at_risk", `The publisher promised every record at least ${pp.number(bound)} ranks from its closest match; yours is ${distance}.`));
+    if (bound !== null && distance !== null && distance < bound) out.push(finding("target_missed", "at_risk", `The publisher promised every record at least ${pp.number(bound)} ranks from its closest match; yours is ${distance}.`));
+    bound = num(targets.min_k);
+    if (bound !== null && group !== null && group < bound) out.push(finding("target_missed", "at_risk", `The publisher promised groups of at least k = ${pp.number(bound)} records; ${pp.plural(group, "released record")} ${group === 1 ? "is" : "are"} consistent with your values.`));
     bound = num(targets.max_linked_share);
     if (bound !== null && linked) out.push(finding("target_missed", "at_risk", `The publisher promised at most ${pp.number(bound, true)} of records linked with confidence; yours is one of them.`));
     return out;

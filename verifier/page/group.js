@@ -1,0 +1,86 @@
+"use strict";
+// A generalized release (SD k-anonymity): her group, her risks in it and her verdict (classes.py's
+// published_cell and subject_class, generalized.py's parse_cell, group_check.py's GroupCheck).
+
+(function () {
+  const pp = globalThis.permutedPrivacy;
+  const INTERVAL = /^\[\s*([^,\s]+)\s*,\s*([^\])\s]+)\s*([\])])$/;
+  const NO_RANKS = "This release's cells are generalized (intervals, sets of categories, hierarchy nodes) and have no " +
+    "ranks, so the permutation distance and the random-match test do not apply to it; what protects a record " +
+    "is the size and diversity of the group of released records its values fall in.";
+
+  pp.number_label = function number_label(v) {
+    // How a number is written: an integer without ".0", else the shortest form that reads back.
+    return Number.isInteger(v) && Math.abs(v) < 2 ** 53 ? String(v) : String(v);
+  };
+
+  pp.parse_cell = function parse_cell(text, attr) {
+    // What one published cell covers: {lo, hi, openHi} for a number, {values} for categories; "*" everything.
+    text = text.trim();
+    const numeric = attr.kind === "numeric";
+    if (text === "*") return numeric ? { lo: -Infinity, hi: Infinity, openHi: false } : { values: new Set(attr.categories) };
+    if (numeric) {
+      const m = INTERVAL.exec(text);
+      const lo = m ? Number(m[1]) : Number(text), hi = m ? Number(m[2]) : Number(text);
+      if (text === "" || Number.isNaN(lo) || Number.isNaN(hi)) throw new pp.ReleaseError("VALUE_NOT_NUMERIC", "release", `${JSON.stringify(text)} is neither a number nor an interval [a,b]`);
+      return { lo, hi, openHi: Boolean(m) && m[3] === ")" };
+    }
+    if (text.startsWith("{") && text.endsWith("}")) return { values: new Set(text.slice(1, -1).split(",").map((t) => t.trim())) };
+    return { values: new Set([text]) };
+  };
+
+  const contains = (cell, value) => (cell.values
+    ? cell.values.has(String(value)) || (typeof value === "number" && cell.values.has(pp.number_label(value)))
+    : cell.lo <= value && (cell.openHi ? value < cell.hi : value <= cell.hi));
+
+  pp.subject_class = function subject_class(rows, schema, mine) {
+    // Her class: the released rows whose every published quasi-identifier contains hers; per sensitive
+    // attribute the share of them whose published value is hers (a cell of N values counts 1/N to each).
+    const header = rows[0], body = rows.slice(1).filter((r) => r.length > 1 || r[0] !== "");
+    const at = (name) => header.indexOf(name);
+    const her = (a, j) => (a.kind === "numeric" ? mine[j] : a.categories[mine[j]]);
+    const cells = {};
+    for (const a of schema.attributes) if (a.role !== "other") cells[a.name] = body.map((r) => pp.parse_cell(r[at(a.name)], a));
+    const inside = [];
+    body.forEach((_, i) => {
+      if (schema.attributes.every((a, j) => a.role !== "quasi_identifier" || contains(cells[a.name][i], her(a, j)))) inside.push(i);
+    });
+    const out = { class_size: inside.length, rows: inside.map((i) => i + 1), attribute_disclosure: {} };
+    schema.attributes.forEach((a, j) => {
+      if (a.role !== "sensitive") return;
+      const shares = new Map();
+      for (const i of inside) {
+        const values = cells[a.name][i].values || new Set();
+        for (const v of values) shares.set(v, (shares.get(v) || 0.0) + 1.0 / values.size);
+      }
+      let guess = null;
+      for (const [v, share] of shares) if (guess === null || share > shares.get(guess) || (share === shares.get(guess) && v > guess)) guess = v;
+      out.attribute_disclosure[a.name] = { mode: "group", risk: inside.length ? (shares.get(String(her(a, j))) || 0.0) / inside.length : 0.0,
+        candidates: inside.length, best_guess: guess };
+    });
+    return out;
+  };
+
+  pp.group_check = function group_check(base, predicate, rows, mine) {
+    // verifier check --json for a generalized release: her group, her risks, her verdict.
+    const found = pp.subject_class(rows, predicate.schema, mine);
+    const k = Number.isInteger((predicate.claims || {}).k) ? predicate.claims.k : null;
+    const holds = k === null ? null : found.class_size >= k;
+    const disclosure = found.attribute_disclosure;
+    const broken = holds === false ? [`Only ${pp.plural(found.class_size, "released record")} are consistent with your values; the publisher claims every group has at least k = ${k}.`] : [];
+    const findings = pp.disclosure_findings(disclosure, predicate.claims);
+    if (found.class_size === 0) findings.push({ kind: "no_group", attribute: null, severity: "at_risk", text: "No released record is consistent with your values: check them, or you are not in this release; nothing here says how you are protected." });
+    else if (holds === false) findings.push({ kind: "claim_broken", attribute: null, severity: "at_risk", text: broken[0] });
+    findings.push(...pp.target_findings(predicate.targets, disclosure, null, false, found.class_size));
+    const details = [pp.claims_line([...broken, ...pp.disclosure_breaches(disclosure, predicate.claims)], k !== null)];
+    if (found.class_size) details.push(`${pp.plural(found.class_size, "released record")} ${found.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers: an attacker who knows them cannot tell which one is yours.`);
+    for (const [name, r] of Object.entries(disclosure)) {
+      details.push(`An attacker who knows your quasi-identifiers guesses your ${name} right with probability ${pp.number(r.risk, true)} (${pp.plural(r.candidates, "candidate record")}, among the released records whose published values contain yours).`);
+    }
+    details.push(NO_RANKS);
+    return { ...base, model: "generalized", class_size: found.class_size, class_rows: found.rows, claimed: { k },
+      claim_holds: holds, attribute_disclosure: disclosure, distance: null, matches: null, p_value: null,
+      not_applicable: { permutation_distance: NO_RANKS, random_match_test: NO_RANKS },
+      verdict: pp.subject_verdict(findings, "Your record is protected: every check of it passes under this release's generalized model.", details) };
+  };
+})();
