@@ -448,10 +448,11 @@ return bad;""")
     assert out == []
 
 
-@pytest.mark.parametrize("data", ["paper", "adult"])
+@pytest.mark.parametrize("data", ["paper", "adult", "two-step", "two-step-trees"])
 def test_her_group_in_a_k_anonymous_release_in_the_page_equals_the_command_line(browser, capsys, tmp_path, data):
-    """SD k-anonymity: intervals on the paper's numbers, sets of categories on the Adult sample. Her group, her
-    risks in it, the claim and her verdict, as verifier check --json gives them."""
+    """SD k-anonymity: intervals on the paper's numbers, sets of categories on the Adult sample; two-step
+    generalization: nodes of the published hierarchies. Her group, her risks in it, the claim and her verdict,
+    as verifier check --json gives them."""
     import csv
 
     repo = Path(__file__).resolve().parents[1]
@@ -467,15 +468,27 @@ def test_her_group_in_a_k_anonymous_release_in_the_page_equals_the_command_line(
         extra = ["--schema", str(schema)]
     else:
         table, k = repo / "experiments" / "data" / "adult_sample_3000.csv", "5"
-        schema = repo / "docs" / "examples" / "adult-one-sensitive.json"
+        schema = repo / "docs" / "examples" / ("adult-one-sensitive.json" if data == "adult" else
+                                               "adult-two-sensitive.json")
         extra = ["--schema", str(schema)]
         names = [a["name"] for a in json.loads(schema.read_text())["attributes"]]
         rows = list(csv.DictReader(table.open()))
         records = [{n: r[n] for n in names} for r in rows[:3] + rows[-2:]]
-    assert publisher(["release", "--input", str(table), *extra, "--method", "sd_k_anonymity", "--param", f"k={k}",
-                      "--seed", "1", "--allow-degenerate", "--key", str(tmp_path / "keys" / "private.pem"),
+    method = (["sd_k_anonymity", "--param", f"k={k}"] if not data.startswith("two-step") else
+              ["multi_sensitive_generalization", "--param", "alpha_qi=0.8", "--param", "alpha_sa=0.5"])
+    if data == "two-step-trees":  # published hierarchies: marital status generalized to their nodes
+        married = ["Married-civ-spouse", "Married-AF-spouse", "Married-spouse-absent"]
+        trees = {"marital-status": {"type": "categorical", "tree": {"*": [
+            {"Married": married}, {"Not-married": ["Never-married", "Divorced", "Separated", "Widowed"]}]}}}
+        (tmp_path / "trees.json").write_text(json.dumps(trees))
+        method = ["multi_sensitive_generalization", "--param", "alpha_qi=0.95", "--param", "alpha_sa=0.5", "--param",
+                  f"hierarchies={tmp_path / 'trees.json'}"]
+    assert publisher(["release", "--input", str(table), *extra, "--method", *method, "--seed", "1", "--allow-degenerate", "--key", str(tmp_path / "keys" / "private.pem"),
                       "--dataset-id", "sd", "--out", str(tmp_path / "release")]) == 0
     key = tmp_path / "keys" / "public.pem"
+    if data == "two-step-trees":
+        assert (tmp_path / "release" / "hierarchies.json").exists()
+        assert "Not-married" in (tmp_path / "release" / "release.csv").read_text()  # a node, read through its tree
     for record in records:
         code, cli = _cli(capsys, tmp_path / "release", key, record, tmp_path)
         page = _in_page(browser, tmp_path / "release", key, record)

@@ -57,11 +57,11 @@
     if (!release.dataName.endsWith(".csv")) return { ...out, reason: "NOT_COMPUTED", message: "this page reads CSV releases" };
     const family = pp.family_of(p.methods);
     if (family === "generalized") {
-      if ("hierarchies.json" in release.data) {
-        return { ...out, reason: "NOT_COMPUTED", message: "this page does not yet read hierarchy nodes (two-step generalization): use verifier check" };
-      }
       try {
-        return pp.group_check(out, p, pp.read_csv(release.data[release.dataName], release.dataName), pp.parse_record(record, p.schema));
+        const hierarchies = "hierarchies.json" in release.data
+          ? JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(release.data["hierarchies.json"])) : {};
+        return pp.group_check(out, p, pp.read_csv(release.data[release.dataName], release.dataName),
+          pp.parse_record(record, p.schema), hierarchies);
       } catch (e) {
         if (e instanceof pp.ReleaseError) return { ...out, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
         throw e;

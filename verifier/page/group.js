@@ -14,10 +14,33 @@
     return Number.isInteger(v) && Math.abs(v) < 2 ** 53 ? String(v) : String(v);
   };
 
-  pp.parse_cell = function parse_cell(text, attr) {
-    // What one published cell covers: {lo, hi, openHi} for a number, {values} for categories; "*" everything.
+  pp.column_hierarchy = function column_hierarchy(attr, spec) {
+    // A categorical column's published tree, as {label: its leaves}; values it lacks hang from the root
+    // (hierarchy.py's _categorical with on_unknown="attach_root"). Numeric labels are intervals: no tree.
+    if (!spec || attr.kind === "numeric") return null;
+    const [[root, kids]] = Object.entries(spec.tree);
+    const children = new Map([[root, []]]);
+    const walk = (node, parent) => {
+      const [label, sub] = typeof node === "string" ? [node, []] : Object.entries(node)[0];
+      children.set(label, []);
+      children.get(parent).push(label);
+      for (const child of sub) walk(child, label);
+    };
+    for (const child of kids) walk(child, root);
+    const leaves = (label) => (children.get(label).length ? children.get(label).flatMap(leaves) : [label]);
+    const known = new Set(leaves(root));
+    for (const v of [...new Set((attr.categories || []).map(String))].sort()) {
+      if (!known.has(v)) { children.set(v, []); children.get(root).push(v); }
+    }
+    return new Map([...children.keys()].map((label) => [label, leaves(label)]));
+  };
+
+  pp.parse_cell = function parse_cell(text, attr, hierarchy = null) {
+    // What one published cell covers: {lo, hi, openHi} for a number, {values} for categories or a hierarchy
+    // node's leaves; "*" everything.
     text = text.trim();
     const numeric = attr.kind === "numeric";
+    if (hierarchy && hierarchy.has(text)) return { values: new Set(hierarchy.get(text)) };
     if (text === "*") return numeric ? { lo: -Infinity, hi: Infinity, openHi: false } : { values: new Set(attr.categories) };
     if (numeric) {
       const m = INTERVAL.exec(text);
@@ -33,14 +56,18 @@
     ? cell.values.has(String(value)) || (typeof value === "number" && cell.values.has(pp.number_label(value)))
     : cell.lo <= value && (cell.openHi ? value < cell.hi : value <= cell.hi));
 
-  pp.subject_class = function subject_class(rows, schema, mine) {
+  pp.subject_class = function subject_class(rows, schema, mine, hierarchies = {}) {
     // Her class: the released rows whose every published quasi-identifier contains hers; per sensitive
     // attribute the share of them whose published value is hers (a cell of N values counts 1/N to each).
     const header = rows[0], body = rows.slice(1).filter((r) => r.length > 1 || r[0] !== "");
     const at = (name) => header.indexOf(name);
     const her = (a, j) => (a.kind === "numeric" ? mine[j] : a.categories[mine[j]]);
     const cells = {};
-    for (const a of schema.attributes) if (a.role !== "other") cells[a.name] = body.map((r) => pp.parse_cell(r[at(a.name)], a));
+    for (const a of schema.attributes) {
+      if (a.role === "other") continue;
+      const tree = pp.column_hierarchy(a, hierarchies[a.name]);
+      cells[a.name] = body.map((r) => pp.parse_cell(r[at(a.name)], a, tree));
+    }
     const inside = [];
     body.forEach((_, i) => {
       if (schema.attributes.every((a, j) => a.role !== "quasi_identifier" || contains(cells[a.name][i], her(a, j)))) inside.push(i);
@@ -61,9 +88,9 @@
     return out;
   };
 
-  pp.group_check = function group_check(base, predicate, rows, mine) {
+  pp.group_check = function group_check(base, predicate, rows, mine, hierarchies = {}) {
     // verifier check --json for a generalized release: her group, her risks, her verdict.
-    const found = pp.subject_class(rows, predicate.schema, mine);
+    const found = pp.subject_class(rows, predicate.schema, mine, hierarchies);
     const k = Number.isInteger((predicate.claims || {}).k) ? predicate.claims.k : null;
     const holds = k === null ? null : found.class_size >= k;
     const disclosure = found.attribute_disclosure;
