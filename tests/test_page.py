@@ -498,3 +498,34 @@ def test_her_group_in_a_k_anonymous_release_in_the_page_equals_the_command_line(
             assert page[field] == cli[field], (data, field)
         for name, entry in cli["attribute_disclosure"].items():
             assert page["attribute_disclosure"][name] == {**entry, "risk": pytest.approx(entry["risk"], rel=1e-12)}
+
+
+def test_a_parquet_release_in_the_page_equals_the_command_line(browser, releases, capsys, tmp_path):
+    """A release of one Parquet file, read by the vendored hyparquet: the same figures and verdict as the CSV."""
+    root, made = releases
+    _, table = made["random-noise"]
+    release = tmp_path / "parquet"
+    assert publisher(["release", "--input", str(table), "--method", "additive_noise", "--param", "relative_sd=0.5",
+                      "--then", "reverse_mapping", "--format", "parquet", "--seed", "5", "--samples", "200",
+                      "--allow-degenerate", "--key", str(root / "keys" / "private.pem"), "--dataset-id", "pq", "--out",
+                      str(release)]) == 0
+    assert (release / "release.parquet").exists()
+    key = root / "keys" / "public.pem"
+    for record in _records(table, 3):
+        code, cli = _cli(capsys, release, key, record, tmp_path)
+        page = _in_page(browser, release, key, record)
+        assert code == 0 and page["verified"] is True, page
+        for field in ("distance", "matches", "deviations", "claimed", "claim_holds", "verdict"):
+            assert page[field] == cli[field], field
+        assert page["variances"] == pytest.approx(cli["variances"], rel=1e-12)
+
+
+def test_the_vendored_reader_is_the_pinned_build_with_its_licence():
+    from importlib import resources
+
+    from verifier.page import VENDORED
+
+    here = resources.files("verifier.page")
+    assert hashlib.sha256(here.joinpath(VENDORED[0]).read_bytes()).hexdigest() == VENDORED[1]
+    licence = here.joinpath("vendor/hyparquet.LICENSE").read_text()
+    assert licence.startswith("The MIT License") and licence.split("\n")[0] in page_html()

@@ -4,7 +4,8 @@ The page is plain JavaScript in this folder (``dsse.js``, ``verification.js``,
 ``manifest_schema.js`` with the published manifest schema inlined, ``ranks.js``,
 ``spreads.js``, ``disclosure.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``verdict.js``,
 ``group.js``,
-``check.js``, ``ui.js``: small functions named after their Python twins), inlined into ``page.html`` with no build step. Its
+``check.js``, ``ui.js``: small functions named after their Python twins), and one dependency: the Parquet reader hyparquet, built once
+and committed (``vendor/``, with its licence, which the page carries too), inlined into ``page.html`` with no build step. Its
 Content-Security-Policy forbids every network request (``connect-src
 'none'``, ``default-src 'none'``) and allows only its own inline script, by
 its SHA-256 hash; nothing is fetched, and nothing she types leaves the page.
@@ -17,11 +18,15 @@ import hashlib
 import json
 from importlib import resources
 
-__all__ = ["SCRIPTS", "page_html"]
+__all__ = ["SCRIPTS", "VENDORED", "page_html"]
 
 #: the page's scripts, in the order they are inlined
 SCRIPTS = ("dsse.js", "manifest_schema.js", "verification.js", "ranks.js", "spreads.js", "disclosure.js",
            "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "verdict.js", "group.js", "check.js", "ui.js")
+
+
+#: the vendored Parquet reader (vendor/README.md says how it was built) and its SHA-256
+VENDORED = ("vendor/hyparquet.min.js", "b21aea6afb4f4df4bc855b645259e5983aaa1135b72aa38c69624a4a5abab0fd")
 
 
 def page_html() -> str:
@@ -30,7 +35,11 @@ def page_html() -> str:
     schema = resources.files("verifier.releases").joinpath("manifest.schema.json").read_text(encoding="utf-8")
     published = "globalThis.permutedPrivacy.MANIFEST_SCHEMA = " + json.dumps(json.loads(schema)) + ";"
     scripts = [here.joinpath(name).read_text(encoding="utf-8") for name in SCRIPTS]
-    script = "\n".join([scripts[0], published, *scripts[1:]])  # the schema after dsse.js, which makes the namespace
+    licence = here.joinpath("vendor/hyparquet.LICENSE").read_text(encoding="utf-8").replace("*/", "* /")
+    vendored = (f"/* hyparquet 1.31.5, the page's Parquet reader:\n{licence}*/\n"
+                + here.joinpath(VENDORED[0]).read_text(encoding="utf-8"))
+    # the schema after dsse.js, which makes the namespace; the reader first, on its own name
+    script = "\n".join([vendored, scripts[0], published, *scripts[1:]])
     if "</script" in script.lower():
         raise ValueError("a script of the page holds </script")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")

@@ -1,0 +1,2 @@
+import { parquetReadObjects, parquetMetadata } from "hyparquet";
+globalThis.hyparquet = { parquetReadObjects, parquetMetadata };
