@@ -311,6 +311,8 @@ def test_the_page_by_hand_folder_key_form_and_result(browser, releases, tmp_path
     expected = browser.execute_async_script(CHECK.replace(", options: {randomMatch: false}", ""), files,
                                             (root / "keys" / "public.pem").read_text(), record)  # as the button runs
     assert f"\nYour permutation distance: {expected['distance']} " in result
+    marked = [line for line in result.splitlines() if line.endswith("<- you")]  # her place in the histogram
+    assert len(marked) == 1 and int(marked[0].split()[0].split("-")[0]) <= expected["distance"]
     assert result.startswith(f"{expected['verdict']['level'].replace('_', ' ').upper()}: {expected['verdict']['headline']}")
 
 
@@ -529,3 +531,22 @@ def test_the_vendored_reader_is_the_pinned_build_with_its_licence():
     assert hashlib.sha256(here.joinpath(VENDORED[0]).read_bytes()).hexdigest() == VENDORED[1]
     licence = here.joinpath("vendor/hyparquet.LICENSE").read_text()
     assert licence.startswith("The MIT License") and licence.split("\n")[0] in page_html()
+
+
+@pytest.mark.parametrize("value", ["1_000", "1e999", "1e-400", "nan", "12345678901234567890", True, None, "٣",
+                                   " 2.5 "])
+def test_her_values_are_checked_in_the_page_as_on_the_command_line(browser, releases, capsys, tmp_path, value):
+    """A value the command line refuses is refused in the page with its reason; one it takes, taken."""
+    root, made = releases
+    release, table = made["paper-noise"]
+    record = {**_records(table, 1)[0], "x1": value}
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    code = verifier(["check", str(release), "--key", str(root / "keys" / "public.pem"), "--record",
+                     str(tmp_path / "record.json"), "--json", "--no-random-match"])
+    captured = capsys.readouterr()
+    page = _in_page(browser, release, root / "keys" / "public.pem", record)
+    if code == 0:
+        assert page["distance"] == json.loads(captured.out)["distance"]
+    else:
+        assert code == 3 and "RECORD_VALUE_INVALID" in captured.err and page["reason"] == "RECORD_VALUE_INVALID"

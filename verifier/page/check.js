@@ -4,6 +4,29 @@
 (function () {
   const pp = globalThis.permutedPrivacy;
 
+  const DECIMAL = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+  const EXACT_INT_LIMIT = 2 ** 53;
+
+  pp.parse_number = function parse_number(value) {
+    // [number, null], or [null, why] for anything but a finite ASCII decimal (record.py's parse_number).
+    if (typeof value === "boolean" || value === null || value === undefined) return [null, "is not a number"];
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) return [null, "is not a finite number"];
+      if (Number.isInteger(value) && Math.abs(value) > EXACT_INT_LIMIT) return [null, "is an integer too large for a 64-bit float to hold exactly"];
+      return [value, null];
+    }
+    if (typeof value !== "string") return [null, "is not a number"];
+    const text = value.trim();
+    if (!DECIMAL.test(text)) return [null, "is not a decimal number (ASCII digits, optional sign, . and exponent)"];
+    const number = Number(text);
+    if (!Number.isFinite(number)) return [null, "is too large for a 64-bit float"];
+    if (number === 0 && /[1-9]/.test(text.split(/[eE]/)[0])) return [null, "is too small for a 64-bit float (it would become 0)"];
+    if (!/[.eE]/.test(text) && BigInt(text.replace(/^[+-]/, "")) > BigInt(EXACT_INT_LIMIT)) {
+      return [null, "is an integer too large for a 64-bit float to hold exactly"];
+    }
+    return [number, null];
+  };
+
   pp.parse_record = function parse_record(record, schema) {
     // Her rank keys, by the schema: a number for a numeric attribute, a category's position otherwise.
     const given = Object.keys(record);
@@ -16,8 +39,8 @@
       if (!(a.name in record)) throw new pp.ReleaseError("RECORD_FIELD_MISSING", "record", `field ${JSON.stringify(a.name)} is missing`);
       const v = record[a.name];
       if (a.kind === "numeric") {
-        const x = typeof v === "number" ? v : Number(v);
-        if (!Number.isFinite(x)) throw new pp.ReleaseError("RECORD_VALUE_INVALID", "record", `field ${JSON.stringify(a.name)}: not a number`);
+        const [x, why] = pp.parse_number(v);
+        if (why !== null) throw new pp.ReleaseError("RECORD_VALUE_INVALID", "record", `field ${JSON.stringify(a.name)}: the value ${why}`);
         return x;
       }
       const k = a.categories.indexOf(String(v));

@@ -114,6 +114,24 @@
     });
   }
 
+  pp.histogram_lines = function histogram_lines(distribution, distance, width = 30) {
+    // The random records' distances in at most 30 rows of bars, her distance's row marked (the TUI's twin).
+    const top = Math.max(...Object.keys(distribution).map(Number), distance);
+    const step = Math.ceil((top + 1) / 30);
+    const rows = [];
+    for (let start = 0; start <= top; start += step) {
+      let share = 0;
+      for (let d = start; d < start + step; d++) share += distribution[String(d)] || 0;
+      rows.push([start, share]);
+    }
+    const most = Math.max(...rows.map((r) => r[1])) || 1;
+    return rows.map(([start, share]) => {
+      const label = step === 1 ? String(start) : `${start}-${start + step - 1}`;
+      const mine = distance >= start && distance < start + step ? "  <- you" : "";
+      return `${label.padStart(11)} ${"#".repeat(Math.round((width * share) / most)).padEnd(width)} ${(100 * share).toFixed(1)}%${mine}`;
+    });
+  };
+
   async function runCheck() {
     const record = {};
     for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
@@ -141,6 +159,8 @@
       lines.push("", `Your ${name} is guessed right with probability ${(100 * r.risk).toPrecision(4)}% (${r.candidates} candidate records, ${r.mode}).`);
     }
     if (out.p_value !== undefined) {
+      lines.push("", "Distances of random records built from the release's columns (yours marked):",
+        ...pp.histogram_lines(out.random_distribution, out.distance));
       lines.push("", `A random record matches as closely ${(100 * out.p_value).toPrecision(4)}% of the time (${out.random_method.replace("_", " ")}, ${out.random_records} random records): ` +
         (out.confidently_linked ? "an intruder who finds your match can be confident it is the right one." : "an intruder cannot tell your match from chance."));
     }
