@@ -54,9 +54,8 @@ def main(argv: list[str] | None = None) -> int:
                     driver.find_element(By.CSS_SELECTOR, f'[data-name="{name}"]').send_keys(value)
                 driver.find_element(By.ID, "check").click()
                 wait.until(lambda d: d.find_element(By.ID, "result").text not in ("", "Checking ..."))
-                body = driver.find_element(By.TAG_NAME, "body")
                 target = out / f"page-{width}.png"
-                target.write_bytes(body.screenshot_as_png)
+                target.write_bytes(driver.get_screenshot_as_png())  # the whole window: the page at that width
                 print(json.dumps({"wrote": str(target), "width": width}))
         finally:
             driver.quit()

@@ -550,3 +550,25 @@ def test_her_values_are_checked_in_the_page_as_on_the_command_line(browser, rele
         assert page["distance"] == json.loads(captured.out)["distance"]
     else:
         assert code == 3 and "RECORD_VALUE_INVALID" in captured.err and page["reason"] == "RECORD_VALUE_INVALID"
+
+
+def test_the_docs_screens_are_the_page_at_1280_and_360_pixels(tmp_path):
+    """docs/subject.md shows the page as benchmarks.page_screens takes it in Chromium; the test takes both
+    screens again and checks that they and the docs' copies are the page at those widths."""
+    if not (CHROMIUM and DRIVER):
+        pytest.skip("needs Debian's chromium and chromium-driver")
+    import struct
+
+    from benchmarks.page_screens import main as screens
+
+    def width(png: bytes) -> int:
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        return struct.unpack(">I", png[16:20])[0]
+
+    assert screens([str(tmp_path)]) == 0
+    docs = Path(__file__).resolve().parents[1] / "docs" / "img"
+    for pixels in (1280, 360):
+        for shot in (tmp_path / f"page-{pixels}.png", docs / f"page-{pixels}.png"):
+            assert width(shot.read_bytes()) <= pixels and width(shot.read_bytes()) >= pixels - 40, shot
+    text = (Path(__file__).resolve().parents[1] / "docs" / "subject.md").read_text()
+    assert "img/page-1280.png" in text and "img/page-360.png" in text
