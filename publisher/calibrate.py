@@ -24,7 +24,7 @@ from verifier.attacks.assessment import assess
 from verifier.errors import InvalidInputError
 from verifier.data.schema import Schema
 
-__all__ = ["Targets", "Calibration", "calibrate", "plot_frontier"]
+__all__ = ["Targets", "Calibration", "calibrate", "check_grid", "plot_frontier"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,17 @@ class Calibration:
                 "frontier": self.frontier, "chosen": self.chosen}
 
 
+def check_grid(method: str, parameter: str) -> None:
+    """Refuse a method the registry lacks (``METHOD_UNKNOWN``) or a parameter it does not take
+    (``PARAMETER_UNKNOWN``, listing those it takes), before any work."""
+    methods = known_methods()
+    if method not in methods:
+        raise InvalidInputError(f"unknown method {method!r}; known: {', '.join(sorted(methods))}", reason="METHOD_UNKNOWN")
+    if parameter not in methods[method].parsers:
+        raise InvalidInputError(f"{method} has no parameter {parameter!r} (its parameters: "
+                                f"{', '.join(sorted(methods[method].parsers)) or 'none'})", reason="PARAMETER_UNKNOWN")
+
+
 def calibrate(
     table: pd.DataFrame,
     schema: Schema,
@@ -86,12 +97,7 @@ def calibrate(
     intruder's own draws use a fixed public seed, so every grid value is
     judged against the same random records.
     """
-    METHODS = known_methods()
-    if method not in METHODS:
-        raise InvalidInputError(f"unknown method {method!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
-    if parameter not in METHODS[method].parsers:
-        raise InvalidInputError(f"{method} has no parameter {parameter!r} (its parameters: "
-                                f"{', '.join(sorted(METHODS[method].parsers)) or 'none'})", reason="PARAMETER_UNKNOWN")
+    check_grid(method, parameter)
     if not values:
         raise InvalidInputError("the parameter grid is empty", reason="PARAMETER_INVALID")
     entropy = np.random.SeedSequence(seed).entropy

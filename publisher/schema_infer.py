@@ -25,7 +25,7 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def infer_schema(path: str | Path, *, sensitive: Iterable[str] = (), other: Iterable[str] = (),
-                 missing: str = "refuse") -> Schema:
+                 missing: str = "refuse", cells: tuple[list[str], list[list[str]]] | None = None) -> Schema:
     """A draft schema for the CSV file at ``path``.
 
     ``sensitive`` and ``other`` name columns whose role is not the default
@@ -35,6 +35,8 @@ def infer_schema(path: str | Path, *, sensitive: Iterable[str] = (), other: Iter
     ``category`` keeps each spelling as a category of its own, listed in the
     schema like any other, and still refuses a column whose other cells are
     all numbers (a number is needed in every cell of a numeric column).
+    ``cells`` is the file's header and columns when the caller read them
+    already (:func:`~verifier.data.tables.read_csv_cells`).
 
     Raises
     ------
@@ -43,7 +45,7 @@ def infer_schema(path: str | Path, *, sensitive: Iterable[str] = (), other: Iter
     """
     if missing not in MISSING_POLICIES:
         raise InvalidInputError(f"--missing is one of {', '.join(MISSING_POLICIES)}", reason="PARAMETER_INVALID")
-    header, columns = read_csv_cells(path)
+    header, columns = cells if cells is not None else read_csv_cells(path)
     sensitive, other = set(sensitive), set(other)
     unknown = sorted((sensitive | other) - set(header))
     if unknown:
@@ -63,9 +65,8 @@ def infer_schema(path: str | Path, *, sensitive: Iterable[str] = (), other: Iter
     return Schema(tuple(attrs))
 
 
-def missing_cells(path: str | Path) -> dict[str, tuple[int, list[str]]]:
+def missing_cells(header: list[str], columns: list[list[str]]) -> dict[str, tuple[int, list[str]]]:
     """Each column with missing cells: how many, and their spellings (for the note ``publisher schema`` prints)."""
-    header, columns = read_csv_cells(path)
     out = {}
     for name, cells in zip(header, columns):
         gaps = [c for c in cells if c.strip() in MISSING_SENTINELS]

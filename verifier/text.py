@@ -16,12 +16,6 @@ __all__ = ["figure", "html_table", "literal", "markdown", "markdown_code", "note
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-def figure(x: float | None, digits: int = 4) -> str:
-    """A figure for people, in the one format of :func:`number` (``digits`` is kept for old callers and
-    ignored); ``None`` (undefined in JSON) and non-finite read ``undefined``."""
-    return number(x)
-
-
 def number(x: float | int | None, *, share: bool = False) -> str:
     """The one number format for people: an integer as an integer, a share as a percentage, anything else to 4
     significant digits, trailing zeros dropped (never fewer digits before the point: 87847.29 is ``87847``;
@@ -50,6 +44,10 @@ def number(x: float | int | None, *, share: bool = False) -> str:
 def _trimmed(text: str) -> str:
     """``1.500`` as ``1.5``, ``2.000`` as ``2``: the zeros after the last significant digit say nothing."""
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+#: the name the command lines, the TUI and the reports format their figures by: :func:`number` itself
+figure = number
 
 
 def html_table(rows, title: str) -> str:

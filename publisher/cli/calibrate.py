@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, secret_seed, split_param
 from verifier.frontend.output_paths import check_output
-from verifier.errors import InvalidInputError
 from verifier.frontend import ProgressBar, UsageError, add_command, print_json, text_table
 from verifier.text import number
 
@@ -33,19 +32,13 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from publisher.calibrate import Targets, calibrate, plot_frontier  # loaded when run, not for --help
-    from publisher.methods import METHODS
+    from publisher.calibrate import Targets, calibrate, check_grid, plot_frontier  # loaded when run, not for --help
 
     name, _, grid = args.param_grid.partition("=")
     values = [v.strip() for v in grid.split(",") if v.strip()]
     if not name or not values:
         raise UsageError(f"--param-grid takes name=v1,v2,..., got {args.param_grid!r}")
-    if args.method not in METHODS:
-        raise InvalidInputError(f"unknown method {args.method!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
-    if name not in METHODS[args.method].parsers:
-        raise InvalidInputError(f"{args.method} has no parameter {name!r} (its parameters: "
-                                f"{', '.join(sorted(METHODS[args.method].parsers)) or 'none'})",
-                                reason="PARAMETER_UNKNOWN")
+    check_grid(args.method, name)
     if args.plot:
         check_output(args.plot, option="--plot", inputs=[args.input, args.schema], force=args.force)
     fixed = dict(split_param(t) for t in args.param)

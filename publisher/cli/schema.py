@@ -7,7 +7,7 @@ import json
 import sys
 
 from verifier.data.frictionless import table_schema
-from verifier.data.tables import write_atomic
+from verifier.data.tables import read_csv_cells, write_atomic
 from verifier.frontend import add_command
 from verifier.frontend.output_paths import check_output
 from verifier.text import literal, plural
@@ -40,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
     from publisher.schema_infer import infer_schema, missing_cells  # loaded when run, not for --help
 
     check_output(args.out, inputs=[args.input], force=args.force)
-    schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other, missing=args.missing)
-    for name, (count, spellings) in missing_cells(args.input).items():
+    cells = read_csv_cells(args.input)  # read once: for the schema and for the notes
+    schema = infer_schema(args.input, sensitive=args.sensitive, other=args.other, missing=args.missing, cells=cells)
+    for name, (count, spellings) in missing_cells(*cells).items():
         print(f"note: column {literal(name)!r}: {plural(count, 'missing cell')} kept as the "
               f"{'category' if len(spellings) == 1 else 'categories'} {', '.join(repr(literal(s)) for s in spellings)} "
               "(--missing category)", file=sys.stderr)

@@ -28,14 +28,19 @@ from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.data.tables import number_label as _num
 from verifier.data.schema import Schema
-
 from verifier.text import number
 
-__all__ = ["Hierarchy", "build_hierarchy", "MultiSensitiveGeneralization", "mask_class", "two_step", "Infeasible"]
+__all__ = ["Hierarchy", "build_hierarchy", "MultiSensitiveGeneralization", "mask_class", "two_step", "Infeasible",
+           "RootInfeasible"]
 
 
 class Infeasible(Exception):
     """No generalization meets the requirement."""
+
+
+class RootInfeasible(Infeasible):
+    """alpha-QI fails even with every quasi-identifier fully generalized: no alpha_qi below the table's own
+    largest share of one sensitive value (or a k above its size) can be met."""
 
 
 # ----------------------------------------------------------------------------- checks with masked values
@@ -163,7 +168,7 @@ def two_step(raw_qi: list[list[str]], raw_sa: list[list[str]], qh: list[Hierarch
     cuts = [[h.root] for h in qh]
     qi_rows = _apply(raw_qi, qh, cuts)
     if not _alpha_qi(qi_rows, raw_sa, alpha_qi, k):
-        raise Infeasible("alpha-QI fails even with every quasi-identifier fully generalized")
+        raise RootInfeasible("alpha-QI fails even with every quasi-identifier fully generalized")
     sa_rows, log = _mask_all(qi_rows, raw_sa, sh, alpha_sa)
     best = (qi_rows, sa_rows, [list(c) for c in cuts], log)
     best_dr = sum(_dr(qi_rows, sa_rows, qh, sh))
@@ -241,11 +246,9 @@ class MultiSensitiveGeneralization(Method):
     def parameters(self) -> dict[str, Any]:
         return {"alpha_qi": self.alpha_qi, "alpha_sa": self.alpha_sa, "k": self.k, "hierarchies": self.hierarchies}
 
-    def _least_alpha_qi(self, table: pd.DataFrame, sa: list, why: str) -> str:
+    def _least_alpha_qi(self, table: pd.DataFrame, sa: list) -> str:
         """Where alpha-QI fails at the root (one class of every record), the least alpha_qi that passes there:
         the largest share of one sensitive value in the whole table (alpha-QI only gets harder below the root)."""
-        if not why.startswith("alpha-QI"):
-            return ""
         if self.k is not None and len(table) < self.k:
             return f": the table has {len(table)} records, fewer than k = {self.k}"
         shares = {a.name: table[a.name].astype(str).value_counts(normalize=True) for a in sa}
@@ -275,8 +278,8 @@ class MultiSensitiveGeneralization(Method):
         try:
             result = two_step(raw_qi, raw_sa, qh, sh, self.alpha_qi, self.alpha_sa, self.k)
         except Infeasible as exc:
-            raise fail(f"multi_sensitive_generalization: {exc}{self._least_alpha_qi(table, sa, str(exc))}",
-                       "TARGET_INFEASIBLE") from None
+            hint = self._least_alpha_qi(table, sa) if isinstance(exc, RootInfeasible) else ""
+            raise fail(f"multi_sensitive_generalization: {exc}{hint}", "TARGET_INFEASIBLE") from None
         out = table.copy()
         for j, a in enumerate(qi):
             out[a.name] = [r[j] for r in result.qi]

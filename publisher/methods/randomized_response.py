@@ -34,7 +34,6 @@ from verifier.attacks.disclosure import (
     utility_cost,
 )
 from verifier.data.schema import Schema
-
 from verifier.text import number
 
 __all__ = ["RandomizedResponse", "OptimalKeep", "optimal_keep_probabilities", "contingency"]

@@ -121,7 +121,7 @@
         claimed: { distance: claimedD, variances: claimedV }, variances_at_claimed_distance: atClaimed,
         claim_holds: pp.claim_holds(r.distance, claimedD, claimedV, atClaimed, kinds.length),
         attribute_disclosure: herDisclosure(p, family, keys, mine),
-        ...(options.randomMatch === false ? {} : pp.subject_test(keys, r.columns, r.distance, options)) };
+        ...(options.randomMatch === false ? {} : pp.subject_test(keys, r.columns, r.blocks, r.distance, options)) };
       const unchanged = r.distance === 0 && kinds.includes("numeric") &&
         r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
       result.verdict = pp.record_verdict(result, p, family, unchanged);

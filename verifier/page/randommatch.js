@@ -34,10 +34,10 @@
     };
   }
 
-  pp.random_match_distribution = function random_match_distribution(keys, columns, { samples = 10000, seed = 0,
-                                                                                   progress = null } = {}) {
+  pp.random_match_distribution = function random_match_distribution(keys, columns, blocks, { samples = 10000,
+                                                                                           seed = 0, progress = null } = {}) {
+    // blocks[r][j]: released record r's block on attribute j (compute_record_distance has them already)
     const n = keys.length, m = columns.length;
-    const blocks = keys.map((r) => r.map((v, j) => pp.blocks_of(columns[j], v)));
     const distance_to = pp.rank_tree(blocks);
     const counts = [];
     const add = (d, w) => { while (counts.length <= d) counts.push(0); counts[d] += w; };
@@ -64,10 +64,10 @@
     return { method: "monte_carlo", counts, total: samples };
   };
 
-  pp.subject_test = function subject_test(keys, columns, distance, { alpha = 0.01, samples = 10000, seed = 0,
-                                                                     progress = null } = {}) {
+  pp.subject_test = function subject_test(keys, columns, blocks, distance, { alpha = 0.01, samples = 10000,
+                                                                             seed = 0, progress = null } = {}) {
     // Her p-value F_rand(d): the share of random records at a distance no larger than hers.
-    const random = pp.random_match_distribution(keys, columns, { samples, seed, progress });
+    const random = pp.random_match_distribution(keys, columns, blocks, { samples, seed, progress });
     const below = random.counts.slice(0, distance + 1).reduce((a, b) => a + b, 0);
     const p = below / random.total;
     const distribution = {};

@@ -99,6 +99,6 @@
     for (const w of worst) if (w < distance) distance = w;
     const matches = [];
     worst.forEach((w, i) => { if (w === distance) matches.push(i); });
-    return { distance, matches, deviations: matches.map((i) => blocks[i].map(gap)), columns, query: q };
+    return { distance, matches, deviations: matches.map((i) => blocks[i].map(gap)), columns, query: q, blocks };
   };
 })();

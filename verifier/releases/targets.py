@@ -30,7 +30,7 @@ from typing import Any, Mapping, Sequence
 from verifier.errors import InvalidInputError
 from verifier.text import literal, number
 
-__all__ = ["TARGETS", "Miss", "parse_targets", "shown", "target_misses", "target_words"]
+__all__ = ["TARGETS", "Miss", "parse_targets", "target_misses", "target_words"]
 
 #: target -> (the figure it bounds, in words; the families it applies to, None for all)
 TARGETS: dict[str, tuple[str, tuple[str, ...] | None]] = {
@@ -44,12 +44,6 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None]] = {
 }
 
 _SLACK = 1e-9
-
-
-def shown(x: float) -> str:
-    """A bound or figure as a target reads: :func:`verifier.text.number` (a whole number as one, otherwise 4
-    significant digits)."""
-    return number(x)
 
 
 @dataclass(frozen=True)
@@ -68,7 +62,7 @@ class Miss:
     def text(self) -> str:
         what = TARGETS[self.target][0] + (f" of {literal(self.attribute)}" if self.attribute else "")
         side = "at least" if self.target.startswith("min_") else "at most"
-        return f"{what} is {shown(self.value)}; the target is {side} {shown(self.bound)} ({self.name})"
+        return f"{what} is {number(self.value)}; the target is {side} {number(self.bound)} ({self.name})"
 
 
 def _number(name: str, text: str, *, whole: bool, low: float, high: float | None) -> float | int:
@@ -78,7 +72,7 @@ def _number(name: str, text: str, *, whole: bool, low: float, high: float | None
         kind = "a whole number" if whole else "a number"
         raise InvalidInputError(f"--target {name}: {text!r} is not {kind}", reason="PARAMETER_INVALID") from None
     if not math.isfinite(value) or value < low or (high is not None and value > high):
-        span = f"from {shown(low)}" + (f" to {shown(high)}" if high is not None else " up")
+        span = f"from {number(low)}" + (f" to {number(high)}" if high is not None else " up")
         raise InvalidInputError(f"--target {name}: {text} is outside its range ({span})", reason="PARAMETER_INVALID")
     return value
 
@@ -173,7 +167,7 @@ def target_words(targets: Mapping[str, Any] | None) -> list[str]:
     out = []
     for name, bound in (targets or {}).items():
         if isinstance(bound, Mapping):
-            out += [f"{name}.{attr} <= {shown(b)}" for attr, b in bound.items()]
+            out += [f"{name}.{attr} <= {number(b)}" for attr, b in bound.items()]
         else:
-            out.append(f"{name} {'>=' if name.startswith('min_') else '<='} {shown(bound)}")
+            out.append(f"{name} {'>=' if name.startswith('min_') else '<='} {number(bound)}")
     return out

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from verifier.attacks.disclosure import CERTAIN
-from verifier.releases.targets import shown
 from verifier.text import figure, literal, number, plural
 
 __all__ = ["LEVELS", "Finding", "Verdict", "disclosure_breaches", "disclosure_findings", "target_findings",
@@ -142,14 +141,14 @@ def target_findings(targets: Mapping[str, Any] | None, *, risks: Mapping[str, Ma
         risk = _number((risks.get(name) or {}).get("risk"))
         if risk is not None and risk > float(bound) + _SLACK:
             out.append(Finding("target_missed", "at_risk", f"The publisher promised no {literal(name)} guessed with "
-                               f"probability above {shown(bound)}; yours is {shown(risk)}.", name))
+                               f"probability above {number(bound)}; yours is {number(risk)}.", name))
     bound = _number(targets.get("min_distance"))
     if bound is not None and distance is not None and distance < bound:
-        out.append(Finding("target_missed", "at_risk", f"The publisher promised every record at least {shown(bound)} "
+        out.append(Finding("target_missed", "at_risk", f"The publisher promised every record at least {number(bound)} "
                            f"ranks from its closest match; yours is {distance}."))
     bound = _number(targets.get("min_k"))
     if bound is not None and group is not None and group < bound:
-        out.append(Finding("target_missed", "at_risk", f"The publisher promised groups of at least k = {shown(bound)} "
+        out.append(Finding("target_missed", "at_risk", f"The publisher promised groups of at least k = {number(bound)} "
                            f"records; {plural(group, 'released record')} {'is' if group == 1 else 'are'} consistent "
                            "with your values."))
     bound = _number(targets.get("max_linked_share"))
