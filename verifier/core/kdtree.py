@@ -12,8 +12,9 @@ inequality fails) and no point embedding is exact, which rules out scipy's
 trees. So this module is a small KD-tree of its own:
 
 - every anonymized record is a point of its block starts, and nodes are
-  split at the median of one axis (tied records fall on either side, which
-  only balances the tree);
+  split at the median of the axis of widest reach (the largest block gap
+  between two of its records; tied records fall on either side, which only
+  balances the tree);
 - each node keeps, per axis, the lowest block start and the highest block
   end among its records;
 - the lower bound of a node for a query is the block gap between the query
@@ -94,28 +95,33 @@ heap_layout = nb.njit(cache=True)(plain_heap_layout)
 
 
 @nb.njit(cache=True, inline="always")
-def _split(node, idx, start, end, pos):
-    """Split ``node`` at its median along the axis of widest spread of positions, into its two children.
+def _split(node, idx, start, end, pos, pos_hi):
+    """Split ``node`` at its median along the axis of widest reach, into its two children.
 
-    The spread is judged on at most about 256 of the node's records (any axis
-    keeps the search exact; a sample keeps the build near one select per level).
+    An axis's reach is the largest block gap two of the node's records can
+    have on it: the highest block start less the lowest block end. Without
+    ties it is the spread of positions; an axis of a few large blocks (a sex
+    column, a heaped zero) reaches little however far its positions spread,
+    and a split on it would never prune. The reach is judged on at most about
+    256 of the node's records (any axis keeps the search exact; a sample keeps
+    the build near one select per level).
     """
     s = start[node]
     e = end[node]
     step = max(1, (e - s) // 256)
     best_axis = 0
-    best_spread = -1
+    best_reach = -_BIG
     for j in range(pos.shape[1]):
-        lo = pos[idx[s], j]
-        hi = lo
+        highest_start = pos[idx[s], j]
+        lowest_end = pos_hi[idx[s], j]
         for t in range(s, e, step):
-            v = pos[idx[t], j]
-            if v < lo:
-                lo = v
-            if v > hi:
-                hi = v
-        if hi - lo > best_spread:
-            best_spread = hi - lo
+            r = idx[t]
+            if pos[r, j] > highest_start:
+                highest_start = pos[r, j]
+            if pos_hi[r, j] < lowest_end:
+                lowest_end = pos_hi[r, j]
+        if highest_start - lowest_end > best_reach:
+            best_reach = highest_start - lowest_end
             best_axis = j
     mid = (s + e) // 2
     _select(idx, s, e, mid, pos, best_axis)
@@ -140,7 +146,7 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
     idx, start, end, depth = plain_heap_layout(pos.shape[0], leaf_size)
     for level in range(depth):
         with held_signals():
-            _split_level(level, idx, start, end, pos)
+            _split_level(level, idx, start, end, pos, rec_hi)
     n, m = rec_lo.shape
     n_nodes = start.size
     first_leaf = (1 << depth) - 1
@@ -159,10 +165,10 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
 
 
 @nb.njit(cache=True, parallel=True)
-def _split_level(level, idx, start, end, pos):
+def _split_level(level, idx, start, end, pos, pos_hi):
     """Split every node of ``level`` at its median, in parallel (the nodes own disjoint slices)."""
     for c in nb.prange(1 << level):
-        _split((1 << level) - 1 + c, idx, start, end, pos)
+        _split((1 << level) - 1 + c, idx, start, end, pos, pos_hi)
 
 
 @nb.njit(cache=True, parallel=True)
