@@ -18,6 +18,7 @@ from verifier.attacks.disclosure import (
     kron_matvec,
     permutation_risk,
     posterior,
+    released_group_risk,
     reconstruction_probability,
     rho_s,
     rr_risk,
@@ -181,6 +182,36 @@ def test_permutation_risk_categorical_and_numeric():
     assert risk.tolist() == [0.5, 1.0] and n.tolist() == [2, 1]
     risk, _ = permutation_risk(offsets, matches, np.array([1.0, 2.0]), np.array([1.04, 3.0, 2.5]), tolerance=0.1)
     assert risk.tolist() == [0.5, 0.0]
+
+
+def _listed_group_risk(gx, gy, mine, theirs, tolerance):
+    """The reference: every released record of her group listed as her match set, then permutation_risk."""
+    members = [np.flatnonzero(gy == g) for g in gx]
+    offsets = np.concatenate(([0], np.cumsum([m.size for m in members])))
+    matches = np.concatenate(members) if members else np.empty(0, np.int64)
+    return permutation_risk(offsets, matches.astype(np.int64), mine, theirs, tolerance=tolerance)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_released_group_risk_equals_the_listed_match_sets(seed):
+    """Counting per group gives the risks and counts of listing every candidate, bit for bit: tied and
+    continuous sensitive values, groups absent from the release, and values at exactly mine +- tolerance."""
+    rng = np.random.default_rng(seed)
+    n, m, groups = int(rng.integers(1, 60)), int(rng.integers(1, 60)), int(rng.integers(1, 8))
+    gx, gy = rng.integers(0, groups, n), rng.integers(0, groups, m)
+    if seed % 2:
+        mine, theirs = rng.integers(0, 4, n).astype(float), rng.integers(0, 4, m).astype(float)
+        tolerances = [None, 0.0, 1.0]
+    else:
+        mine = np.round(rng.normal(size=n), 1)
+        theirs = np.concatenate([np.round(rng.normal(size=m - m // 3), 1), mine[rng.integers(0, n, m // 3)]])
+        theirs[: m // 4] = mine[rng.integers(0, n, m // 4)] + 0.3  # on the edge of tolerance 0.3, up to rounding
+        tolerances = [None, 0.3, 0.1 + 0.2, 2.5]
+    for tolerance in tolerances:
+        risk, counts = released_group_risk(gx, gy, mine, theirs, tolerance=tolerance)
+        want_risk, want_counts = _listed_group_risk(gx, gy, mine, theirs, tolerance)
+        assert counts.tolist() == want_counts.tolist()
+        assert risk.tolist() == want_risk.tolist()
 
 
 def test_assessment_risk_of_an_unchanged_release_is_the_baseline():

@@ -137,13 +137,17 @@ def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolera
     A randomized response release has its own closed form, reported by the
     method (``verifier.attacks.disclosure.rr_risk``).
     """
-    from verifier.attacks.disclosure import permutation_risk
+    from verifier.attacks.disclosure import permutation_risk, released_group_risk
     from verifier.core.permutation import compute_distances
 
     attrs = list(schema.attributes)
     qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
     out: dict[str, Any] = {}
     n = x.shape[0]
+    grouped = not qi or all(attrs[j].kind != "numeric" for j in qi)
+    if grouped and any(a.role == "sensitive" for a in attrs):
+        label = class_codes(np.concatenate([y[:, qi], x[:, qi]]), list(range(len(qi))))
+        released_label, original_label = label[: y.shape[0]], label[y.shape[0]:]
     for s, attr in enumerate(attrs):
         if attr.role != "sensitive":
             continue
@@ -151,27 +155,14 @@ def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolera
         if attr.kind == "numeric":
             span = float(x[:, s].max() - x[:, s].min()) if n else 0.0
             tol = tolerance * span
-        if not qi:
-            mode = "none"
-            offsets = np.arange(0, n * y.shape[0] + 1, max(y.shape[0], 1))[: n + 1]
-            matches = np.tile(np.arange(y.shape[0]), n)
-        elif all(attrs[j].kind != "numeric" for j in qi):
-            mode = "group"
-            both = np.concatenate([y[:, qi], x[:, qi]]) + 0.0
-            _, label = np.unique(both, axis=0, return_inverse=True)
-            label = label.ravel()
-            ly, lx = label[: y.shape[0]], label[y.shape[0]:]
-            order = np.argsort(ly, kind="stable")
-            starts = np.searchsorted(ly[order], lx, side="left")
-            ends = np.searchsorted(ly[order], lx, side="right")
-            counts = ends - starts
-            offsets = np.concatenate(([0], np.cumsum(counts)))
-            matches = np.concatenate([order[a:b] for a, b in zip(starts, ends)]) if n else np.empty(0, np.int64)
+        if grouped:  # her candidates are the released records of her QI group (every record when there is no QI)
+            mode = "group" if qi else "none"
+            risk, candidates = released_group_risk(original_label, released_label, x[:, s], y[:, s], tolerance=tol)
         else:
             mode = "permutation"
             kinds = [attrs[j].kind for j in qi]
             _, offsets, matches = compute_distances(RankSpace(y[:, qi], kinds), x[:, qi])
-        risk, candidates = permutation_risk(offsets, matches.astype(np.int64), x[:, s], y[:, s], tolerance=tol)
+            risk, candidates = permutation_risk(offsets, matches.astype(np.int64), x[:, s], y[:, s], tolerance=tol)
         out[attr.name] = {
             "mode": mode,
             "max": float(risk.max()) if n else 0.0,
