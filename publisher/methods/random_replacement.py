@@ -418,7 +418,7 @@ def _with_sensitive(rows: Sequence[Sequence[Any]], sensitive: Sequence[Any], m: 
 
 def _count(coded: CodedRows, query: Mapping[int, set], s_values: set) -> int:
     """Rows matching the query on the quasi-identifiers and holding one of ``s_values`` (the last column)."""
-    return int(np.sum(coded.matching({**query, coded.codes.shape[1] - 1: s_values})))
+    return coded.count({**query, coded.codes.shape[1] - 1: s_values})
 
 
 def query_relative_errors(original: Sequence[Sequence[Any]], released: Sequence[Sequence[Any]],
