@@ -176,3 +176,32 @@ def test_the_fast_clustering_gives_the_plain_classes_on_adult(k):
     cols = [frame[c].to_numpy(dtype=float) if num else frame[c].astype(str).to_numpy() for c, num in zip(names, numeric)]
     model = SDModel(names, numeric, cols, k)
     assert sd_classes(model) == sd_classes_exhaustive(model)
+
+
+def _categorical_model(rng: np.random.Generator) -> SDModel:
+    """Categorical quasi-identifiers only (the combination index's case), few values so that combinations
+    repeat; sometimes a constant or a numeric constant column (neither counts)."""
+    n, q = int(rng.integers(2, 300)), int(rng.integers(1, 5))
+    k = min(int(rng.integers(2, 7)), n)
+    cols = [np.array([f"v{v}" for v in rng.integers(0, int(rng.integers(1, 6)), n)]) for _ in range(q)]
+    numeric = [False] * q
+    if rng.random() < 0.3:
+        cols.append(np.full(n, 3.0))
+        numeric.append(True)
+    return SDModel([f"a{j}" for j in range(len(cols))], numeric, cols, k)
+
+
+def test_the_combination_index_gives_the_plain_classes_on_categorical_tables():
+    rng = np.random.default_rng(30)
+    for trial in range(120):
+        model = _categorical_model(rng)
+        assert sd_classes(model) == sd_classes_exhaustive(model), trial
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
+def test_the_combination_index_gives_the_plain_classes_on_adult_categorical_qis():
+    """The census benchmark's quasi-identifiers (issue 30): education, marital status, race, sex, workclass."""
+    names = ["education", "marital-status", "race", "sex", "workclass"]
+    frame = pd.read_csv(ADULT).dropna(subset=names).head(700)
+    model = SDModel(names, [False] * 5, [frame[c].astype(str).to_numpy() for c in names], 5)
+    assert sd_classes(model) == sd_classes_exhaustive(model)
