@@ -89,10 +89,12 @@ def _write_tables(folder: Path, n: int, m: int, seed: int = 11) -> dict[str, Pat
     return paths
 
 
-def _argsort_seconds(path: Path) -> float:
+def argsort_seconds(path: Path, columns: list[str] | None = None) -> float:
+    """The yardstick: a stable numpy argsort of every column (or of ``columns``) of the table at ``path``."""
     import pandas as pd
 
-    x = pd.read_parquet(path).to_numpy()
+    table = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path, usecols=columns)
+    x = table[columns].to_numpy() if columns else table.to_numpy()
     start = time.perf_counter()
     for j in range(x.shape[1]):
         np.argsort(x[:, j], kind="stable")
@@ -120,8 +122,11 @@ def _runner(argv: list[str]) -> None:
                       "stderr": proc.stderr.decode(errors="replace")[-500:]}))
 
 
-def _measure(command: list[str], folder: Path, name: str) -> dict:
-    """Time ``command`` (a console script and its arguments) whole, then profile it for its phases."""
+def measure(command: list[str], folder: Path, name: str, fresh: Path | None = None) -> dict:
+    """Time ``command`` (a console script and its arguments) whole, then profile it for its phases.
+
+    ``fresh``: an output the command creates, removed before the profiled run (a release refuses to replace one).
+    """
     exe = [sys.executable, "-m", command[0], *command[1:]]
     timed = json.loads(subprocess.run([sys.executable, "-m", "benchmarks.commands", "--run", json.dumps(exe)],
                                       capture_output=True, text=True, check=True).stdout)
@@ -129,7 +134,9 @@ def _measure(command: list[str], folder: Path, name: str) -> dict:
         raise RuntimeError(f"{name}: exit {timed['code']}: {timed['stderr']}")
     profile = folder / f"{name}.prof"
     if name == "release":  # the profiled run must not find the timed run's release
-        subprocess.run(["rm", "-rf", command[command.index("--out") + 1]], check=True)
+        fresh = Path(command[command.index("--out") + 1])
+    if fresh is not None:  # and the protector's report beside it, which is never overwritten either
+        subprocess.run(["rm", "-rf", str(fresh), f"{fresh}.protector.json"], check=True)
     subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", command[0], *command[1:]],
                    capture_output=True)
     return {"seconds": round(timed["seconds"], 2), "peak_mb": round(timed["peak_mb"]), "phases": _phases(profile)}
@@ -181,21 +188,21 @@ def run(n: int, m: int, only: list[str] | None) -> dict:
                        check=True, capture_output=True)
         first = paths["x"].read_text().splitlines()[:2]
         (folder / "me.json").write_text(json.dumps(dict(zip(first[0].split(","), map(float, first[1].split(","))))))
-        yardstick = _argsort_seconds(paths["x_parquet"])
-        rows = {"startup": _measure(["verifier", "--version"], folder, "startup")}
+        yardstick = argsort_seconds(paths["x_parquet"])
+        rows = {"startup": measure(["verifier", "--version"], folder, "startup")}
         for name, command in _commands(paths, folder, only).items():
             if name in ("audit", "check_csv") and not (folder / "release").exists():
-                rows["release (setup)"] = _measure(_commands(paths, folder, ["release"])["release"], folder, "release")
+                rows["release (setup)"] = measure(_commands(paths, folder, ["release"])["release"], folder, "release")
             if name == "release" and (folder / "release").exists():
                 continue
             if name == "check_parquet":  # a release of the same table as release.parquet
                 setup = _commands(paths, folder, ["release"])["release"]
                 setup[setup.index("--out") + 1] = str(folder / "release-pq")
-                rows["release --format parquet (setup)"] = _measure([*setup, "--format", "parquet"], folder, "release")
-            rows[name] = _measure(command, folder, name)
+                rows["release --format parquet (setup)"] = measure([*setup, "--format", "parquet"], folder, "release")
+            rows[name] = measure(command, folder, name)
             rows[name]["argsort_ratio"] = round(rows[name]["seconds"] / yardstick, 1)
         for name, command in _adult_commands(folder, only).items():
-            rows[f"{name} (Adult)"] = _measure(command, folder, name)
+            rows[f"{name} (Adult)"] = measure(command, folder, name)
         return {"n": n, "m": m, "argsort_seconds": round(yardstick, 3), "rows": rows}
 
 
