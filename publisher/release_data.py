@@ -38,7 +38,7 @@ def _refuse_ambiguous(schema: Schema, generalized: Sequence[str]) -> None:
                     reason="CATEGORY_AMBIGUOUS")
 
 
-def csv_bytes(rows: list[list[str]], schema: Schema, *, generalized: Sequence[str] = ()) -> bytes:
+def csv_bytes(rows: Sequence[Sequence[str]], schema: Schema, *, generalized: Sequence[str] = ()) -> bytes:
     """The rows as ``release.csv``; categories that would read as generalized notation are refused."""
     _refuse_ambiguous(schema, generalized)
     return csv_text(schema.names, rows).encode("utf-8")

@@ -10,7 +10,7 @@ from verifier.attacks.classes import PublishedCells, read_published
 from verifier.data.tables import number_label, number_labels
 from verifier.data.schema import Schema
 
-__all__ = ["frame_rows", "frame_to_keys", "keys_to_frame", "published_cells"]
+__all__ = ["frame_columns", "frame_rows", "frame_to_keys", "keys_to_frame", "published_cells"]
 
 
 def frame_to_keys(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
@@ -29,18 +29,23 @@ def frame_to_keys(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
     return out
 
 
-def frame_rows(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
-    """The rows of a table as CSV cells, exactly as a release file holds them."""
+def frame_columns(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
+    """The columns of a table as CSV cells, exactly as a release file holds them."""
     cols = []
     for attr in schema.attributes:
         col = frame[attr.name]
         if attr.kind != "numeric":
-            cols.append([str(v) for v in col])
+            cols.append([v if type(v) is str else str(v) for v in col.tolist()])
         elif pd.api.types.is_numeric_dtype(col.dtype):
             cols.append(number_labels(col.to_numpy()))
         else:  # a generalized numeric cell ("[25,45]") is already text
-            cols.append([v if isinstance(v, str) else number_label(float(v)) for v in col])
-    return [list(r) for r in zip(*cols)]
+            cols.append([v if isinstance(v, str) else number_label(float(v)) for v in col.tolist()])
+    return cols
+
+
+def frame_rows(frame: pd.DataFrame, schema: Schema) -> list[tuple[str, ...]]:
+    """The rows of a table as CSV cells, exactly as a release file holds them."""
+    return list(zip(*frame_columns(frame, schema)))
 
 
 def keys_to_frame(keys: np.ndarray, schema: Schema) -> pd.DataFrame:
@@ -55,8 +60,8 @@ def keys_to_frame(keys: np.ndarray, schema: Schema) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
-def published_cells(frame: pd.DataFrame, schema: Schema, hierarchies=None) -> tuple[list[list[str]], PublishedCells]:
+def published_cells(frame: pd.DataFrame, schema: Schema, hierarchies=None) -> tuple[list[tuple[str, ...]], PublishedCells]:
     """A generalized table's rows as a release file holds them, and its cells parsed as a reader parses them."""
-    rows = frame_rows(frame, schema)
-    columns = [list(c) for c in zip(*rows)] if rows else [[] for _ in schema.names]
-    return rows, read_published(schema, schema.names, columns, hierarchies=hierarchies, path="the release")
+    columns = frame_columns(frame, schema)
+    published = read_published(schema, schema.names, columns, hierarchies=hierarchies, path="the release")
+    return list(zip(*columns)), published

@@ -73,8 +73,9 @@ def column_hierarchy(attr: Attribute, spec: Mapping[str, Any] | None) -> Hierarc
     return build_hierarchy(spec, list(attr.categories or ()), False, on_unknown="attach_root")
 
 
-def published_cell(text: str, attr: Attribute, hierarchy: Hierarchy | None, where: str) -> Cell:
-    """What one published cell covers; ``*`` is every value of the column."""
+def published_cell(text: str, attr: Attribute, hierarchy: Hierarchy | None) -> Cell:
+    """What one published cell covers; ``*`` is every value of the column. A bad cell raises CELL_INVALID or
+    CATEGORY_UNKNOWN, and its caller says where the cell is."""
     numeric = attr.kind == "numeric"
     if text.strip() == WILDCARD and (hierarchy is None or WILDCARD not in hierarchy.order):
         if numeric:
@@ -85,12 +86,11 @@ def published_cell(text: str, attr: Attribute, hierarchy: Hierarchy | None, wher
     try:
         cell = parse_cell(text, numeric, hierarchy)
     except InvalidInputError as exc:
-        raise InvalidInputError(f"{where}: {exc.message}", reason="CELL_INVALID") from None
+        raise InvalidInputError(exc.message, reason="CELL_INVALID") from None
     if not numeric and attr.categories is not None and cell.values is not None:
         unknown = sorted(cell.values - set(attr.categories))
         if unknown:
-            raise InvalidInputError(f"{where}: {unknown[0]!r} is not one of the schema's categories",
-                                    reason="CATEGORY_UNKNOWN")
+            raise InvalidInputError(f"{unknown[0]!r} is not one of the schema's categories", reason="CATEGORY_UNKNOWN")
     return cell
 
 
@@ -121,11 +121,15 @@ def read_published(schema: Schema, header: Sequence[str], columns: Sequence[Sequ
             continue
         h = column_hierarchy(a, (hierarchies or {}).get(a.name))
         parsed = []
+        seen: dict[str, Cell] = {}  # a census repeats its published cells: each text is read once
         for row, t in enumerate(text[a.name]):
-            try:
-                cell = published_cell(t, a, h, f"column {a.name!r}, {format_rows([row + 1])}")
-            except InvalidInputError as exc:
-                raise InvalidInputError(exc.message, path=path, reason=exc.reason) from None
+            cell = seen.get(t)
+            if cell is None:
+                try:
+                    cell = seen[t] = published_cell(t, a, h)
+                except InvalidInputError as exc:
+                    raise InvalidInputError(f"column {a.name!r}, {format_rows([row + 1])}: {exc.message}", path=path,
+                                            reason=exc.reason) from None
             if typed and a.name in typed and not _typed_matches(cell, typed[a.name][row]):
                 raise InvalidInputError(f"column {a.name!r}, {format_rows([row + 1])}: the typed cell does not "
                                         "cover what its text says", path=path, reason="CELL_INVALID")

@@ -78,6 +78,19 @@ def parse_cell(text: str, numeric: bool, hierarchy: Hierarchy | None = None) -> 
     return Cell(values=frozenset([text]))
 
 
+def _parsed_column(texts: Sequence[Any], numeric: bool, hierarchy: Hierarchy | None) -> list[Cell]:
+    """:func:`parse_cell` of every cell of a column, each distinct text read once (cells are immutable)."""
+    seen: dict[str, Cell] = {}
+    out = []
+    for t in texts:
+        t = str(t)
+        cell = seen.get(t)
+        if cell is None:
+            cell = seen[t] = parse_cell(t, numeric, hierarchy)
+        out.append(cell)
+    return out
+
+
 def _size(cell: Cell, column: np.ndarray, numeric: bool) -> tuple[float, int]:
     """(covered fraction of the range, number of distinct original values covered)."""
     if numeric:
@@ -108,7 +121,7 @@ def assess_generalized(
     n = len(next(iter(original.values()))) if original else 0
     qi = [a for a in attrs if a.role == "quasi_identifier"]
     sens = [a for a in attrs if a.role == "sensitive"]
-    cells = {a.name: [parse_cell(str(t), a.kind == "numeric", hier.get(a.name)) for t in published[a.name]]
+    cells = {a.name: _parsed_column(published[a.name], a.kind == "numeric", hier.get(a.name))
              for a in attrs if a.role in ("quasi_identifier", "sensitive")}
     # classes of identical published QI values
     keys = [tuple(str(published[a.name][t]).strip() for a in qi) for t in range(len(published[qi[0].name]))] if qi else []
@@ -191,7 +204,8 @@ def _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n
             cover[key] = np.array([cells[a.name][t].contains(value) for t in reps], dtype=bool)
         return cover[key]
 
-    members = [np.flatnonzero(klass == c) for c in range(n_classes)]
+    order = np.argsort(klass, kind="stable")  # each class's rows in row order, as flatnonzero lists them
+    members = np.split(order, np.cumsum(np.bincount(klass, minlength=n_classes))[:-1])
     risks: dict[str, Any] = {}
     for s in sens:
         # per class: the summed leaf-level share of each sensitive value
@@ -204,15 +218,20 @@ def _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n
                     acc[v] = acc.get(v, 0.0) + 1.0 / len(vals)
             shares.append(acc)
         per_record, counts = [], []
+        known: dict[tuple, tuple[float, int]] = {}  # records with the same QI and sensitive values: one answer
         for r in range(n):
-            mask = np.ones(n_classes, dtype=bool)
-            for a in qi:
-                mask &= covering(a, original[a.name][r])
-            idx = np.flatnonzero(mask)
-            total = int(sizes[idx].sum())
             mine = str(original[s.name][r])
-            score = sum(shares[c].get(mine, 0.0) for c in idx)
-            per_record.append(score / total if total else 0.0)
+            key = (*(original[a.name][r] for a in qi), mine)
+            if key not in known:
+                mask = np.ones(n_classes, dtype=bool)
+                for a in qi:
+                    mask &= covering(a, original[a.name][r])
+                idx = np.flatnonzero(mask)
+                total = int(sizes[idx].sum())
+                score = sum(shares[c].get(mine, 0.0) for c in idx)
+                known[key] = (score / total if total else 0.0, total)
+            risk, total = known[key]
+            per_record.append(risk)
             counts.append(total)
         risks[s.name] = {"mode": "group", "max": float(max(per_record, default=0.0)),
                          "mean": float(np.mean(per_record)) if per_record else 0.0,
