@@ -16,6 +16,7 @@ Everything is deterministic; only the framework's row shuffle uses the seed.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -118,10 +119,10 @@ class TwoStepResult:
 
 
 def _apply(raw_qi: list[list[str]], hier: list[Hierarchy], cuts: list[list[str]]) -> list[list[str]]:
-    out = []
-    for row in raw_qi:
-        out.append([next(c for c in cut if h.covers(c, h.leaf_of[v])) for v, h, cut in zip(row, hier, cuts)])
-    return out
+    """Each row's values generalized to the node of the cut that covers them (each distinct value looked up once)."""
+    node_of = [{v: next(c for c in cut if h.covers(c, h.leaf_of[v])) for v in {row[j] for row in raw_qi}}
+               for j, (h, cut) in enumerate(zip(hier, cuts))]
+    return [[node_of[j][v] for j, v in enumerate(row)] for row in raw_qi]
 
 
 def _alpha_qi(qi_rows: list[list[str]], raw_sa: list[list[str]], alpha: float, k: int | None) -> bool:
@@ -153,9 +154,14 @@ def _mask_all(qi_rows, raw_sa, sens, alpha):
 
 
 def _dr(qi_rows, sa_rows, qh, sh) -> tuple[float, float]:
+    """The distortion ratios: the cells' information losses summed in row order (each label's loss computed once)."""
+    def loss(rows, hier) -> float:
+        known = [{v: h.info_loss(v) for v in {r[j] for r in rows}} for j, h in enumerate(hier)]
+        return sum(known[j][v] for r in rows for j, v in enumerate(r))
+
     n = len(qi_rows)
-    qi = sum(h.info_loss(v) for r in qi_rows for v, h in zip(r, qh)) / (n * len(qh)) if qh else 0.0
-    sa = sum(h.info_loss(v) for r in sa_rows for v, h in zip(r, sh)) / (n * len(sh)) if sh else 0.0
+    qi = loss(qi_rows, qh) / (n * len(qh)) if qh else 0.0
+    sa = loss(sa_rows, sh) / (n * len(sh)) if sh else 0.0
     return qi, sa
 
 
@@ -173,12 +179,13 @@ def two_step(raw_qi: list[list[str]], raw_sa: list[list[str]], qh: list[Hierarch
     best = (qi_rows, sa_rows, [list(c) for c in cuts], log)
     best_dr = sum(_dr(qi_rows, sa_rows, qh, sh))
     rounds = [best_dr]
+    value_counts = [Counter(r[q] for r in raw_qi) for q in range(len(qh))]
     while max_rounds is None or len(rounds) <= max_rounds:
         candidates = []
         for q, (h, cut) in enumerate(zip(qh, cuts)):
             for node in cut:
                 if h.children.get(node):
-                    score = sum(h.covers(node, h.leaf_of[r[q]]) for r in raw_qi)
+                    score = sum(c for v, c in value_counts[q].items() if h.covers(node, h.leaf_of[v]))
                     candidates.append((-score, q, h.order[node], node))
         chosen = None
         for _, q, _, node in sorted(candidates):
