@@ -361,3 +361,30 @@ def test_the_tree_answers_in_pieces_as_in_one_call(ties, monkeypatch):
     assert all(cut[2][cut[1][r]:cut[1][r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
     qlo, qhi = pieces.query_blocks(x)
     assert pieces.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()
+
+
+@pytest.mark.parametrize("ties", ["none", "census-like"])
+def test_a_batch_searched_in_tree_order_answers_in_the_callers_order(ties, monkeypatch):
+    """A batch above the serial size is searched sorted by the leaf each query descends to, in pieces, and
+    its answers are put back in the callers' order: brute force's distances and match sets (issue 30). The
+    census-like table has a two-valued column, a heaped one and a continuous one, as the tree's reach rule
+    meets them."""
+    from verifier.core import kdtree
+
+    rng = np.random.default_rng(30)
+    n = 3000
+    y = np.round(rng.normal(size=(n, 4)), 2)
+    if ties != "none":
+        y[:, 0] = rng.integers(0, 2, n)
+        y[:, 1] = np.where(rng.random(n) < 0.9, 0.0, y[:, 1])
+        y[:, 3] = rng.integers(0, 12, n)
+    x = np.concatenate([y[rng.permutation(n)[:400]] + rng.normal(scale=0.3, size=(400, 4)), y[:100]])
+    monkeypatch.setattr(kdtree, "SERIAL_QUERIES", 50)
+    monkeypatch.setattr(kdtree, "QUERY_CHUNK", 64)
+    space = RankSpace(y)
+    distances, offsets, matches = compute_distances(space, x)
+    ref_distances, ref_matches = compute_distances_bruteforce(space, x)
+    assert distances.tolist() == ref_distances.tolist()
+    assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
+    qlo, qhi = space.query_blocks(x)
+    assert space.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()
