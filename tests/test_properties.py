@@ -321,6 +321,16 @@ def test_single_record_without_sorting_equals_the_rank_space(case, t, where):
                                    atol=1e-12 * max(1.0, float(np.abs(y).max()) ** 2))
 
 
+def _assert_tree_is_brute_force(space: RankSpace, x: np.ndarray) -> None:
+    """The tree's distances and match sets (and its distances alone) are brute force's."""
+    distances, offsets, matches = compute_distances(space, x)
+    ref_distances, ref_matches = compute_distances_bruteforce(space, x)
+    assert distances.tolist() == ref_distances.tolist()
+    assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
+    qlo, qhi = space.query_blocks(x)
+    assert space.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()
+
+
 @pytest.mark.parametrize("ties", ["none", "one column", "every column"])
 def test_tree_of_thousands_equals_brute_force(ties):
     """A tree deep enough that its levels are split in parallel: distances and match sets as brute force."""
@@ -332,13 +342,7 @@ def test_tree_of_thousands_equals_brute_force(ties):
     if ties == "every column":
         y[:, 1:] = rng.integers(0, 3, size=(n, m - 1))
     x = y[rng.permutation(n)[:300]] + rng.normal(scale=0.3, size=(300, m))
-    space = RankSpace(y)
-    distances, offsets, matches = compute_distances(space, x)
-    ref_distances, ref_matches = compute_distances_bruteforce(space, x)
-    assert distances.tolist() == ref_distances.tolist()
-    assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
-    qlo, qhi = space.query_blocks(x)
-    assert space.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()
+    _assert_tree_is_brute_force(RankSpace(y), x)
 
 
 @pytest.mark.parametrize("ties", ["none", "every column"])
@@ -381,10 +385,4 @@ def test_a_batch_searched_in_tree_order_answers_in_the_callers_order(ties, monke
     x = np.concatenate([y[rng.permutation(n)[:400]] + rng.normal(scale=0.3, size=(400, 4)), y[:100]])
     monkeypatch.setattr(kdtree, "SERIAL_QUERIES", 50)
     monkeypatch.setattr(kdtree, "QUERY_CHUNK", 64)
-    space = RankSpace(y)
-    distances, offsets, matches = compute_distances(space, x)
-    ref_distances, ref_matches = compute_distances_bruteforce(space, x)
-    assert distances.tolist() == ref_distances.tolist()
-    assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
-    qlo, qhi = space.query_blocks(x)
-    assert space.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()
+    _assert_tree_is_brute_force(RankSpace(y), x)
