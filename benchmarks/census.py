@@ -86,7 +86,7 @@ def _schemas(table: Path, folder: Path) -> dict[str, Path]:
         out[name] = folder / f"{name}.json"
         subprocess.run([sys.executable, "-m", "publisher", "schema", "--input", str(table), "--missing", "category",
                         *[a for c in sensitive for a in ("--sensitive", c)],
-                        *[a for c in other for a in ("--other", c)], "--out", str(out[name])],
+                        *[a for c in other for a in ("--other", c)], "--out", str(out[name]), "--force"],
                        check=True, capture_output=True)
     return out
 
