@@ -48,6 +48,11 @@ PHASES = {
     "distances": [("verifier/core/permutation.py", "compute_distances")],
     "spreads": [("verifier/core/permutation.py", "compute_window_spread")],
     "random-match test": [("verifier/attacks/intruder.py", "random_match_distribution")],
+    "(D, v)": [("verifier/core/permutation.py", "compute_permuted_privacy")],
+    "intruder": [("verifier/attacks/intruder.py", "run_intruder")],
+    "attribute disclosure": [("verifier/attacks/assessment.py", "attribute_disclosure")],
+    "published cells": [("publisher/methods/frames.py", "published_cells")],
+    "generalized assessment": [("verifier/attacks/generalized.py", "assess_generalized")],
     "anonymize": [("publisher/methods/chain.py", "anonymize")],
     "MDAV": [("publisher/methods/mdav.py", "mdav_groups")],
     "SD classes": [("publisher/methods/sd_clustering.py", "sd_classes")],
@@ -122,16 +127,19 @@ def _runner(argv: list[str]) -> None:
                       "stderr": proc.stderr.decode(errors="replace")[-500:]}))
 
 
-def measure(command: list[str], folder: Path, name: str, fresh: Path | None = None) -> dict:
+def measure(command: list[str], folder: Path, name: str, fresh: Path | None = None, profile: bool = True) -> dict:
     """Time ``command`` (a console script and its arguments) whole, then profile it for its phases.
 
     ``fresh``: an output the command creates, removed before the profiled run (a release refuses to replace one).
+    ``profile`` false: the timed run alone (its phases are empty).
     """
     exe = [sys.executable, "-m", command[0], *command[1:]]
     timed = json.loads(subprocess.run([sys.executable, "-m", "benchmarks.commands", "--run", json.dumps(exe)],
                                       capture_output=True, text=True, check=True).stdout)
     if timed["code"] not in (0, 1):
         raise RuntimeError(f"{name}: exit {timed['code']}: {timed['stderr']}")
+    if not profile:
+        return {"seconds": round(timed["seconds"], 2), "peak_mb": round(timed["peak_mb"]), "phases": {}}
     profile = folder / f"{name}.prof"
     if name == "release":  # the profiled run must not find the timed run's release
         fresh = Path(command[command.index("--out") + 1])
