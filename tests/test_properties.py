@@ -386,3 +386,44 @@ def test_a_batch_searched_in_tree_order_answers_in_the_callers_order(ties, monke
     monkeypatch.setattr(kdtree, "SERIAL_QUERIES", 50)
     monkeypatch.setattr(kdtree, "QUERY_CHUNK", 64)
     _assert_tree_is_brute_force(RankSpace(y), x)
+
+
+def _exact_variance(values: np.ndarray) -> float:
+    """The population variance of ``values`` in exact rational arithmetic, rounded once."""
+    from fractions import Fraction
+
+    exact = [Fraction(v) for v in values.tolist()]
+    mean = sum(exact) / len(exact)
+    return float(sum((v - mean) ** 2 for v in exact) / len(exact))
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_wide_windows_of_a_tied_column_are_summed_by_runs(compiled):
+    """Windows of a heavily tied column that the prefix sums cannot decide (the mean dwarfs the spread) and
+    that are wide are summed run by run of equal values (issue 30, item 3): the exact variance to a few ulps,
+    and the value-by-value two passes' figure within their own error; a narrow one keeps the two passes."""
+    from verifier.core.permutation import _numeric_spread
+    from verifier.core.window import RUNS_FROM, run_variance, two_pass_variance
+
+    rng = np.random.default_rng(30)
+    # the median is 0 (the column is centred on it), so the blocks at 10,000 and up have a mean that dwarfs
+    # their windows' spread
+    column = np.sort(np.concatenate([np.full(6000, 10_000.0 + v) for v in range(12)]
+                                    + [np.zeros(80_000), rng.normal(0, 1, 50)]))
+    starts = np.concatenate(([0], np.flatnonzero(column[1:] != column[:-1]) + 1)).astype(np.int64)
+    blocks = starts[starts > 80_100]
+    lo = np.concatenate([blocks[:8] - 3, blocks[:8] - 40, [blocks[2] - 1]]).astype(np.int64)
+    hi = np.concatenate([blocks[:8] + 5000, blocks[:8] + 30, [blocks[2] + 1]]).astype(np.int64)
+    kernel = run_variance if compiled else run_variance.py_func
+    by_runs = kernel(column, starts, lo, hi)
+    by_values = two_pass_variance.py_func(column, lo, hi)
+    for r in range(lo.size):
+        exact = _exact_variance(column[lo[r]:hi[r] + 1])
+        assert by_runs[r] == pytest.approx(exact, rel=1e-12, abs=0.0)
+        assert by_values[r] == pytest.approx(exact, rel=1e-9, abs=0.0)
+    spread = _numeric_spread(column, lo, hi)
+    for r in range(lo.size):
+        assert spread[r] == pytest.approx(_exact_variance(column[lo[r]:hi[r] + 1]), rel=1e-9)
+    narrow = hi - lo + 1 < RUNS_FROM
+    assert narrow.any() and (~narrow).any()
+    assert by_runs.tolist() != by_values.tolist()  # the two ways round differently: the test tells them apart

@@ -38,7 +38,7 @@ from verifier.errors import InvalidInputError
 from verifier.text import html_table, number
 from verifier.compiling import compiling_pays
 from verifier.core.plain_index import PlainIndex
-from verifier.core.window import compensated_prefix, two_pass_variance, window_sum
+from verifier.core.window import RUNS_FROM, compensated_prefix, run_variance, two_pass_variance, window_sum
 from verifier.core.ranks import ColumnBlocks, for_each_column
 
 __all__ = [
@@ -439,8 +439,10 @@ def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> n
     the variance
     ``(S2 - S1^2 / k) / k`` then loses about ``eps * S2 / (S2 - S1^2/k)``,
     large only where the window's mean dwarfs its spread. Those windows are
-    recomputed by the two-pass formula, which is cheap for them because they
-    are narrow. A window whose first and last values are equal is exactly 0.
+    recomputed by the two-pass formula: value by value where they are narrow,
+    run by run of equal values where they are wide (a wide one that the sums
+    cannot decide lies mostly in one tied block, so it holds few runs). A
+    window whose first and last values are equal is exactly 0.
     """
     top = max(abs(sorted_col[0]), abs(sorted_col[-1]))
     if top == 0.0:
@@ -461,9 +463,16 @@ def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> n
     constant = sorted_col[lo] == sorted_col[hi]
     suspect = (~constant) & (m2 <= 1e-6 * s2)
     var = np.maximum(m2, 0.0) / k
-    if suspect.any():
+    wide = suspect & (k >= RUNS_FROM)
+    narrow = suspect & ~wide
+    if narrow.any():
         with held_signals():
-            var[suspect] = two_pass(z, lo[suspect], hi[suspect])
+            var[narrow] = two_pass(z, lo[narrow], hi[narrow])
+    if wide.any():
+        runs = run_variance if compiling_pays(z.size) else run_variance.py_func
+        run_start = np.concatenate(([0], np.flatnonzero(z[1:] != z[:-1]) + 1)).astype(np.int64)
+        with held_signals():
+            var[wide] = runs(z, run_start, lo[wide], hi[wide])
     var[constant] = 0.0
     with np.errstate(over="ignore"):
         return np.ldexp(var, 2 * shift)

@@ -24,7 +24,7 @@ import numpy as np
 from verifier.compiling import compiling_pays
 from verifier.core import kdtree, window
 from verifier.core.kdtree import RankTree
-from verifier.core.window import compensated_prefix, two_pass_variance
+from verifier.core.window import compensated_prefix, run_variance, two_pass_variance
 from verifier.data import decimal_cells
 
 __all__ = ["COLD_NOTICE", "WARMED", "KernelWarmUp", "kernels_cached", "warm_build", "warm_reader", "warm_search",
@@ -52,6 +52,7 @@ def warm_spreads() -> None:
     z = np.linspace(0.0, 1.0, 8)
     compensated_prefix(z)
     two_pass_variance(z, np.zeros(2, np.int64), np.full(2, 7, np.int64))
+    run_variance(z, np.arange(8, dtype=np.int64), np.zeros(2, np.int64), np.full(2, 7, np.int64))
 
 
 def warm_search() -> None:
