@@ -188,7 +188,7 @@ def _adult_commands(folder: Path, only: list[str] | None) -> dict[str, list[str]
     return {k: v for k, v in out.items() if not only or k in only}
 
 
-def run(n: int, m: int, only: list[str] | None) -> dict:
+def run(n: int, m: int, only: list[str] | None, profile: bool = True) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-commands-") as tmp:
         folder = Path(tmp)
         paths = _write_tables(folder, n, m)
@@ -197,20 +197,22 @@ def run(n: int, m: int, only: list[str] | None) -> dict:
         first = paths["x"].read_text().splitlines()[:2]
         (folder / "me.json").write_text(json.dumps(dict(zip(first[0].split(","), map(float, first[1].split(","))))))
         yardstick = argsort_seconds(paths["x_parquet"])
-        rows = {"startup": measure(["verifier", "--version"], folder, "startup")}
+        rows = {"startup": measure(["verifier", "--version"], folder, "startup", profile=profile)}
         for name, command in _commands(paths, folder, only).items():
             if name in ("audit", "check_csv") and not (folder / "release").exists():
-                rows["release (setup)"] = measure(_commands(paths, folder, ["release"])["release"], folder, "release")
+                rows["release (setup)"] = measure(_commands(paths, folder, ["release"])["release"], folder, "release",
+                                                  profile=profile)
             if name == "release" and (folder / "release").exists():
                 continue
             if name == "check_parquet":  # a release of the same table as release.parquet
                 setup = _commands(paths, folder, ["release"])["release"]
                 setup[setup.index("--out") + 1] = str(folder / "release-pq")
-                rows["release --format parquet (setup)"] = measure([*setup, "--format", "parquet"], folder, "release")
-            rows[name] = measure(command, folder, name)
+                rows["release --format parquet (setup)"] = measure([*setup, "--format", "parquet"], folder, "release",
+                                                                   profile=profile)
+            rows[name] = measure(command, folder, name, profile=profile)
             rows[name]["argsort_ratio"] = round(rows[name]["seconds"] / yardstick, 1)
         for name, command in _adult_commands(folder, only).items():
-            rows[f"{name} (Adult)"] = measure(command, folder, name)
+            rows[f"{name} (Adult)"] = measure(command, folder, name, profile=profile)
         return {"n": n, "m": m, "argsort_seconds": round(yardstick, 3), "rows": rows}
 
 
@@ -222,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append",
                         choices=["distance", "release", "audit", "check_csv", "check_parquet", "microaggregation",
                                  "sd_k_anonymity", "multi_sensitive", "random_replacement"])
+    parser.add_argument("--timed-only", action="store_true", help="skip each row's profiled second run")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--run", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -229,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         _runner(json.loads(args.run))
         return 0
     n = int(args.rows or (1e5 if args.quick else 1e6))
-    result = run(n, args.attributes, args.only)
+    result = run(n, args.attributes, args.only, profile=not args.timed_only)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
