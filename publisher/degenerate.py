@@ -22,10 +22,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from verifier.attacks.reidentification import class_codes
 from verifier.data.schema import Schema
 from verifier.text import literal, plural
 
-__all__ = ["NOISING", "degenerate_problems", "unchanged_rows"]
+__all__ = ["NOISING", "all_original", "degenerate_problems", "unchanged_rows"]
 
 #: method -> the column kinds it noises when it names no attributes
 NOISING = {"additive_noise": ("numeric",)}
@@ -36,14 +37,23 @@ def unchanged_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.all((y + 0.0) == (x + 0.0), axis=1) if y.size else np.zeros(y.shape[0], dtype=bool)
 
 
-def _all_original(original: np.ndarray, y: np.ndarray) -> bool:
-    """Every row of ``y`` is some row of ``original``."""
+def all_original(original: np.ndarray, y: np.ndarray) -> bool:
+    """Every row of ``y`` is some row of ``original`` (``-0.0`` is ``0.0``).
+
+    A column holding a value no original record holds in it settles the
+    question at once (a noised release); only where every column passes are
+    whole rows compared, through one integer code per row
+    (:func:`~verifier.attacks.reidentification.class_codes`). A sort of the
+    rows as tuples took 3.7 s of a 1e6 x 5 release.
+    """
     if y.shape[0] == 0:
         return False
-    both = np.ascontiguousarray(np.concatenate([original, y]) + 0.0)
-    _, label = np.unique(both, axis=0, return_inverse=True)
-    label = label.ravel()
-    return bool(np.isin(label[original.shape[0]:], label[: original.shape[0]]).all())
+    original, y = original + 0.0, y + 0.0
+    for j in range(y.shape[1]):
+        if not np.isin(y[:, j], original[:, j]).all():
+            return False
+    code = class_codes(np.concatenate([original, y]), list(range(y.shape[1])))
+    return bool(np.isin(code[original.shape[0]:], code[: original.shape[0]]).all())
 
 
 def _noised_columns(methods: Sequence[dict[str, Any]], schema: Schema) -> list[int]:
@@ -66,7 +76,7 @@ def degenerate_problems(original: np.ndarray, x: np.ndarray, y: np.ndarray, sche
     """Sentences for every way the output protects nothing; ``x`` is the original in ``y``'s row order,
     ``linked`` which released rows the intruder links with confidence."""
     problems = []
-    if "numeric" in schema.kinds and _all_original(original, y):
+    if "numeric" in schema.kinds and all_original(original, y):
         problems.append(f"every one of the {y.shape[0]} released records equals an original record")
     same = unchanged_rows(x, y)
     exposed = int(np.count_nonzero(same & np.asarray(linked, dtype=bool)))

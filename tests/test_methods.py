@@ -227,3 +227,27 @@ def test_the_help_names_are_the_registry_in_its_order():
     from publisher.methods.names import METHOD_NAMES
 
     assert tuple(METHODS) == METHOD_NAMES
+
+
+def test_all_original_answers_as_a_sort_of_whole_rows():
+    """The degenerate check's "every released record equals an original record" (issue 30: per-column codes and
+    a column pre-check instead of np.unique over rows): the rows shuffled, columns shuffled apart (every value
+    an original one, not every row), a noised copy, -0.0 for 0.0, and a table with one row."""
+    from publisher.degenerate import all_original
+
+    def by_rows(original, y):
+        _, label = np.unique(np.concatenate([original, y]) + 0.0, axis=0, return_inverse=True)
+        label = label.ravel()
+        return bool(np.isin(label[original.shape[0]:], label[: original.shape[0]]).all())
+
+    rng = np.random.default_rng(30)
+    for trial in range(40):
+        n, m = int(rng.integers(1, 40)), int(rng.integers(1, 4))
+        x = rng.integers(-2, 3, size=(n, m)).astype(float)
+        cases = [x[rng.permutation(n)], x[rng.integers(0, n, n)],
+                 np.column_stack([x[rng.permutation(n), j] for j in range(m)]),
+                 x + rng.normal(scale=0.1, size=x.shape), np.where(x == 0, -0.0, x)]
+        for y in cases:
+            assert all_original(x, y) == by_rows(x, y), trial
+    assert all_original(np.array([[0.0, 1.0]]), np.array([[-0.0, 1.0]]))
+    assert not all_original(np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 0.0]]))

@@ -21,8 +21,8 @@ by combination (:class:`Cells`): each combination is one point with its
 records in scan order, its distance is computed once per change of the
 class's centre, and the nearest record is the first record, in scan order,
 of the combinations within the tie tolerance of the least distance. That is
-O(n G / k + n G) for G combinations (some thousands on a census) instead
-of O(n^2 q / k).
+O(n G) compiled steps for G combinations (some thousands on a census; O(n G q)
+at worst, when every member brings a new value) instead of O(n^2 q / k).
 """
 
 from __future__ import annotations
