@@ -424,30 +424,28 @@ class RankTree:
         against a randomized response release, 1.1x against additive noise).
         The results are put back in the callers' order.
         """
-        parts = []
-        order = None
-        kernel = _nearest_serial
-        if qlo.shape[0] > SERIAL_QUERIES:
-            kernel = _nearest
-            leaves = np.empty(qlo.shape[0], np.int64)
+        if qlo.shape[0] <= SERIAL_QUERIES:
+            parts = []
             for a in range(0, qlo.shape[0], QUERY_CHUNK):
                 with held_signals():
-                    leaves[a:a + QUERY_CHUNK] = _query_leaves(qlo[a:a + QUERY_CHUNK], qhi[a:a + QUERY_CHUNK],
-                                                              *self._tree[2:4], self._tree[-1])
-            order = np.argsort(leaves, kind="stable")
-            qlo, qhi = qlo[order], qhi[order]
-        for a in range(0, qlo.shape[0], QUERY_CHUNK):
+                    parts.append(_nearest_serial(qlo[a:a + QUERY_CHUNK], qhi[a:a + QUERY_CHUNK], cap, ties,
+                                                 *self._tree))
+            return parts[0] if len(parts) == 1 else tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
+        nq = qlo.shape[0]
+        leaves = np.empty(nq, np.int64)
+        for a in range(0, nq, QUERY_CHUNK):
             with held_signals():
-                parts.append(kernel(qlo[a:a + QUERY_CHUNK], qhi[a:a + QUERY_CHUNK], cap, ties, *self._tree))
-        out = parts[0] if len(parts) == 1 else tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
-        if order is None:
-            return out
-        restored = []
-        for part in out:
-            back = np.empty_like(part)
-            back[order] = part
-            restored.append(back)
-        return tuple(restored)
+                leaves[a:a + QUERY_CHUNK] = _query_leaves(qlo[a:a + QUERY_CHUNK], qhi[a:a + QUERY_CHUNK],
+                                                          *self._tree[2:4], self._tree[-1])
+        order = np.argsort(leaves, kind="stable")
+        del leaves
+        # each piece gathers its queries and scatters its answers: no reordered copy of the whole batch
+        dist, counts, found = np.empty(nq, np.int64), np.empty(nq, np.int64), np.empty((nq, cap), np.int64)
+        for a in range(0, nq, QUERY_CHUNK):
+            rows = order[a:a + QUERY_CHUNK]
+            with held_signals():
+                dist[rows], counts[rows], found[rows] = _nearest(qlo[rows], qhi[rows], cap, ties, *self._tree)
+        return dist, counts, found
 
 
 @nb.njit(cache=True, parallel=True)
