@@ -5,9 +5,9 @@ queries, a bias per value combination and a posterior per released
 combination; counted row by row in Python, they took minutes on 10,000
 records. :class:`CodedRows` codes each column once (values in first-seen
 order; a value the rows do not hold has no code and matches nothing), and
-answers "how many rows match" over its distinct rows with their counts. The plain row-by-row
-functions of :mod:`publisher.methods.random_replacement` stay the
-reference: the tests hold these to them on random tables.
+answers "how many rows match" over its distinct rows with their counts. The
+plain row-by-row functions of :mod:`publisher.methods.random_replacement`
+stay the reference: the tests hold these to them on random tables.
 """
 
 from __future__ import annotations

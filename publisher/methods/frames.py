@@ -60,7 +60,8 @@ def keys_to_frame(keys: np.ndarray, schema: Schema) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
-def published_cells(frame: pd.DataFrame, schema: Schema, hierarchies=None) -> tuple[list[tuple[str, ...]], PublishedCells]:
+def published_cells(frame: pd.DataFrame, schema: Schema,
+                    hierarchies=None) -> tuple[list[tuple[str, ...]], PublishedCells]:
     """A generalized table's rows as a release file holds them, and its cells parsed as a reader parses them."""
     columns = frame_columns(frame, schema)
     published = read_published(schema, schema.names, columns, hierarchies=hierarchies, path="the release")

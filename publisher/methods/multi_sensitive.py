@@ -122,7 +122,7 @@ def _apply(raw_qi: list[list[str]], hier: list[Hierarchy], cuts: list[list[str]]
     """Each row's values generalized to the node of the cut that covers them (each distinct value looked up once)."""
     node_of = [{v: next(c for c in cut if h.covers(c, h.leaf_of[v])) for v in {row[j] for row in raw_qi}}
                for j, (h, cut) in enumerate(zip(hier, cuts))]
-    return [[node_of[j][v] for j, v in enumerate(row)] for row in raw_qi]
+    return [[node[v] for node, v in zip(node_of, row)] for row in raw_qi]
 
 
 def _alpha_qi(qi_rows: list[list[str]], raw_sa: list[list[str]], alpha: float, k: int | None) -> bool:
@@ -157,7 +157,7 @@ def _dr(qi_rows, sa_rows, qh, sh) -> tuple[float, float]:
     """The distortion ratios: the cells' information losses summed in row order (each label's loss computed once)."""
     def loss(rows, hier) -> float:
         known = [{v: h.info_loss(v) for v in {r[j] for r in rows}} for j, h in enumerate(hier)]
-        return sum(known[j][v] for r in rows for j, v in enumerate(r))
+        return sum(loss_of[v] for r in rows for loss_of, v in zip(known, r))
 
     n = len(qi_rows)
     qi = loss(qi_rows, qh) / (n * len(qh)) if qh else 0.0
