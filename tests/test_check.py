@@ -88,7 +88,8 @@ compute_window_spread(space, qlo, qhi, 40)
 SingleRecord(y, None, y[0]).spread_at(40)
 from verifier.core.permutation import _numeric_spread  # a wide window in a tied block: summed by runs
 tied = np.sort(np.concatenate([np.full(3000, 1e4 + v) for v in range(3)] + [np.zeros(10000)]))
-_numeric_spread(tied, np.array([10001], np.int64), np.array([13500], np.int64))
+from verifier.core.ranks import ColumnBlocks
+_numeric_spread(ColumnBlocks.from_sorted(tied), np.array([10001], np.int64), np.array([13500], np.int64))
 cells = pa.array([str(v) for v in y[:, 0]])
 decimal_cells._first_bad(*decimal_cells._buffers(cells.slice(1)))
 decimal_cells._long_integers(*decimal_cells._buffers(cells), 16)

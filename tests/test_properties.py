@@ -403,6 +403,7 @@ def test_wide_windows_of_a_tied_column_are_summed_by_runs(compiled):
     that are wide are summed run by run of equal values (issue 30, item 3): the exact variance to a few ulps,
     and the value-by-value two passes' figure within their own error; a narrow one keeps the two passes."""
     from verifier.core.permutation import _numeric_spread
+    from verifier.core.ranks import ColumnBlocks
     from verifier.core.window import RUNS_FROM, run_variance, two_pass_variance
 
     rng = np.random.default_rng(30)
@@ -410,7 +411,8 @@ def test_wide_windows_of_a_tied_column_are_summed_by_runs(compiled):
     # their windows' spread
     column = np.sort(np.concatenate([np.full(6000, 10_000.0 + v) for v in range(12)]
                                     + [np.zeros(80_000), rng.normal(0, 1, 50)]))
-    starts = np.concatenate(([0], np.flatnonzero(column[1:] != column[:-1]) + 1)).astype(np.int64)
+    runs = ColumnBlocks.from_sorted(column)
+    starts = runs.lo - 1  # 0-based first position of each run of equal values
     blocks = starts[starts > 80_100]
     lo = np.concatenate([blocks[:8] - 3, blocks[:8] - 40, [blocks[2] - 1]]).astype(np.int64)
     hi = np.concatenate([blocks[:8] + 5000, blocks[:8] + 30, [blocks[2] + 1]]).astype(np.int64)
@@ -421,7 +423,7 @@ def test_wide_windows_of_a_tied_column_are_summed_by_runs(compiled):
         exact = _exact_variance(column[lo[r]:hi[r] + 1])
         assert by_runs[r] == pytest.approx(exact, rel=1e-12, abs=0.0)
         assert by_values[r] == pytest.approx(exact, rel=1e-9, abs=0.0)
-    spread = _numeric_spread(column, lo, hi)
+    spread = _numeric_spread(runs, lo, hi)
     for r in range(lo.size):
         assert spread[r] == pytest.approx(_exact_variance(column[lo[r]:hi[r] + 1]), rel=1e-9)
     narrow = hi - lo + 1 < RUNS_FROM

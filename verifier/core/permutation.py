@@ -430,8 +430,8 @@ def _window(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d) -> tuple[np.n
     return lo, hi
 
 
-def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Population variance of ``sorted_col[lo:hi+1]`` for every window.
+def _numeric_spread(col: ColumnBlocks, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Population variance of ``col.sorted[lo:hi+1]`` for every window.
 
     The column is scaled into [-1, 1] by a power of two (exact; no overflow
     even near 1e308) and centred on its median. Window sums come from
@@ -441,9 +441,11 @@ def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> n
     large only where the window's mean dwarfs its spread. Those windows are
     recomputed by the two-pass formula: value by value where they are narrow,
     run by run of equal values where they are wide (a wide one that the sums
-    cannot decide lies mostly in one tied block, so it holds few runs). A
-    window whose first and last values are equal is exactly 0.
+    cannot decide lies mostly in one tied block, so it holds few runs; the
+    runs are the column's blocks). A window whose first and last values are
+    equal is exactly 0.
     """
+    sorted_col = col.sorted
     top = max(abs(sorted_col[0]), abs(sorted_col[-1]))
     if top == 0.0:
         return np.zeros(lo.shape)
@@ -470,9 +472,8 @@ def _numeric_spread(sorted_col: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> n
             var[narrow] = two_pass(z, lo[narrow], hi[narrow])
     if wide.any():
         runs = run_variance if compiling_pays(z.size) else run_variance.py_func
-        run_start = np.concatenate(([0], np.flatnonzero(z[1:] != z[:-1]) + 1)).astype(np.int64)
-        with held_signals():
-            var[wide] = runs(z, run_start, lo[wide], hi[wide])
+        with held_signals():  # each block of equal values is a run (two blocks may share a value in z: still runs)
+            var[wide] = runs(z, col.lo - 1, lo[wide], hi[wide])
     var[constant] = 0.0
     with np.errstate(over="ignore"):
         return np.ldexp(var, 2 * shift)
@@ -508,7 +509,7 @@ def compute_window_spread(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d)
         if space.kinds[j] == "nominal":
             out[:, j] = _gini_simpson(col, lo[:, j], hi[:, j])
         else:
-            out[:, j] = _numeric_spread(col.sorted, lo[:, j], hi[:, j])
+            out[:, j] = _numeric_spread(col, lo[:, j], hi[:, j])
     return out
 
 
