@@ -576,17 +576,7 @@ def compute_permuted_privacy(
     ``progress(done, total)`` is called as chunks of records finish.
     """
     qlo, qhi = space.query_blocks(originals)
-    total = qlo.shape[0]
-    chunk = 1 << 16
-    parts = []
-    for s in range(0, total, chunk):
-        parts.append(space.tree.nearest(qlo[s : s + chunk], qhi[s : s + chunk]))
-        if progress is not None:
-            progress(min(total, s + chunk), total)
-    distances = np.concatenate([p[0] for p in parts])
-    matches = np.concatenate([p[2] for p in parts])
-    offsets = np.zeros(total + 1, dtype=np.int64)
-    np.cumsum(np.concatenate([np.diff(p[1]) for p in parts]), out=offsets[1:])
+    distances, offsets, matches = space.tree.nearest(qlo, qhi, progress=progress)
     return assemble_report(space, qlo, qhi, distances, offsets, matches)
 
 

@@ -12,6 +12,8 @@ and without ties.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 __all__ = ["PlainIndex"]
@@ -39,8 +41,10 @@ class PlainIndex:
                 np.maximum(worst, gap, out=worst)
             yield a, worst
 
-    def nearest(self, qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(distances, offsets, records)`` as :meth:`RankTree.nearest <verifier.core.kdtree.RankTree.nearest>`."""
+    def nearest(self, qlo: np.ndarray, qhi: np.ndarray, progress: Callable[[int, int], None] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(distances, offsets, records)`` as :meth:`RankTree.nearest <verifier.core.kdtree.RankTree.nearest>`;
+        ``progress(done, total)`` after each piece."""
         qlo = np.ascontiguousarray(qlo, dtype=np.int64)
         qhi = np.ascontiguousarray(qhi, dtype=np.int64)
         distances = np.empty(qlo.shape[0], dtype=np.int64)
@@ -52,6 +56,8 @@ class PlainIndex:
             distances[a:a + best.size] = best
             counts[a:a + best.size] = hit.sum(axis=1)
             found.append(np.nonzero(hit)[1])  # row-major: each query's records in ascending order
+            if progress is not None:
+                progress(a + best.size, qlo.shape[0])
         offsets = np.zeros(qlo.shape[0] + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
         records = np.concatenate(found).astype(np.int64) if found else np.empty(0, np.int64)
