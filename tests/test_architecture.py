@@ -201,3 +201,30 @@ def test_no_class_over_300_lines_and_no_function_over_90(root):
 
 def test_the_old_flat_names_still_import_from_the_package():
     from verifier import RankSpace, compute_permuted_privacy, read_table, reverse_map, run_intruder  # noqa: F401
+
+
+def test_every_cached_kernel_has_cache_files_of_its_own(tmp_path):
+    """numba names a kernel's cache files after its function's name and first line, not its options: two kernels
+    compiled from one function (the tree's parallel search and its serial twin) shared them, and whichever was
+    compiled first after an install was loaded for both, so the parallel search ran on one core. Every cached
+    kernel of the project, in a fresh process with an empty cache, has an index file no other kernel has."""
+    code = """
+import importlib, json, pkgutil, numba.core.registry, publisher, verifier
+from numba.core.dispatcher import Dispatcher
+paths = {}
+for package in (verifier, publisher):
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if ".tui" in info.name or ".page" in info.name or info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if isinstance(value, Dispatcher) and value._cache is not None and value.__module__ == module.__name__:
+                paths.setdefault(value._cache._cache_file._index_path, {})[id(value)] = f"{info.name}.{name}"
+print(json.dumps({path: sorted(names.values()) for path, names in paths.items()}))
+"""
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    kernels = json.loads(out)
+    assert len(kernels) >= 20  # the tree's, the spreads', the reader's, the publisher's
+    assert [names for names in kernels.values() if len(names) > 1] == []  # (an alias is the same kernel)
+    assert any(path.endswith(".nbi") and "_nearest_serial" in path for path in kernels)
