@@ -82,6 +82,7 @@ rng = np.random.default_rng(0)
 y = rng.normal(size=(3000, 3))  # above PLAIN_BELOW, no ties: the compiled tree and spreads answer
 space = RankSpace(y)
 compute_distances(space, y[:50])
+space.query_blocks(y)  # above PLAIN_BELOW queries: the compiled query blocks
 qlo, qhi = space.query_blocks(y[:50])
 space.tree.distances(qlo, qhi)
 compute_window_spread(space, qlo, qhi, 40)
@@ -89,7 +90,7 @@ SingleRecord(y, None, y[0]).spread_at(40)
 from verifier.core.permutation import _numeric_spread  # a wide window in a tied block: summed by runs
 tied = np.sort(np.concatenate([np.full(3000, 1e4 + v) for v in range(3)] + [np.zeros(10000)]))
 from verifier.core.ranks import ColumnBlocks
-_numeric_spread(ColumnBlocks.from_sorted(tied), np.array([10001], np.int64), np.array([13500], np.int64))
+_numeric_spread(ColumnBlocks.from_sorted(tied), np.array([10002], np.int64), np.array([13501], np.int64), [0])
 cells = pa.array([str(v) for v in y[:, 0]])
 decimal_cells._first_bad(*decimal_cells._buffers(cells.slice(1)))
 decimal_cells._long_integers(*decimal_cells._buffers(cells), 16)
@@ -106,8 +107,8 @@ def test_kernel_warm_up_loads_the_kernels_real_calls_use():
     subprocess.run([sys.executable, "-c", "from verifier.core.warm_up import warm_up; warm_up()"], check=True)
     out = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True, text=True, check=True).stdout
     before, warmed, after = (json.loads(part + "]") for part in out.strip()[:-1].split("] "))
-    assert before == [0] * len(before) and len(before) == 9
-    assert warmed == [1] * 9
+    assert before == [0] * len(before) and len(before) == 11
+    assert warmed == [1] * 11
     assert after == warmed  # nothing compiled or loaded again
 
 
@@ -125,7 +126,7 @@ space = RankSpace(y)
 compute_distances(space, y[:50])
 qlo, qhi = space.query_blocks(y[:50])
 compute_window_spread(space, qlo, qhi, 40)
-used = (*kdtree.WARMED, window.compensated_prefix)  # two_pass_variance: no window here needs it
+used = (*kdtree.WARMED, window.prefix_table, window.window_moments)  # no window here needs two passes
 print(json.dumps([cold, [sum(k.stats.cache_misses.values()) for k in used], [len(k.signatures) for k in used]]))
 """.replace("warm up.WARMED", "warm_up.WARMED")
 
@@ -140,8 +141,8 @@ def test_a_cold_warm_up_compiles_each_kernel_once_in_one_of_two_processes(tmp_pa
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     out = subprocess.run([sys.executable, "-c", COLD_PROBE], capture_output=True, text=True, check=True, env=env)
     cold, misses, signatures = json.loads(out.stdout)
-    assert cold is True and signatures == [1] * 5
-    assert misses == [0, 0, 0, 1, 1]  # the search and the spreads compiled here; the helper's build was loaded
+    assert cold is True and signatures == [1] * 6
+    assert misses == [0, 0, 0, 1, 1, 1]  # the search and the spreads compiled here; the helper's build was loaded
 
 
 @pytest.mark.parametrize("ties", [False, True])

@@ -114,16 +114,59 @@ def test_above_the_plain_size_the_tree_answers_as_brute_force(tied):
 @SETTINGS
 @given(st.integers(1, 3000), st.integers(0, 2**32 - 1), st.booleans())
 def test_the_spread_kernels_and_their_python_are_the_same_to_the_bit(n, seed, tied):
-    """A short column runs the spread kernels' own Python: the same floating-point result, bit for bit."""
-    from verifier.core.window import compensated_prefix, two_pass_variance
+    """A short column runs the spread kernels' own Python: the same floating-point result, bit for bit. And the
+    fused window kernel gives, bit for bit, what numpy's whole-array arithmetic gave from the same prefix sums
+    (the spreads before issue 30's kernel): the same windows, the same flags."""
+    from verifier.core.window import prefix_table, two_pass_variance, window_moments
 
     rng = np.random.default_rng(seed)
     z = np.sort(rng.integers(-3, 4, n).astype(float) if tied else rng.normal(size=n) * 10.0 ** rng.integers(-5, 5))
     lo = rng.integers(0, n, 50)
     hi = np.minimum(n - 1, lo + rng.integers(0, 30, 50))
-    for got, want in zip(compensated_prefix.py_func(z), compensated_prefix(z)):
-        assert got.tobytes() == want.tobytes()
+    table = prefix_table(z)
+    assert prefix_table.py_func(z).tobytes() == table.tobytes()
     assert two_pass_variance.py_func(z, lo, hi).tobytes() == two_pass_variance(z, lo, hi).tobytes()
+    # windows given as query blocks and a distance: one for all, or one each
+    qlo, qhi = np.sort(rng.integers(1, n + 1, (2, 50)), axis=0)
+    for d in (np.array([int(rng.integers(0, 40))]), rng.integers(0, 40, 50)):
+        var, flag = window_moments(table, z, qlo, qhi, d, n)
+        py_var, py_flag = window_moments.py_func(table, z, qlo, qhi, d, n)
+        assert py_var.tobytes() == var.tobytes() and py_flag.tolist() == flag.tolist()
+        a, b = np.maximum(1, qlo - d) - 1, np.minimum(n, qhi + d) - 1
+        s1 = (table[b + 1, 0] - table[a, 0]) + (table[b + 1, 1] - table[a, 1])
+        s2 = (table[b + 1, 2] - table[a, 2]) + (table[b + 1, 3] - table[a, 3])
+        k = (b - a + 1).astype(np.float64)
+        m2 = s2 - s1 * s1 / k
+        constant = z[a] == z[b]
+        want = np.maximum(m2, 0.0) / k
+        want[constant] = 0.0
+        assert var.tobytes() == want.tobytes()
+        assert (flag == 1).tolist() == constant.tolist()
+        assert (flag == 2).tolist() == ((~constant) & (m2 <= 1e-6 * s2)).tolist()
+
+
+@SETTINGS
+@given(st.integers(1, 300), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_compiled_query_blocks_are_numpys(n, seed, tied):
+    """Above PLAIN_BELOW queries the query blocks come from a compiled kernel: the same blocks as the numpy
+    method, with values between two column values, exactly halfway (the hull of both blocks), equal to one,
+    and outside the column at either end."""
+    from verifier.core.ranks import ColumnBlocks, query_kernel
+
+    rng = np.random.default_rng(seed)
+    column = rng.integers(-5, 6, n).astype(float) if tied else np.round(rng.normal(size=n), 1)
+    col = ColumnBlocks.from_values(column)
+    u = col.unique
+    x = np.concatenate([u, (u[:-1] + u[1:]) / 2, u - 0.01, u + 0.01, [u[0] - 7.0, u[-1] + 7.0, -0.0],
+                        rng.normal(size=40) * 3])
+    table = np.stack([x, x[::-1]], axis=1)
+    qlo, qhi = np.zeros(table.shape, np.int64), np.zeros(table.shape, np.int64)
+    for j in range(2):
+        for kernel in (query_kernel, query_kernel.py_func):
+            kernel(col.unique, col.lo, col.hi, table, j, qlo, qhi)
+            want_lo, want_hi = col.query(table[:, j])
+            assert qlo[:, j].tolist() == want_lo.tolist() and qhi[:, j].tolist() == want_hi.tolist()
+            qlo[:], qhi[:] = 0, 0
 
 
 @SETTINGS
@@ -432,7 +475,7 @@ def test_wide_windows_of_a_tied_column_are_summed_by_runs(compiled):
         exact = _exact_variance(column[lo[r]:hi[r] + 1])
         assert by_runs[r] == pytest.approx(exact, rel=1e-12, abs=0.0)
         assert by_values[r] == pytest.approx(exact, rel=1e-9, abs=0.0)
-    spread = _numeric_spread(runs, lo, hi)
+    spread = _numeric_spread(runs, lo + 1, hi + 1, [0])[0]  # query blocks [lo, hi] at distance 0
     for r in range(lo.size):
         assert spread[r] == pytest.approx(_exact_variance(column[lo[r]:hi[r] + 1]), rel=1e-9)
     narrow = hi - lo + 1 < RUNS_FROM

@@ -38,7 +38,7 @@ from verifier.errors import InvalidInputError
 from verifier.text import html_table, number
 from verifier.compiling import compiling_pays
 from verifier.core.plain_index import PlainIndex
-from verifier.core.window import RUNS_FROM, compensated_prefix, run_variance, two_pass_variance, window_sum
+from verifier.core.window import RUNS_FROM, prefix_table, run_variance, two_pass_variance, window_moments
 from verifier.core.ranks import ColumnBlocks, for_each_column
 
 __all__ = [
@@ -148,6 +148,11 @@ class RankSpace(SortedColumns):
         check_same_shape(x, self.values, "the original records", "Y", rows=False)
         qlo = np.empty(x.shape, dtype=np.int64)
         qhi = np.empty(x.shape, dtype=np.int64)
+        if compiling_pays(x.shape[0]):
+            x = np.ascontiguousarray(x, dtype=np.float64)
+            for j, col in enumerate(self.columns):
+                col.query_into(x, j, qlo, qhi)
+            return qlo, qhi
         for j, col in enumerate(self.columns):
             qlo[:, j], qhi[:, j] = col.query(x[:, j])
         return qlo, qhi
@@ -157,6 +162,10 @@ class RankSpace(SortedColumns):
         lo = self.record_lo[records]
         hi = self.record_hi[records]
         return np.maximum(0, np.maximum(lo - qhi, qlo - hi))
+
+    def drop_tree(self) -> None:
+        """Free the search index (its record blocks in tree order: 0.9 GB at 1e7 x 5); the next use builds it again."""
+        self.__dict__.pop("tree", None)
 
     @cached_property
     def tree(self):
@@ -430,8 +439,8 @@ def _window(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d) -> tuple[np.n
     return lo, hi
 
 
-def _numeric_spread(col: ColumnBlocks, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Population variance of ``col.sorted[lo:hi+1]`` for every window.
+def _numeric_spread(col: ColumnBlocks, qlo: np.ndarray, qhi: np.ndarray, distances: Sequence) -> list[np.ndarray]:
+    """Population variance of every window of the column's query blocks ``qlo``, ``qhi`` at each distance.
 
     The column is scaled into [-1, 1] by a power of two (exact; no overflow
     even near 1e308) and centred on its median. Window sums come from
@@ -443,40 +452,44 @@ def _numeric_spread(col: ColumnBlocks, lo: np.ndarray, hi: np.ndarray) -> np.nda
     run by run of equal values where they are wide (a wide one that the sums
     cannot decide lies mostly in one tied block, so it holds few runs; the
     runs are the column's blocks). A window whose first and last values are
-    equal is exactly 0.
+    equal is exactly 0. The prefix sums are built once for every distance.
     """
     sorted_col = col.sorted
+    n = sorted_col.size
     top = max(abs(sorted_col[0]), abs(sorted_col[-1]))
     if top == 0.0:
-        return np.zeros(lo.shape)
+        return [np.zeros(qlo.shape) for _ in distances]
     # Scaling by a power of two is exact, and subtracting the median after it
     # keeps every low bit that holds a narrow window's spread.
     shift = int(np.frexp(top)[1])
     z = np.ldexp(sorted_col, -shift)
     z = z - z[z.size // 2]
-    k = (hi - lo + 1).astype(np.float64)
     # a short column runs the kernels' own Python (the same arithmetic, step by step): compiling would not pay
-    prefix, two_pass = ((compensated_prefix, two_pass_variance) if compiling_pays(z.size)
-                        else (compensated_prefix.py_func, two_pass_variance.py_func))
+    compiled = compiling_pays(n)
+    kernels = (prefix_table, window_moments, two_pass_variance, run_variance)
+    prefix, moments, two_pass, runs = kernels if compiled else tuple(k.py_func for k in kernels)
+    qlo = np.ascontiguousarray(qlo, dtype=np.int64)
+    qhi = np.ascontiguousarray(qhi, dtype=np.int64)
     with held_signals():
-        s1 = window_sum(prefix(z), lo, hi)
-        s2 = window_sum(prefix(z * z), lo, hi)
-    m2 = s2 - s1 * s1 / k
-    constant = sorted_col[lo] == sorted_col[hi]
-    suspect = (~constant) & (m2 <= 1e-6 * s2)
-    var = np.maximum(m2, 0.0) / k
-    wide = suspect & (k >= RUNS_FROM)
-    narrow = suspect & ~wide
-    if narrow.any():
+        table = prefix(z)
+    out = []
+    for d in distances:
+        d = np.ascontiguousarray(np.reshape(d, -1), dtype=np.int64)
         with held_signals():
-            var[narrow] = two_pass(z, lo[narrow], hi[narrow])
-    if wide.any():
-        runs = run_variance if compiling_pays(z.size) else run_variance.py_func
-        with held_signals():  # each block of equal values is a run (two blocks may share a value in z: still runs)
-            var[wide] = runs(z, col.lo - 1, lo[wide], hi[wide])
-    var[constant] = 0.0
-    with np.errstate(over="ignore"):
-        return np.ldexp(var, 2 * shift)
+            var, flag = moments(table, sorted_col, qlo, qhi, d, n)
+        suspect = np.flatnonzero(flag == 2)
+        if suspect.size:
+            t = d if d.size == 1 else d[suspect]
+            lo = np.maximum(1, qlo[suspect] - t) - 1
+            hi = np.minimum(n, qhi[suspect] + t) - 1
+            wide = hi - lo + 1 >= RUNS_FROM
+            with held_signals():
+                var[suspect[~wide]] = two_pass(z, lo[~wide], hi[~wide])
+                # each block of equal values is a run (two blocks may share a value in z: still runs)
+                var[suspect[wide]] = runs(z, col.lo - 1, lo[wide], hi[wide])
+        with np.errstate(over="ignore"):
+            out.append(np.ldexp(var, 2 * shift))
+    return out
 
 
 def _gini_simpson(col: ColumnBlocks, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -503,13 +516,22 @@ def compute_window_spread(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d)
     ordinal columns, Gini-Simpson index for nominal ones. A value too large
     for a float (spread of values near 1e308) comes back as ``inf``.
     """
-    lo, hi = _window(space, qlo, qhi, d)
-    out = np.empty(lo.shape, dtype=np.float64)
+    return window_spreads(space, qlo, qhi, [d])[0]
+
+
+def window_spreads(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np.ndarray,
+                   distances: Sequence) -> list[np.ndarray]:
+    """:func:`compute_window_spread` at each of several distances, each column prepared once."""
+    out = [np.empty(qlo.shape, dtype=np.float64) for _ in distances]
+    n = space.n_records
     for j, col in enumerate(space.columns):
         if space.kinds[j] == "nominal":
-            out[:, j] = _gini_simpson(col, lo[:, j], hi[:, j])
+            for spread, d in zip(out, distances):
+                d = np.asarray(d, dtype=np.int64)
+                spread[:, j] = _gini_simpson(col, np.maximum(1, qlo[:, j] - d) - 1, np.minimum(n, qhi[:, j] + d) - 1)
         else:
-            out[:, j] = _numeric_spread(col, lo[:, j], hi[:, j])
+            for spread, column in zip(out, _numeric_spread(col, qlo[:, j], qhi[:, j], distances)):
+                spread[:, j] = column
     return out
 
 
@@ -568,15 +590,21 @@ class PermutedPrivacyReport:
 
 
 def compute_permuted_privacy(
-    space: RankSpace, originals: np.ndarray, *, progress: Callable[[int, int], None] | None = None
+    space: RankSpace, originals: np.ndarray, *, progress: Callable[[int, int], None] | None = None,
+    keep_tree: bool = True,
 ) -> PermutedPrivacyReport:
     """Permutation distances, match sets and spreads of every original record.
 
     ``originals`` is X (``(n_x, m)`` rank keys), ``space`` holds Y.
-    ``progress(done, total)`` is called as chunks of records finish.
+    ``progress(done, total)`` is called as pieces of records finish. With
+    ``keep_tree`` false the space's search index is freed once the search is
+    done, before the spreads, for a caller that will not search again.
     """
     qlo, qhi = space.query_blocks(originals)
+    del originals  # the caller may hold no other reference: X is not needed past its query blocks
     distances, offsets, matches = space.tree.nearest(qlo, qhi, progress=progress)
+    if not keep_tree:
+        space.drop_tree()
     return assemble_report(space, qlo, qhi, distances, offsets, matches)
 
 
@@ -584,8 +612,7 @@ def assemble_report(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np
                     offsets: np.ndarray, matches: np.ndarray) -> PermutedPrivacyReport:
     """The report from the distances and match sets (however found): D, and the spreads at D and at each d(x)."""
     dataset_distance = int(distances.min())
-    at_dataset = compute_window_spread(space, qlo, qhi, dataset_distance)
-    at_record = compute_window_spread(space, qlo, qhi, distances)
+    at_dataset, at_record = window_spreads(space, qlo, qhi, [dataset_distance, distances])
     return PermutedPrivacyReport(
         distances=distances,
         match_offsets=offsets,

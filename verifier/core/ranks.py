@@ -29,11 +29,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
+import numba as nb
 import numpy as np
 
+from verifier.core.interrupts import held_signals
 from verifier.core.validation import as_generator, check_matrix, check_same_shape
 
 __all__ = [
+    "KERNELS",
     "ColumnBlocks",
     "block_ranks",
     "rank_deviation",
@@ -128,10 +131,35 @@ class ColumnBlocks:
         qhi = np.where(d_right <= d_left, self.hi[right], self.hi[left])
         return qlo, qhi
 
+    def query_into(self, x: np.ndarray, j: int, qlo: np.ndarray, qhi: np.ndarray) -> None:
+        """:meth:`query` of column ``j`` of the ``(k, m)`` table ``x``, written into column j of ``qlo`` and
+        ``qhi``: the same blocks, compiled and in parallel (ten million queries: 1.9 s of numpy each)."""
+        with held_signals():
+            query_kernel(self.unique, self.lo, self.hi, x, j, qlo, qhi)
+
     def position_blocks(self) -> tuple[np.ndarray, np.ndarray]:
         """For each sorted position (0-based), the 1-based block it belongs to."""
         sizes = self.hi - self.lo + 1
         return np.repeat(self.lo, sizes), np.repeat(self.hi, sizes)
+
+
+@nb.njit(cache=True, parallel=True)
+def query_kernel(unique, lo, hi, x, j, qlo, qhi):
+    """:meth:`ColumnBlocks.query` of ``x[:, j]`` into ``qlo[:, j]``, ``qhi[:, j]``, step for step."""
+    last = unique.size - 1
+    for i in nb.prange(x.shape[0]):
+        v = x[i, j]
+        k = np.searchsorted(unique, v)  # unique[k-1] < v <= unique[k]
+        left = min(max(k - 1, 0), last)
+        right = min(max(k, 0), last)
+        d_left = abs(v - unique[left])
+        d_right = abs(unique[right] - v)
+        qlo[i, j] = lo[left] if d_left <= d_right else lo[right]
+        qhi[i, j] = hi[right] if d_right <= d_left else hi[left]
+
+
+#: the compiled kernels of this module (for the warm-up's cache check)
+KERNELS = (query_kernel,)
 
 
 def block_ranks(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,9 +22,9 @@ import threading
 import numpy as np
 
 from verifier.compiling import compiling_pays
-from verifier.core import kdtree, window
+from verifier.core import kdtree, ranks, window
 from verifier.core.kdtree import RankTree
-from verifier.core.window import compensated_prefix, run_variance, two_pass_variance
+from verifier.core.window import prefix_table, run_variance, two_pass_variance, window_moments
 from verifier.data import decimal_cells
 
 __all__ = ["COLD_NOTICE", "WARMED", "KernelWarmUp", "kernels_cached", "warm_build", "warm_reader", "warm_search",
@@ -50,18 +50,21 @@ def warm_build() -> None:
 def warm_spreads() -> None:
     """The spreads' kernels."""
     z = np.linspace(0.0, 1.0, 8)
-    compensated_prefix(z)
+    blocks = np.ones(2, np.int64)
+    window_moments(prefix_table(z), z, blocks, blocks, np.zeros(1, np.int64), 8)
     two_pass_variance(z, np.zeros(2, np.int64), np.full(2, 7, np.int64))
     run_variance(z, np.arange(8, dtype=np.int64), np.zeros(2, np.int64), np.full(2, 7, np.int64))
 
 
 def warm_search() -> None:
-    """The tree's search kernel, on a one-leaf tree made by hand (so that no build kernel is needed here)."""
+    """The tree's search kernel, on a one-leaf tree made by hand (so that no build kernel is needed here), and the
+    query blocks' kernel."""
     lo = np.ones((2, 2), dtype=np.int64)
     start, end = np.zeros(1, np.int64), np.full(1, 2, np.int64)
     box = np.ones((1, 2), dtype=np.int64)
     kdtree.search_kernel(lo[:1], lo[:1], 0, False, start, end, box, box.copy(), lo, lo.copy(),
                          np.arange(2, dtype=np.int64), 0)
+    ranks.ColumnBlocks.from_values(np.arange(2.0)).query_into(np.zeros((2, 2)), 0, lo.copy(), lo.copy())
 
 
 def warm_up(*, reader: bool = True) -> None:
@@ -74,7 +77,7 @@ def warm_up(*, reader: bool = True) -> None:
 
 
 #: the kernels :func:`warm_up` loads; the tree's listing of large match sets compiles where it is first needed
-WARMED = (*decimal_cells.KERNELS, *kdtree.WARMED, *window.KERNELS)
+WARMED = (*decimal_cells.KERNELS, *kdtree.WARMED, *ranks.KERNELS, *window.KERNELS)
 
 
 def kernels_cached(*, reader: bool = True) -> bool:

@@ -2,12 +2,14 @@
 
 The permutation-distance report asks for the variance of a window of the
 sorted column for every record, twice. Prefix sums make each window O(1); the
-two kernels here keep that accurate:
+kernels here keep that accurate:
 
-- :func:`compensated_prefix` returns prefix sums as unevaluated pairs
-  ``hi + lo`` (Neumaier's compensated summation), so that the sum over any
-  window is accurate to a few units in the last place whatever the column's
-  length, instead of losing ``eps * n`` of the column's total;
+- :func:`prefix_table` returns prefix sums of the values and of their
+  squares as unevaluated pairs ``hi + lo`` (Neumaier's compensated
+  summation), so that the sum over any window is accurate to a few units in
+  the last place whatever the column's length, instead of losing ``eps * n``
+  of the column's total; :func:`window_moments` turns them into each
+  window's variance in one parallel pass;
 - :func:`two_pass_variance` is the textbook two-pass variance of each window,
   used where the sums cannot decide (the window's mean dominates its spread);
 - :func:`run_variance` is the same two passes over the window's runs of equal
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["KERNELS", "RUNS_FROM", "compensated_prefix", "window_sum", "two_pass_variance", "run_variance"]
+__all__ = ["KERNELS", "RUNS_FROM", "prefix_table", "window_moments", "two_pass_variance", "run_variance"]
 
 #: a suspect window at least this wide is summed by its runs of equal values (:func:`run_variance`); a narrower
 #: one value by value (:func:`two_pass_variance`), as before
@@ -31,30 +33,63 @@ RUNS_FROM = 64
 
 
 @nb.njit(cache=True)
-def compensated_prefix(a):
-    """Prefix sums ``P[k] = a[0] + ... + a[k-1]`` as pairs ``(hi[k], lo[k])``."""
-    n = a.size
-    hi = np.zeros(n + 1)
-    lo = np.zeros(n + 1)
-    s = 0.0
-    c = 0.0
+def prefix_table(z):
+    """Prefix sums of ``z`` and of ``z * z`` as compensated pairs, side by side.
+
+    Row k holds ``(hi, lo)`` of ``z[0] + ... + z[k-1]`` then ``(hi, lo)`` of
+    ``z[0]^2 + ... + z[k-1]^2`` (Neumaier's summation: each sum is
+    ``hi + lo``). Side by side, the four numbers a window's end needs share
+    one cache line: a window costs two lines where four arrays cost eight.
+    """
+    n = z.size
+    out = np.zeros((n + 1, 4))
     for k in range(n):
-        x = a[k]
-        t = s + x
-        if abs(s) >= abs(x):
-            c += (s - t) + x
+        for first in (0, 2):  # the sum of the values, then of their squares
+            x = z[k] if first == 0 else z[k] * z[k]
+            s = out[k, first]
+            c = out[k, first + 1]
+            t = s + x
+            if abs(s) >= abs(x):
+                c += (s - t) + x
+            else:
+                c += (x - t) + s
+            out[k + 1, first] = t
+            out[k + 1, first + 1] = c
+    return out
+
+
+@nb.njit(cache=True, parallel=True)
+def window_moments(table, values, qlo, qhi, d, n):
+    """The variance of every window from the prefix sums, and the windows the sums cannot decide.
+
+    Window r is the sorted positions ``[max(1, qlo[r] - t), min(n, qhi[r] + t)]``
+    (1-based), ``t`` being ``d[r]``, or ``d[0]`` for every window when ``d``
+    holds one distance. From the window's sums ``S1`` and ``S2`` the variance
+    is ``max(S2 - S1^2 / k, 0) / k``. Returns ``(var, flag)``: flag 1 marks a
+    window whose first and last values are equal (variance exactly 0), flag
+    2 one where ``S2 - S1^2 / k <= 1e-6 S2``: the sums cannot decide it and
+    the caller recomputes it by two passes.
+    """
+    nq = qlo.size
+    var = np.empty(nq)
+    flag = np.zeros(nq, np.int8)
+    one = d.size == 1
+    for r in nb.prange(nq):
+        t = d[0] if one else d[r]
+        a = max(1, qlo[r] - t) - 1
+        b = min(n, qhi[r] + t) - 1
+        if values[a] == values[b]:
+            var[r] = 0.0
+            flag[r] = 1
         else:
-            c += (x - t) + s
-        s = t
-        hi[k + 1] = s
-        lo[k + 1] = c
-    return hi, lo
-
-
-def window_sum(prefix: tuple[np.ndarray, np.ndarray], lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Sum over 0-based inclusive windows ``[lo, hi]`` from compensated prefix sums."""
-    p_hi, p_lo = prefix
-    return (p_hi[hi + 1] - p_hi[lo]) + (p_lo[hi + 1] - p_lo[lo])
+            s1 = (table[b + 1, 0] - table[a, 0]) + (table[b + 1, 1] - table[a, 1])
+            s2 = (table[b + 1, 2] - table[a, 2]) + (table[b + 1, 3] - table[a, 3])
+            k = float(b - a + 1)
+            m2 = s2 - s1 * s1 / k
+            if m2 <= 1e-6 * s2:
+                flag[r] = 2
+            var[r] = (m2 if m2 >= 0.0 or m2 != m2 else 0.0) / k
+    return var, flag
 
 
 @nb.njit(cache=True, parallel=True)
@@ -111,4 +146,4 @@ def run_variance(z, run_start, lo, hi):
 
 
 #: the compiled kernels of this module (for the warm-up's cache check)
-KERNELS = (compensated_prefix, two_pass_variance, run_variance)
+KERNELS = (prefix_table, window_moments, two_pass_variance, run_variance)
