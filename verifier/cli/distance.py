@@ -64,12 +64,16 @@ def run(args: argparse.Namespace) -> int:
     with engine_client(args) as client:
         if client is None:
             with phases(f"reading {args.original} and {args.anonymized}"):
-                x, y = load_pair(args.original, args.anonymized, args.schema)
-            check_record_number(args.record, x.n_records, args.original)
+                tables = dict(zip("xy", load_pair(args.original, args.anonymized, args.schema)))
+            names = tables["x"].names
+            check_record_number(args.record, tables["x"].n_records, args.original)
             with phases("ranking the anonymized records"):
+                y = tables.pop("y")
                 space = RankSpace(y.values, y.kinds)
-            report = compute_permuted_privacy(space, x.values, progress=ProgressBar("permutation distances"))
-            return _output(args, x.names, report, space, phases)
+            # X is handed over, not kept: freed once its query blocks are known, and the tree once searched
+            report = compute_permuted_privacy(space, tables.pop("x").values, keep_tree=False,
+                                              progress=ProgressBar("permutation distances"))
+            return _output(args, names, report, space, phases)
         with phases(f"reading {args.original} and {args.anonymized} on the cluster"):
             xp, yp = table_pair(client, args.original, args.anonymized,
                                 load_schema(args.schema) if args.schema else None)
