@@ -481,3 +481,60 @@ def test_wide_windows_of_a_tied_column_are_summed_by_runs(compiled):
     narrow = hi - lo + 1 < RUNS_FROM
     assert narrow.any() and (~narrow).any()
     assert by_runs.tolist() != by_values.tolist()  # the two ways round differently: the test tells them apart
+
+
+def _reference_tree_order(pos: np.ndarray, pos_hi: np.ndarray, leaf_size: int) -> list[int]:
+    """The records' tree order as the build made it before the split keys were gathered: the same axis rule, and a
+    quickselect reading each record's position through the index (plain Python)."""
+    from verifier.core.kdtree import plain_heap_layout
+
+    idx, start, end, depth = plain_heap_layout(pos.shape[0], leaf_size)
+    for node in range((1 << depth) - 1):
+        s, e = int(start[node]), int(end[node])
+        step = max(1, (e - s) // 256)
+        best_axis, best_reach = 0, -2**62
+        for j in range(pos.shape[1]):
+            highest_start, lowest_end = pos[idx[s], j], pos_hi[idx[s], j]
+            for t in range(s, e, step):
+                highest_start = max(highest_start, pos[idx[t], j])
+                lowest_end = min(lowest_end, pos_hi[idx[t], j])
+            if highest_start - lowest_end > best_reach:
+                best_reach, best_axis = highest_start - lowest_end, j
+        mid = (s + e) // 2
+        lo, hi = s, e - 1
+        while lo < hi:
+            a, b, c = pos[idx[lo], best_axis], pos[idx[(lo + hi) // 2], best_axis], pos[idx[hi], best_axis]
+            pivot = max(min(a, b), min(max(a, b), c))
+            i, j = lo, hi
+            while i <= j:
+                while pos[idx[i], best_axis] < pivot:
+                    i += 1
+                while pos[idx[j], best_axis] > pivot:
+                    j -= 1
+                if i <= j:
+                    idx[i], idx[j] = idx[j], idx[i]
+                    i, j = i + 1, j - 1
+            if mid <= j:
+                hi = j
+            elif mid >= i:
+                lo = i
+            else:
+                break
+        start[2 * node + 1], end[2 * node + 1], start[2 * node + 2], end[2 * node + 2] = s, mid, mid, e
+    return idx.tolist()
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_the_split_keys_gathered_per_node_give_the_tree_of_the_indirect_select(tied):
+    """Each node gathers its records' positions on the split axis before the quickselect, which then swaps keys
+    and records alike: the tree's record order is the one the select through the index gave, ties or not."""
+    from verifier.core.kdtree import _LEAF_SIZE, RankTree
+
+    rng = np.random.default_rng(40 + tied)
+    n = 3000
+    y = rng.integers(0, 5, size=(n, 3)).astype(float) if tied else rng.normal(size=(n, 3))
+    if tied:
+        y[:, 2] = np.round(rng.normal(size=n), 1)
+    space = RankSpace(y)
+    tree = RankTree(space.record_lo, space.record_hi)
+    assert tree._tree[6].tolist() == _reference_tree_order(space.record_lo, space.record_hi, _LEAF_SIZE)
