@@ -11,6 +11,7 @@ This module imports nothing heavy.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Callable
@@ -21,8 +22,17 @@ INTERRUPTED = 130
 
 
 def _before_start(signum, frame) -> None:
+    """End at once: nothing has been written yet, and an exception raised here can be lost.
+
+    A signal that lands while Python compiles a module's source (an import
+    with no bytecode cache) runs this handler inside the compiler, which
+    dropped a ``SystemExit`` raised here: the import went on, and the command
+    ran to the end and exited 0 after this FAIL line. Exiting the process
+    from the handler cannot be dropped.
+    """
     sys.stderr.write("FAIL: -: INTERRUPTED: stopped by Ctrl-C or SIGTERM before it started; nothing was written\n")
-    raise SystemExit(INTERRUPTED)
+    sys.stderr.flush()
+    os._exit(INTERRUPTED)
 
 
 def run_console(load_main: Callable[[], Callable[[], int]]) -> None:
