@@ -46,7 +46,7 @@ PHASES = {
     "ranks": [("verifier/core/permutation.py", "__init__")],
     "tree": [("verifier/core/permutation.py", "tree")],
     "distances": [("verifier/core/permutation.py", "compute_distances")],
-    "spreads": [("verifier/core/permutation.py", "compute_window_spread")],
+    "spreads": [("verifier/core/permutation.py", "window_spreads")],
     "random-match test": [("verifier/attacks/intruder.py", "random_match_distribution")],
     "(D, v)": [("verifier/core/permutation.py", "compute_permuted_privacy")],
     "intruder": [("verifier/attacks/intruder.py", "run_intruder")],

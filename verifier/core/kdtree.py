@@ -401,9 +401,9 @@ class RankTree:
         counts = np.empty(nq, np.int64)
         order = self._search_order(qlo, qhi)
         listed = []  # each piece's match sets, one after another, in the order the pieces were searched
-        for rows, (d, c, found) in self._pieces(qlo, qhi, self.buffer, True, order, progress):
+        for rows, piece_lo, piece_hi, (d, c, found) in self._pieces(qlo, qhi, self.buffer, True, order, progress):
             dist[rows], counts[rows] = d, c
-            listed.append(self._match_lists(qlo, qhi, rows, d, c, found))
+            listed.append(self._match_lists(piece_lo, piece_hi, d, c, found))
         offsets = np.zeros(nq + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
         searched = np.concatenate(listed) if listed else np.empty(0, np.int64)
@@ -417,10 +417,10 @@ class RankTree:
         shift -= offsets[:-1]
         return dist, offsets, searched[np.repeat(shift, counts) + np.arange(offsets[-1])]
 
-    def _match_lists(self, qlo: np.ndarray, qhi: np.ndarray, rows, dist: np.ndarray, counts: np.ndarray,
+    def _match_lists(self, qlo: np.ndarray, qhi: np.ndarray, dist: np.ndarray, counts: np.ndarray,
                      found: np.ndarray) -> np.ndarray:
-        """The match sets of one piece (queries ``rows``) end to end: from the search's buffer, or listed again
-        where it overflowed."""
+        """The match sets of one piece (its query blocks ``qlo``, ``qhi``) end to end: from the search's buffer,
+        or listed again where it overflowed."""
         starts = np.zeros(counts.size, np.int64)
         np.cumsum(counts[:-1], out=starts[1:])
         out = np.empty(int(counts.sum()), np.int64)
@@ -429,9 +429,8 @@ class RankTree:
         out[np.repeat(small, counts)] = found[kept & small[:, None]]
         big = np.flatnonzero(~small)
         if big.size:
-            mine = np.arange(qlo.shape[0])[rows][big]
             with held_signals():
-                _within(qlo[mine], qhi[mine], dist[big], starts[big], out, *self._tree)
+                _within(qlo[big], qhi[big], dist[big], starts[big], out, *self._tree)
         return out
 
     def distances(self, qlo: np.ndarray, qhi: np.ndarray) -> np.ndarray:
@@ -444,7 +443,7 @@ class RankTree:
         qlo = np.ascontiguousarray(qlo, dtype=np.int64)
         qhi = np.ascontiguousarray(qhi, dtype=np.int64)
         dist = np.empty(qlo.shape[0], np.int64)
-        for rows, (d, _, _) in self._pieces(qlo, qhi, 0, False, self._search_order(qlo, qhi), None):
+        for rows, _, _, (d, _, _) in self._pieces(qlo, qhi, 0, False, self._search_order(qlo, qhi), None):
             dist[rows] = d
         return dist
 
@@ -478,7 +477,8 @@ class RankTree:
     def _pieces(self, qlo: np.ndarray, qhi: np.ndarray, cap: int, ties: bool, order: np.ndarray | None,
                 progress: Progress | None):
         """:func:`_nearest` on pieces of :data:`QUERY_CHUNK` queries taken in ``order``, signals held in each (an
-        interrupt is honoured between pieces): yields each piece's queries (``rows``) and ``(dist, counts, found)``.
+        interrupt is honoured between pieces): yields each piece's queries (``rows``), their query blocks and
+        ``(dist, counts, found)``.
 
         Without an order the serial kernel searches the queries as given;
         with one each piece gathers its queries, so no reordered copy of the
@@ -488,22 +488,23 @@ class RankTree:
         kernel = _nearest_serial if order is None else _nearest
         for a in range(0, nq, QUERY_CHUNK):
             rows = slice(a, a + QUERY_CHUNK) if order is None else order[a:a + QUERY_CHUNK]
+            piece_lo, piece_hi = qlo[rows], qhi[rows]
             with held_signals():
-                found = kernel(qlo[rows], qhi[rows], cap, ties, *self._tree)
-            yield rows, found
+                found = kernel(piece_lo, piece_hi, cap, ties, *self._tree)
+            yield rows, piece_lo, piece_hi, found
             if progress is not None:
                 progress(min(nq, a + QUERY_CHUNK), nq)
 
 
 @nb.njit(cache=True, parallel=True)
-def _query_leaves(qlo, qhi, blk_lo, blk_hi, first_leaf):
+def _query_leaves(qlo, qhi, blk_lo, blk_hi, first):
     """The node each query reaches by descending into the child of the smaller bound (the left one on a tie),
-    down to the level whose first node is ``first_leaf`` (the leaves', or one above)."""
+    down to the level whose first node is ``first`` (the leaves', or one above)."""
     nq, m = qlo.shape
     out = np.empty(nq, np.int64)
     for q in nb.prange(nq):
         node = 0
-        while node < first_leaf:
+        while node < first:
             a = 2 * node + 1
             ba = _node_bound(a, q, qlo, qhi, blk_lo, blk_hi, m, _BIG)
             bb = _node_bound(a + 1, q, qlo, qhi, blk_lo, blk_hi, m, _BIG)

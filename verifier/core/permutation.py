@@ -430,13 +430,15 @@ def compute_distances_bruteforce(space: RankSpace, originals: np.ndarray) -> tup
 
 def _window(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d) -> tuple[np.ndarray, np.ndarray]:
     """0-based inclusive window positions ``(lo, hi)`` per query and attribute."""
-    n = space.n_records
     d = np.asarray(d, dtype=np.int64)
-    if d.ndim == 1:
-        d = d[:, None]
-    lo = np.maximum(1, qlo - d) - 1
-    hi = np.minimum(n, qhi + d) - 1
-    return lo, hi
+    return _window_bounds(space.n_records, qlo, qhi, d[:, None] if d.ndim == 1 else d)
+
+
+def _window_bounds(n: int, qlo: np.ndarray, qhi: np.ndarray, d) -> tuple[np.ndarray, np.ndarray]:
+    """0-based inclusive positions ``(lo, hi)`` of the windows at distance ``d`` around query blocks ``qlo``,
+    ``qhi`` (broadcast alike) in a column of ``n`` values; :func:`~verifier.core.window.window_moments` computes
+    the same bounds in its loop."""
+    return np.maximum(1, qlo - d) - 1, np.minimum(n, qhi + d) - 1
 
 
 def _numeric_spread(col: ColumnBlocks, qlo: np.ndarray, qhi: np.ndarray, distances: Sequence) -> list[np.ndarray]:
@@ -479,9 +481,7 @@ def _numeric_spread(col: ColumnBlocks, qlo: np.ndarray, qhi: np.ndarray, distanc
             var, flag = moments(table, sorted_col, qlo, qhi, d, n)
         suspect = np.flatnonzero(flag == 2)
         if suspect.size:
-            t = d if d.size == 1 else d[suspect]
-            lo = np.maximum(1, qlo[suspect] - t) - 1
-            hi = np.minimum(n, qhi[suspect] + t) - 1
+            lo, hi = _window_bounds(n, qlo[suspect], qhi[suspect], d if d.size == 1 else d[suspect])
             wide = hi - lo + 1 >= RUNS_FROM
             with held_signals():
                 var[suspect[~wide]] = two_pass(z, lo[~wide], hi[~wide])
@@ -527,8 +527,7 @@ def window_spreads(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np.
     for j, col in enumerate(space.columns):
         if space.kinds[j] == "nominal":
             for spread, d in zip(out, distances):
-                d = np.asarray(d, dtype=np.int64)
-                spread[:, j] = _gini_simpson(col, np.maximum(1, qlo[:, j] - d) - 1, np.minimum(n, qhi[:, j] + d) - 1)
+                spread[:, j] = _gini_simpson(col, *_window_bounds(n, qlo[:, j], qhi[:, j], np.asarray(d, np.int64)))
         else:
             for spread, column in zip(out, _numeric_spread(col, qlo[:, j], qhi[:, j], distances)):
                 spread[:, j] = column
