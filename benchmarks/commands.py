@@ -141,12 +141,14 @@ def measure(command: list[str], folder: Path, name: str, fresh: Path | None = No
     if not profile:
         return {"seconds": round(timed["seconds"], 2), "peak_mb": round(timed["peak_mb"]), "phases": {}}
     profile = folder / f"{name}.prof"
-    if name == "release":  # the profiled run must not find the timed run's release
-        fresh = Path(command[command.index("--out") + 1])
-    if fresh is not None:  # and the protector's report beside it, which is never overwritten either
+    if fresh is None and "--out" in command:  # the profiled run must not find the timed run's output: a release
+        fresh = Path(command[command.index("--out") + 1])  # or a per-record file is never replaced
+    if fresh is not None:  # nor the protector's report beside a release
         subprocess.run(["rm", "-rf", str(fresh), f"{fresh}.protector.json"], check=True)
-    subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", command[0], *command[1:]],
-                   capture_output=True)
+    proc = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", command[0], *command[1:]],
+                          capture_output=True, text=True)
+    if proc.returncode not in (0, 1):  # a failed profiled run would leave its row without phases, unsaid
+        raise RuntimeError(f"{name} (profiled): exit {proc.returncode}: {proc.stderr[-500:]}")
     return {"seconds": round(timed["seconds"], 2), "peak_mb": round(timed["peak_mb"]), "phases": _phases(profile)}
 
 
