@@ -107,8 +107,8 @@ def test_kernel_warm_up_loads_the_kernels_real_calls_use():
     subprocess.run([sys.executable, "-c", "from verifier.core.warm_up import warm_up; warm_up()"], check=True)
     out = subprocess.run([sys.executable, "-c", WARM_UP_PROBE], capture_output=True, text=True, check=True).stdout
     before, warmed, after = (json.loads(part + "]") for part in out.strip()[:-1].split("] "))
-    assert before == [0] * len(before) and len(before) == 11
-    assert warmed == [1] * 11
+    assert before == [0] * len(before) and len(before) == 12
+    assert warmed == [1] * 12
     assert after == warmed  # nothing compiled or loaded again
 
 

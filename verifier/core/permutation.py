@@ -109,32 +109,20 @@ class RankSpace(SortedColumns):
         self.kinds = list(kinds) if kinds is not None else ["numeric"] * m
         if len(self.kinds) != m:
             raise InvalidInputError(f"{len(self.kinds)} column kinds given for {m} attributes")
-        # One argsort per column gives the sorted column and, scattered back,
-        # each record's block (ties in argsort's order, which no result depends
-        # on). Columns are independent, so they are prepared in two threads
-        # (numpy sorts release the GIL). Each column is copied out of the
-        # row-major table first and scattered into a contiguous buffer: random
-        # access to a column of the (n, m) table touches a cache line per record.
+        # One argsort per column gives the sorted column and each record's
+        # block (ties in argsort's order, which no result depends on).
+        # Columns are independent, so they are ranked in two threads (numpy
+        # sorts and the compiled pass release the GIL), each copied out of
+        # the row-major table first; a table too small for the kernels takes
+        # the plain twin, with nothing to compile.
         self.columns: list[ColumnBlocks] = [None] * m  # type: ignore[list-item]
         self.record_lo = np.empty((n, m), dtype=np.int64)
         self.record_hi = np.empty((n, m), dtype=np.int64)
+        rank = ColumnBlocks.rank_into if compiling_pays(n) else ColumnBlocks.plain_rank_into
 
         def prepare(j: int) -> None:
-            column = np.ascontiguousarray(y[:, j])
-            order = np.argsort(column)
-            col = ColumnBlocks.from_sorted(column[order])
-            self.columns[j] = col
-            scattered = np.empty(n, dtype=np.int64)
-            if col.unique.size == n:  # no ties: every block is one position
-                scattered[order] = np.arange(1, n + 1)
-                self.record_lo[:, j] = scattered
-                self.record_hi[:, j] = scattered
-            else:
-                pos_lo, pos_hi = col.position_blocks()
-                scattered[order] = pos_lo
-                self.record_lo[:, j] = scattered
-                scattered[order] = pos_hi
-                self.record_hi[:, j] = scattered
+            column = np.ascontiguousarray(y[:, j], dtype=np.float64)
+            self.columns[j] = rank(column, j, self.record_lo, self.record_hi)
 
         for_each_column(prepare, n, m)
 

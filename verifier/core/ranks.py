@@ -137,6 +137,52 @@ class ColumnBlocks:
         with held_signals():
             query_kernel(self.unique, self.lo, self.hi, x, j, qlo, qhi)
 
+    @classmethod
+    def rank_into(cls, column: np.ndarray, j: int, record_lo: np.ndarray, record_hi: np.ndarray) -> "ColumnBlocks":
+        """The blocks of a contiguous float64 ``column``, each record's block written into column j of the
+        ``(n, m)`` tables ``record_lo`` and ``record_hi``: one argsort, then one compiled pass.
+
+        The same as its plain twin :meth:`plain_rank_into` (ties in argsort's
+        order, which no result depends on), without the intermediate arrays:
+        at 1e7 x 5 the gathers, repeats, scatters and strided copies took
+        5 s of one core. The pass releases the GIL, so two threads rank two
+        columns at once.
+        """
+        order = np.argsort(column)
+        n = column.size
+        s = np.empty(n, np.float64)
+        starts = np.empty(n, np.int64)
+        with held_signals():
+            k = rank_kernel(column, order, j, record_lo, record_hi, s, starts)
+        del order
+        lo = starts[:k] + 1
+        hi = np.empty(k, np.int64)
+        hi[:-1] = starts[1:k]
+        hi[-1:] = n
+        return cls(sorted=s, unique=s[starts[:k]], lo=lo, hi=hi)
+
+    @classmethod
+    def plain_rank_into(cls, column: np.ndarray, j: int, record_lo: np.ndarray, record_hi: np.ndarray
+                        ) -> "ColumnBlocks":
+        """:meth:`rank_into` in numpy, nothing compiled: the sorted column's blocks, each record's scattered back
+        through the sort's order into a contiguous buffer (random writes into a column of the row-major table
+        would touch a cache line per record), then copied into column j."""
+        order = np.argsort(column)
+        col = cls.from_sorted(column[order])
+        n = column.size
+        scattered = np.empty(n, dtype=np.int64)
+        if col.unique.size == n:  # no ties: every block is one position
+            scattered[order] = np.arange(1, n + 1)
+            record_lo[:, j] = scattered
+            record_hi[:, j] = scattered
+        else:
+            pos_lo, pos_hi = col.position_blocks()
+            scattered[order] = pos_lo
+            record_lo[:, j] = scattered
+            scattered[order] = pos_hi
+            record_hi[:, j] = scattered
+        return col
+
     def position_blocks(self) -> tuple[np.ndarray, np.ndarray]:
         """For each sorted position (0-based), the 1-based block it belongs to."""
         sizes = self.hi - self.lo + 1
@@ -158,8 +204,33 @@ def query_kernel(unique, lo, hi, x, j, qlo, qhi):
         qhi[i, j] = hi[right] if d_right <= d_left else hi[left]
 
 
+@nb.njit(cache=True, nogil=True)
+def rank_kernel(column, order, j, record_lo, record_hi, sorted_out, starts):
+    """:meth:`ColumnBlocks.rank_into`'s pass: the sorted column (``+ 0.0``, so that -0.0 and 0.0 share a block)
+    into ``sorted_out``, the first sorted position of each distinct value into ``starts``, and each record's
+    1-based block into ``record_lo[:, j]``, ``record_hi[:, j]``, run by run. Returns the number of distinct
+    values."""
+    n = order.size
+    k = 0
+    run = 0  # the first position of the current run of equal values
+    for p in range(n):
+        v = column[order[p]] + 0.0
+        sorted_out[p] = v
+        if p == 0 or v != sorted_out[p - 1]:
+            for t in range(run, p):
+                record_lo[order[t], j] = run + 1
+                record_hi[order[t], j] = p
+            starts[k] = p
+            k += 1
+            run = p
+    for t in range(run, n):
+        record_lo[order[t], j] = run + 1
+        record_hi[order[t], j] = n
+    return k
+
+
 #: the compiled kernels of this module (for the warm-up's cache check)
-KERNELS = (query_kernel,)
+KERNELS = (query_kernel, rank_kernel)
 
 
 def block_ranks(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
