@@ -99,11 +99,14 @@ class ColumnBlocks:
         """From a column already sorted ascending."""
         # 0.0 and -0.0 compare equal and must share a block; adding 0.0 makes both +0.0.
         s = s + 0.0
-        starts = np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1])))
-        unique = s[starts]
+        return cls.from_starts(s, np.flatnonzero(np.concatenate(([True], s[1:] != s[:-1]))))
+
+    @classmethod
+    def from_starts(cls, s: np.ndarray, starts: np.ndarray) -> "ColumnBlocks":
+        """From a sorted column with no -0.0 and the 0-based first position of each of its distinct values."""
         lo = starts.astype(np.int64) + 1
         hi = np.concatenate((starts[1:], [s.size])).astype(np.int64)
-        return cls(sorted=s, unique=unique, lo=lo, hi=hi)
+        return cls(sorted=s, unique=s[starts], lo=lo, hi=hi)
 
     @property
     def n(self) -> int:
@@ -154,12 +157,7 @@ class ColumnBlocks:
         starts = np.empty(n, np.int64)
         with held_signals():
             k = rank_kernel(column, order, j, record_lo, record_hi, s, starts)
-        del order
-        lo = starts[:k] + 1
-        hi = np.empty(k, np.int64)
-        hi[:-1] = starts[1:k]
-        hi[-1:] = n
-        return cls(sorted=s, unique=s[starts[:k]], lo=lo, hi=hi)
+        return cls.from_starts(s, starts[:k])
 
     @classmethod
     def plain_rank_into(cls, column: np.ndarray, j: int, record_lo: np.ndarray, record_hi: np.ndarray
