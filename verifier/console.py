@@ -24,11 +24,11 @@ INTERRUPTED = 130
 def _before_start(signum, frame) -> None:
     """End at once: nothing has been written yet, and an exception raised here can be lost.
 
-    A signal that lands while Python compiles a module's source (an import
-    with no bytecode cache) runs this handler inside the compiler, which
-    dropped a ``SystemExit`` raised here: the import went on, and the command
-    ran to the end and exited 0 after this FAIL line. Exiting the process
-    from the handler cannot be dropped.
+    A ``SystemExit`` raised in a signal handler is dropped wherever Python
+    reports and swallows exceptions (a finalizer, a callback) that the signal
+    happens to interrupt while the command loads: the command then went on
+    and exited 0 after this FAIL line. Exiting the process from the handler
+    cannot be dropped.
     """
     sys.stderr.write("FAIL: -: INTERRUPTED: stopped by Ctrl-C or SIGTERM before it started; nothing was written\n")
     sys.stderr.flush()
