@@ -26,8 +26,10 @@ def test_check_on_the_golden_release(tmp_path, capsys):
     assert out["distance"] >= out["claimed"]["distance"]
     assert 0 < out["p_value"] <= 1 and out["random_method"] == "exhaustive" and out["random_records"] == 8000
     assert out["verdict"]["level"] == "protected" and out["verdict"]["findings"] == []
-    assert out["verdict"]["headline"] == ("Your record is protected: every check of it passes under this release's "
-                                          "permutation model.")
+    assert out["verdict"]["headline"] == (
+        'Your record is protected under the verdict policy "permuted-privacy default" (version 1): a random record '
+        f"matches as closely as yours {out['p_value'] * 100:.4g}% of the time.")
+    assert out["verdict"]["rule"] is None and out["verdict"]["policy"]["name"] == "permuted-privacy default"
     assert out["verdict"]["lines"][1] == "The publisher's claims hold for your record."
 
 
@@ -56,16 +58,19 @@ def test_verdict_levels_and_headlines():
     linked = random_match(prepared, exact)
     assert linked.confidently_linked and linked.p_value == pytest.approx(1 / 8000 * linked.random.counts[0])
     verdict = exact.verdict(linked)
+    # the policy's order: linked heads, then published unchanged, then the broken claim
     assert verdict.level == "exposed" and verdict.headline.startswith("An intruder can tell your match from chance")
-    assert [f.kind for f in verdict.findings] == ["linked", "unchanged", "claim_broken"]
+    assert [f.rule for f in verdict.findings] == ["linked", "published_unchanged", "publisher_promise_broken"]
+    assert verdict.findings[0].text.startswith("An intruder can tell your match from chance: a random record matches "
+                                               "as closely as yours only ")
     assert "The publisher's claims do NOT hold for your record: Your closest released record is 0 ranks from " \
         "yours; the publisher claims every record is at least 1 ranks from its closest match." in verdict.lines
-    # with no claim of D, an exact match untested is at risk, and the random-match test decides
+    # with no claim of D, an exact match is exposed all the same: her level does not rest on claims
     near = dataclasses.replace(exact, claimed_distance=0, claimed_v=None)
-    assert near.claim_holds() is True and near.verdict().level == "exposed"  # published unchanged, all the same
+    assert near.claim_holds() is True and near.verdict().level == "exposed"  # published unchanged
     moved = dataclasses.replace(mixed, claimed_distance=None, claimed_v=None)
-    assert moved.verdict(tested).level == "at_risk" and moved.verdict(tested).headline.startswith(
-        "The publisher claims no permutation distance")
+    assert moved.verdict(tested).level == "protected"  # no claim of D: her p-value decides, not the missing claim
+    assert moved.verdict(tested).lines[1] == "The release makes no claim to check your record against."
 
 
 WARM_UP_PROBE = """

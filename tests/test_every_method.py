@@ -330,10 +330,11 @@ def test_the_verdict_never_says_protected_when_her_figures_break_a_claim_or_targ
         certain = any(r["risk"] >= 1.0 for r in check.disclosure.values())
         if breaks:
             assert verdict.level != "protected"
-            assert any(f.kind in ("claim_broken", "target_missed") and "above the" in f.text for f in verdict.findings)
+            assert any(f.rule == "publisher_promise_broken" and "above the" in f.text for f in verdict.findings)
         if certain:  # her worst finding heads the report, whatever the claims allow
-            assert verdict.level == "exposed" and verdict.headline.endswith("can be guessed with certainty from "
-                                                                            "this release.")
+            assert verdict.level == "exposed" and any(f.rule == "value_near_certain" and f.text.endswith(
+                "of the released records share your value).") and "can be guessed with certainty" in f.text
+                for f in verdict.findings)
         if verdict.level == "protected":
             assert not breaks and not certain and verdict.findings == ()
         seen.add(verdict.level)
@@ -402,7 +403,8 @@ def test_an_output_that_protects_nothing_is_refused(world, tmp_path, capsys, met
 
 @pytest.mark.parametrize("method", list(METHODS))
 def test_every_level_on_a_release_of_every_method(world, method, tmp_path, capsys):
-    """Her level follows her worst finding on every method's release; a tampered copy is not_verifiable."""
+    """Her level is the policy's worst rule that fires on every method's release; a tampered copy is
+    not_verifiable."""
     from verifier.releases.facts import open_release
     from verifier.releases.record import parse_record
     from verifier.releases.subject import check_record, prepare, random_match
@@ -424,7 +426,7 @@ def test_every_level_on_a_release_of_every_method(world, method, tmp_path, capsy
         if any(r["risk"] >= 1.0 for r in check.disclosure.values()):
             assert verdict.level == "exposed"
         if test is not None and test.confidently_linked:
-            assert verdict.level == "exposed" and any(f.kind == "linked" for f in verdict.findings)
+            assert verdict.level == "exposed" and any(f.rule == "linked" for f in verdict.findings)
         levels.append(verdict.level)
     assert set(levels) <= {"protected", "at_risk", "exposed"} and len(levels) == 30
     # a promise the release cannot keep, re-signed: nobody is protected, and those not exposed are at risk
@@ -439,7 +441,8 @@ def test_every_level_on_a_release_of_every_method(world, method, tmp_path, capsy
                               str(tmp_path / "me.csv"), "--samples", "200"])
         held.append(mine["verdict"]["level"])
         assert mine["verdict"]["level"] == ("exposed" if levels[i] == "exposed" else "at_risk")
-        assert any(f["kind"] == "target_missed" for f in mine["verdict"]["findings"])
+        assert any(f["rule"] == "publisher_promise_broken" and f["text"].startswith("The publisher promised")
+                   for f in mine["verdict"]["findings"])
     assert "at_risk" in held
     tampered = tmp_path / "tampered"
     shutil.copytree(release, tampered)

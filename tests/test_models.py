@@ -13,13 +13,7 @@ from hypothesis import strategies as st
 from verifier.attacks.classes import group_claims, read_published, subject_class
 from verifier.attacks.replacement import replacement_claims, replacement_likelihood, replacement_risk
 from verifier.data.schema import Attribute, Schema
-from verifier.releases.verdict import (
-    Finding,
-    disclosure_breaches,
-    disclosure_findings,
-    subject_verdict,
-    target_findings,
-)
+from verifier.releases.verdict import disclosure_breaches, target_breaches
 
 # ----------------------------------------------------------------------------- random attribute replacement
 
@@ -133,14 +127,9 @@ def test_a_cell_that_is_no_interval_names_column_and_row():
 CLAIMS = {"attribute_disclosure": {"disease": {"mode": "randomized_response", "max": 0.4, "target": 0.5, "l": 2}}}
 
 
-@pytest.mark.parametrize("risk, breaches, level", [(0.3, 0, "protected"), (0.45, 1, "at_risk"), (0.55, 2, "at_risk"),
-                                                   (1.0, 2, "exposed")])
-def test_a_risk_above_the_claim_or_the_target_is_a_breach(risk, breaches, level):
-    found = disclosure_breaches({"disease": {"risk": risk}}, CLAIMS)
-    assert len(found) == breaches
-    verdict = subject_verdict(disclosure_findings({"disease": {"risk": risk}}, CLAIMS), protected="fine")
-    assert verdict.level == level
-    assert (verdict.headline == "fine") == (level == "protected")
+@pytest.mark.parametrize("risk, breaches", [(0.3, 0), (0.45, 1), (0.55, 2), (1.0, 2)])
+def test_a_risk_above_the_claim_or_the_target_is_a_breach(risk, breaches):
+    assert len(disclosure_breaches({"disease": {"risk": risk}}, CLAIMS)) == breaches
 
 
 def test_the_audit_checks_the_data_set_against_the_target_only():
@@ -148,36 +137,12 @@ def test_the_audit_checks_the_data_set_against_the_target_only():
     assert len(disclosure_breaches({"disease": {"max": 0.55}}, CLAIMS, subject=False)) == 1
 
 
-def test_the_headline_is_the_worst_finding_whatever_the_order():
-    risky = Finding("claim_broken", "at_risk", "a claim is broken")
-    untested = Finding("untested", "at_risk", "not run")
-    linked = Finding("linked", "exposed", "linked")
-    certain = Finding("certain_disclosure", "exposed", "Your disease can be guessed with certainty", "disease")
-    for order in ([risky, linked, certain], [certain, risky, linked], [linked, certain, risky]):
-        verdict = subject_verdict(order, protected="fine", details=["claims line"])
-        assert (verdict.level, verdict.headline) == ("exposed", certain.text)
-        assert verdict.lines == (certain.text, "linked", "a claim is broken", "claims line")
-    assert subject_verdict([untested, risky], protected="fine").headline == "a claim is broken"
-    assert subject_verdict([], protected="fine", details=["d"]).to_json() == {
-        "level": "protected", "headline": "fine", "findings": [], "lines": ["fine", "d"]}
-
-
-def test_certain_disclosure_is_her_headline_even_when_the_claims_allow_it():
-    allowed = {"attribute_disclosure": {"disease": {"mode": "permutation", "max": 1.0, "mean": 0.5}}}
-    found = disclosure_findings({"disease": {"risk": 1.0}}, allowed)
-    assert [(f.kind, f.severity) for f in found] == [("certain_disclosure", "exposed")]
-    assert found[0].text == "Your disease can be guessed with certainty from this release."
-    assert disclosure_findings({"disease": {"risk": 0.99}}, allowed) == []
-    unclaimed = disclosure_findings({"disease": {"risk": 0.2}}, {"attribute_disclosure": {}})
-    assert [(f.kind, f.severity) for f in unclaimed] == [("no_claim", "at_risk")]
-
-
 def test_her_figures_are_held_to_the_protectors_targets():
     targets = {"max_attribute_risk": {"disease": 0.5}, "min_distance": 3, "min_k": 5, "max_linked_share": 0.01}
-    found = target_findings(targets, risks={"disease": {"risk": 1.0}}, distance=1, group=2, linked=True)
-    assert [f.text for f in found] == [
+    found = target_breaches(targets, risks={"disease": {"risk": 1.0}}, distance=1, group=2, linked=True)
+    assert found == [
         "The publisher promised no disease guessed with probability above 0.5; yours is 1.",
         "The publisher promised every record at least 3 ranks from its closest match; yours is 1.",
         "The publisher promised groups of at least k = 5 records; 2 released records are consistent with your values.",
         "The publisher promised at most 1% of records linked with confidence; yours is one of them."]
-    assert target_findings(targets, risks={"disease": {"risk": 0.5}}, distance=3, group=5, linked=False) == []
+    assert target_breaches(targets, risks={"disease": {"risk": 0.5}}, distance=3, group=5, linked=False) == []

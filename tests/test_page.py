@@ -44,8 +44,10 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert "makes no network request" in html
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
-                                                         "_single_spread", "claim_holds"))
-    assert len(SCRIPTS) == 14
+                                                         "_single_spread", "claim_holds", "parse_policy",
+                                                         "policy_findings", "policy_verdict", "with_base_rate",
+                                                         "base_rate"))
+    assert len(SCRIPTS) == 15
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -243,7 +245,9 @@ def test_a_categorical_release_in_the_page_equals_the_command_line(browser, caps
         # the model's closed form (paper 000) or posterior (paper 004), from the published parameters
         for name, entry in cli["attribute_disclosure"].items():
             assert entry["mode"] == ("randomized_response" if method[0] == "randomized_response" else "random_replacement")
-            assert page["attribute_disclosure"][name] == {**entry, "risk": pytest.approx(entry["risk"], rel=1e-12)}
+            # the gains over the base rate: the same prior, and the risk's last bits carried through a difference
+            close = {f: pytest.approx(entry[f], rel=1e-12, abs=1e-12) for f in ("risk", "beta", "delta")}
+            assert page["attribute_disclosure"][name] == {**entry, **close}
 
 
 def test_her_attribute_disclosure_in_the_page_equals_the_command_line(browser, capsys, tmp_path):
@@ -499,7 +503,9 @@ def test_her_group_in_a_k_anonymous_release_in_the_page_equals_the_command_line(
                       "not_applicable", "verdict"):
             assert page[field] == cli[field], (data, field)
         for name, entry in cli["attribute_disclosure"].items():
-            assert page["attribute_disclosure"][name] == {**entry, "risk": pytest.approx(entry["risk"], rel=1e-12)}
+            # the gains over the base rate: the same prior, and the risk's last bits carried through a difference
+            close = {f: pytest.approx(entry[f], rel=1e-12, abs=1e-12) for f in ("risk", "beta", "delta")}
+            assert page["attribute_disclosure"][name] == {**entry, **close}
 
 
 def test_a_parquet_release_in_the_page_equals_the_command_line(browser, releases, capsys, tmp_path):
@@ -572,3 +578,121 @@ def test_the_docs_screens_are_the_page_at_1280_and_360_pixels(tmp_path):
             assert width(shot.read_bytes()) <= pixels and width(shot.read_bytes()) >= pixels - 40, shot
     text = (Path(__file__).resolve().parents[1] / "docs" / "subject.md").read_text()
     assert "img/page-1280.png" in text and "img/page-360.png" in text
+
+
+# ----------------------------------------------------------------------------- the verdict policy (issue 36)
+
+
+WITH_POLICY = """
+const [files, pem, record, policy, done] = arguments;
+const bytes = {};
+for (const [k, v] of Object.entries(files)) bytes[k] = Uint8Array.from(atob(v), c => c.charCodeAt(0));
+const options = {randomMatch: false, policy: Uint8Array.from(atob(policy), c => c.charCodeAt(0)), policyName: "p.json"};
+window.permutedPrivacy.checkRecord({files: bytes, publicKeyPem: pem, record, options})
+  .then(done, e => done({error: String(e)}));
+"""
+
+STRICT = {"name": "strict office", "version": 2, "rules": [
+    {"id": "groups_of_ten", "figure": "class_size", "below": 10, "level": "at_risk"},
+    {"id": "far", "figure": "distance", "below": 3, "level": "at_risk"},
+    {"id": "any_gain", "figure": "delta", "above": 0.05, "level": "exposed"},
+    {"id": "base", "figure": "prior", "at_least": 0.5, "level": "at_risk"},
+    {"id": "untested", "figure": "untested", "level": "at_risk"}]}
+
+
+@pytest.mark.parametrize("release_name", ["paper-noise", "tied-swap"])
+def test_another_policy_decides_her_level_in_the_page_as_on_the_command_line(browser, releases, capsys, tmp_path,
+                                                                              release_name):
+    root, made = releases
+    release, table = made[release_name]
+    key = root / "keys" / "public.pem"
+    policy = tmp_path / "p.json"
+    policy.write_text(json.dumps(STRICT))
+    files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in release.iterdir()}
+    encoded = base64.b64encode(policy.read_bytes()).decode()
+    levels = set()
+    for record in _records(table, 4):
+        (tmp_path / "record.json").write_text(json.dumps(record))
+        capsys.readouterr()
+        assert verifier(["check", str(release), "--key", str(key), "--record", str(tmp_path / "record.json"),
+                         "--json", "--no-random-match", "--policy", str(policy)]) == 0
+        cli = json.loads(capsys.readouterr().out)
+        page = browser.execute_async_script(WITH_POLICY, files, key.read_text(), record, encoded)
+        assert page["verdict"] == cli["verdict"]
+        assert cli["verdict"]["policy"]["sha256"] == hashlib.sha256(policy.read_bytes()).hexdigest()
+        levels.add(cli["verdict"]["level"])
+    assert levels and levels <= {"at_risk", "exposed"}  # untested at the least: the policy says so
+
+
+BAD_POLICIES = [
+    (b"\xff", "$"),
+    (b"[1]", "$"),
+    (b"{" * 70000, "$"),
+    (json.dumps({"name": "x", "version": 1, "rules": []}).encode(), "$.rules"),
+    (json.dumps({"name": "x", "version": 1.5, "rules": []}).encode(), "$.version"),
+    (json.dumps({"name": "x", "version": 1, "rules": [], "extra": 1}).encode(), "$"),
+    (json.dumps({"name": "x", "version": 1, "rules": [{"id": "a b", "figure": "untested", "level": "at_risk"}]}
+                ).encode(), "$.rules[0].id"),
+    (json.dumps({"name": "x", "version": 1, "rules": [{"id": "a", "figure": "luck", "level": "at_risk"}]}).encode(),
+     "$.rules[0].figure"),
+    (json.dumps({"name": "x", "version": 1, "rules": [{"id": "a", "figure": "beta", "above": True,
+                                                       "level": "at_risk"}]}).encode(), "$.rules[0].above"),
+    (json.dumps({"name": "x", "version": 1, "rules": [{"id": "a", "figure": "untested", "level": "exposed"},
+                                                      {"id": "a", "figure": "unchanged", "level": "exposed"}]}
+                ).encode(), "$.rules[1].id"),
+]
+
+
+def test_a_bad_policy_is_refused_in_the_page_with_the_command_lines_reason(browser, releases, capsys, tmp_path):
+    """One corpus of malformed policies: the same reason code and JSON path in the page and on the command line."""
+    root, made = releases
+    release, table = made["paper-noise"]
+    key = root / "keys" / "public.pem"
+    record = _records(table, 1)[0]
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in release.iterdir()}
+    for content, where in BAD_POLICIES:
+        policy = tmp_path / "p.json"
+        policy.write_bytes(content)
+        capsys.readouterr()
+        code = verifier(["check", str(release), "--key", str(key), "--record", str(tmp_path / "record.json"),
+                         "--policy", str(policy)])
+        err = capsys.readouterr().err
+        assert code == 3 and err.startswith(f"FAIL: {policy}: POLICY_INVALID: {where}: "), (content[:40], err)
+        page = browser.execute_async_script(WITH_POLICY, files, key.read_text(), record,
+                                            base64.b64encode(content).decode())
+        assert page["reason"] == "POLICY_INVALID" and page["message"].startswith(
+            f"FAIL: p.json: POLICY_INVALID: {where}: "), (content[:40], page)
+        if where != "$":  # past the JSON itself, the sentences are the command line's word for word
+            assert page["message"].split(": ", 3)[3] == err.strip().split(": ", 3)[3]
+
+
+def test_the_pages_policy_file_input_decides_her_level(browser, releases, tmp_path):
+    """By hand: the optional policy file; the result names the policy and leads with its verdict."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    root, made = releases
+    release, table = made["paper-noise"]
+    policy = tmp_path / "strict.json"
+    policy.write_text(json.dumps({"name": "strict office", "version": 2, "rules": [
+        {"id": "any_match", "figure": "p_value", "at_most": 1, "level": "at_risk"}]}))  # fires on every p-value
+    browser.refresh()
+    browser.find_element(By.ID, "folder").send_keys(str(release))
+    browser.find_element(By.ID, "key-file").send_keys(str(root / "keys" / "public.pem"))
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda d: d.find_element(By.ID, "verify-status").text.startswith(("OK", "FAIL")))
+    assert browser.find_element(By.ID, "policy-status").text == ("Your level will be decided by the verifier's "
+                                                                 "default policy.")
+    browser.find_element(By.ID, "policy-file").send_keys(str(policy))
+    wait.until(lambda d: "strict.json" in d.find_element(By.ID, "policy-status").text)
+    for name, value in _records(table, 1)[0].items():
+        browser.find_element(By.CSS_SELECTOR, f'[data-name="{name}"]').send_keys(repr(value))
+    browser.find_element(By.ID, "check").click()
+    wait.until(lambda d: d.find_element(By.ID, "result").text not in ("", "Checking ..."))
+    result = browser.find_element(By.ID, "result").text
+    digest = hashlib.sha256(policy.read_bytes()).hexdigest()
+    assert result.endswith(f'Your level was decided by the verdict policy "strict office", version 2 (SHA-256 '
+                           f'{digest}).')
+    assert result.startswith("AT RISK: An intruder can tell your match from chance: a random record matches as "
+                             "closely as yours only ")

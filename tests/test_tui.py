@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import functools
 import json
+import math
 import os
 import subprocess
 import sys
@@ -232,14 +233,14 @@ async def test_results_equal_the_command_line_report(paper, tmp_path, capsys):
     release, key = paper
     record = write(tmp_path / "me.json", json.dumps(RECORD))
     expected = cli_report(release, key, record, capsys)
-    untested = cli_report(release, key, record, capsys, "--no-random-match")["verdict"]
-    assert untested["level"] == "at_risk"  # nothing clears her before the random-match test has run
     async with opened(release, key, size=(120, 40)) as (app, pilot):
         await fill(pilot, [str(RECORD[n]) for n in ("x1", "x2", "x3")])
-        await press_button(pilot, "#check")
+        await press_button(pilot, "#check")  # her check, then the random-match test her level needs, on its own
         assert app.query_one(TabbedContent).active == "results"
         assert f"Permutation distance {expected['distance']};" in shown(app, "#verdict")
-        assert shown(app, "#verdict").startswith(f"AT RISK: {untested['headline']}")
+        assert expected["verdict"]["level"] == "protected"  # the level `verifier check` gives, and no other
+        assert shown(app, "#verdict").startswith(f"PROTECTED: {expected['verdict']['headline']}")
+        assert app.report_json() == expected
         rows = cells(app, "#deviations")
         assert [int(r[0]) for r in rows] == expected["matches"]
         assert [[int(t) for t in r[1:]] for r in rows] == expected["deviations"]
@@ -249,7 +250,7 @@ async def test_results_equal_the_command_line_report(paper, tmp_path, capsys):
                                                  expected["variances_at_claimed_distance"],
                                                  expected["claimed"]["variances"]):
             assert [float(row[2]), float(row[3]), float(row[4])] == pytest.approx([own, at_claimed, claimed], rel=1e-3)
-        await pilot.press("ctrl+r")
+        await pilot.press("ctrl+r")  # run again: the same test, the same report
         await settle(pilot)
         report = app.report_json()
         assert report["p_value"] == expected["p_value"] and report["random_distribution"] == expected["random_distribution"]
@@ -266,8 +267,9 @@ async def test_results_equal_the_command_line_report(paper, tmp_path, capsys):
 async def test_a_record_file_fills_the_form_and_checks(paper, tmp_path, capsys):
     release, key = paper
     record = write(tmp_path / "me.csv", "x3,x1,x2\n5108.54,100.87,902.21\n")
-    expected = cli_report(release, key, record, capsys, "--no-random-match")
+    expected = cli_report(release, key, record, capsys)
     async with opened(release, key, record_path=str(record)) as (app, pilot):
+        await settle(pilot)
         assert [app.query_one(f"#field-{j}", Input).value for j in range(3)] == ["100.87", "902.21", "5108.54"]
         assert app.report_json() == expected
 
@@ -392,14 +394,18 @@ async def test_random_match_progress_and_cancel(large):
     release, key = large
     async with opened(release, key, samples=20_000_000) as (app, pilot):
         await fill(pilot, ["0.1", "1.5", "-20"])
-        await press_button(pilot, "#check")
-        await pilot.press("ctrl+r")
+        app.screen.query_one("#check").focus()
+        await pilot.press("enter")  # her check starts the random-match test her level needs, on its own
         for _ in range(400):  # the worker reports progress while the UI stays live
             await pilot.pause(0.02)
             if app.progress_seen:
                 break
         assert app.progress_seen and 0 < app.progress_seen[-1][0] < app.progress_seen[-1][1] == 20_000_000
         assert not app.query_one("#cancel").disabled
+        # no level before the test that decides it has run
+        checking = shown(app, "#verdict")
+        assert checking.startswith("CHECKING: the random-match test is running")
+        assert not any(level in checking for level in ("PROTECTED", "AT RISK", "EXPOSED"))
         await pilot.press("escape")
         await settle(pilot)
         seen = len(app.progress_seen)
@@ -407,6 +413,8 @@ async def test_random_match_progress_and_cancel(large):
         assert app._random is None and app.query_one("#cancel").disabled and not app.query_one("#run").disabled
         assert not list(app.workers) and len(app.progress_seen) == seen
         assert app.report_json()["p_value"] is None
+        # cancelled: her level is the command line's without the test, and says why
+        assert shown(app, "#verdict").startswith("AT RISK: The random-match test was not run")
         # a smaller run then completes, with progress to 100%
         app.query_one("#samples", Input).value = "50000"
         await press_button(pilot, "#run")
@@ -422,13 +430,15 @@ async def test_random_match_options_are_validated(paper):
         await fill(pilot, [str(RECORD[n]) for n in ("x1", "x2", "x3")])
         await press_button(pilot, "#check")
         await pilot.press("f5")
+        first = app._random  # the run her check started with the default options
+        assert first is not None
         for field, value, why in [("#alpha", "1.5", "alpha"), ("#alpha", "nan", "alpha"), ("#samples", "0", "samples"),
                                   ("#samples", "1e3", "samples")]:
             app.query_one("#alpha", Input).value = "0.01"
             app.query_one("#samples", Input).value = "1000"
             app.query_one(field, Input).value = value
             await press_button(pilot, "#run")
-            assert why in shown(app, "#random-status") and app._random is None
+            assert why in shown(app, "#random-status") and app._random is first  # refused: nothing run
 
 
 def test_histogram_marks_her_distance():
@@ -511,7 +521,7 @@ async def test_case_35_untrusted_strings_are_shown_literally(hostile, tmp_path, 
     for k, category in enumerate(HOSTILE_CATEGORIES):
         record = write(tmp_path / f"me{k}.json", json.dumps({HOSTILE_NAMES[0]: 25, HOSTILE_NAMES[1]: 50,
                                                              HOSTILE_NAMES[2]: 5, SENSITIVE: category}))
-        expected.append(cli_report(release, key, record, capsys, "--no-random-match"))
+        expected.append(cli_report(release, key, record, capsys))
     async with opened(release, key, size=(120, 40)) as (app, pilot):
         verification = shown(app, "#verification")
         assert verification.startswith("VERIFIED")
@@ -540,7 +550,7 @@ async def test_case_35_untrusted_strings_are_shown_literally(hostile, tmp_path, 
         header = [str(c.label) for c in app.query_one("#deviations", DataTable).columns.values()]
         assert header == ["match", *HOSTILE_NAMES[:3], "grade\\x1b[2J"]
         assert [r[0] for r in cells(app, "#variances")] == [*HOSTILE_NAMES[:3], "grade\\x1b[2J"]
-        assert "guesses your grade\\x1b[2J right" in shown(app, "#verdict")
+        assert "Your grade\\x1b[2J is guessed right" in shown(app, "#verdict")
         screen = everything_shown(app)
         assert "\x1b" not in screen and "\r" not in screen
         assert "[link=https://evil.example]Verified[/link]" in screen
@@ -554,7 +564,7 @@ def test_case_35_cli_output_literal(hostile, tmp_path, capsys):
     assert verifier(["verify", str(release), "--key", str(key)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\r" not in out and "[link=https://evil.example]Verified[/link]" in out
-    assert "guesses your grade\\x1b[2J right" in out  # the verdict names the column, escaped
+    assert "Your grade\\x1b[2J is guessed right" in out  # the verdict names the column, escaped
     # an error about the record names the field escaped too
     bad = write(tmp_path / "bad.json", json.dumps({HOSTILE_NAMES[0]: 25, HOSTILE_NAMES[1]: 50,
                                                   HOSTILE_NAMES[2]: 5, SENSITIVE: "no such category"}))
@@ -759,8 +769,9 @@ def test_k_anonymous_release_results_equal_the_cli(monkeypatch, capsys):
     cli = cli_report(GOLDEN_KANON / "release", GOLDEN_KANON / "public.pem", GOLDEN_KANON / "me.json", capsys)
     cli["release"] = report["release"] = None  # relative in the app, absolute on the command line
     assert report == cli and cli["class_size"] == 3
-    assert cli["attribute_disclosure"]["disease"] == {"mode": "group", "risk": pytest.approx(1 / 3), "candidates": 3,
-                                                      "best_guess": "flu"}
+    assert cli["attribute_disclosure"]["disease"] == {
+        "mode": "group", "risk": pytest.approx(1 / 3), "candidates": 3, "best_guess": "flu", "prior": 0.25,
+        "beta": pytest.approx(1 / 3), "delta": pytest.approx(math.log(4 / 3))}
 
 
 async def _k_anonymous_session(app: SubjectApp) -> dict:

@@ -78,16 +78,18 @@ def test_her_headline_is_her_worst_finding(adult, capsys):
     key = str(adult / "keys" / "public.pem")
     mine = _json(capsys, ["check", str(release), "--key", key, "--record", str(record)])
     verdict = mine["verdict"]
-    assert verdict["level"] == "exposed"
-    assert verdict["headline"] == "Your salary-class can be guessed with certainty from this release."
-    assert {"kind": "certain_disclosure", "attribute": "salary-class", "severity": "exposed",
+    assert verdict["level"] == "exposed" and verdict["rule"] == "value_near_certain"
+    prior = mine["attribute_disclosure"]["salary-class"]["prior"]
+    assert verdict["headline"] == (f"Your salary-class can be guessed with certainty from this release "
+                                   f"({prior * 100:.4g}% of the released records share your value).")
+    assert {"rule": "value_near_certain", "figure": "posterior", "attribute": "salary-class", "severity": "exposed",
             "text": verdict["headline"]} in verdict["findings"]
     # the claims allow a risk of 1, so they hold for her: a line of its own, never the headline
     assert "The publisher's claims hold for your record." in verdict["lines"][1:]
     capsys.readouterr()
     assert verifier(["check", str(release), "--key", key, "--record", str(record)]) == 0
     out = capsys.readouterr().out
-    assert "\nEXPOSED: Your salary-class can be guessed with certainty from this release.\n" in out
+    assert f"\nEXPOSED: {verdict['headline']}\n" in out
     assert "protected" not in out.lower()
 
 
@@ -167,7 +169,7 @@ def test_targets_are_signed_audited_and_cited_to_her(adult, tmp_path, capsys):
         f"the recomputed the share of records the intruder links with confidence is {linked:.4g}; the target is at "
         "most 0 (max_linked_share)")
     record, mine = _certain_row(adult, release, capsys)
-    assert {"kind": "target_missed", "attribute": "salary-class", "severity": "at_risk",
+    assert {"rule": "publisher_promise_broken", "figure": "claim_broken", "attribute": None, "severity": "at_risk",
             "text": "The publisher promised no salary-class guessed with probability above 0.5; yours is 1."} \
         in mine["verdict"]["findings"]
 

@@ -37,6 +37,7 @@ from verifier.errors import InvalidInputError
 from verifier.releases.record import parse_record
 from verifier.releases.facts import open_release as _open, release_facts
 from verifier.releases.group_check import GroupCheck
+from verifier.releases.policy import Policy, load_policy
 from verifier.releases.subject import SubjectCheck, check_record as _check, prepare, random_match
 from verifier.releases.verification import VerifiedRelease
 from verifier.text import figure, html_table, number
@@ -306,6 +307,8 @@ class RecordCheck:
 
     check: SubjectCheck | GroupCheck
     random: SubjectReport | None
+    policy: Policy | None = None
+    """The verdict policy her level is decided by (None: the verifier's default)."""
 
     @property
     def distance(self) -> int | None:
@@ -321,7 +324,7 @@ class RecordCheck:
     def verdict(self) -> dict[str, Any]:
         """Her verdict as ``verifier check --json`` gives it: ``level``, ``headline`` (her worst finding),
         ``findings`` and the report's ``lines``; the CLI's, the TUI's and the page's."""
-        return self.check.verdict(self.random).to_json()
+        return self.check.verdict(self.random, self.policy).to_json()
 
     @property
     def level(self) -> str:
@@ -338,7 +341,7 @@ class RecordCheck:
 
     def to_dict(self) -> dict[str, Any]:
         """The object ``verifier check --json`` prints."""
-        return self.check.to_json(self.random)
+        return self.check.to_json(self.random, self.policy)
 
     def to_frame(self) -> pd.DataFrame:
         """The released records that match her, with their rank deviations per attribute; in a generalized
@@ -374,13 +377,17 @@ class RecordCheck:
 
 def check_record(release: Release | str | Path, key: str | Path | None = None, record: Mapping[str, Any] | None = None,
                  *, random_match_test: bool = True, alpha: float = 0.01, samples: int = 10_000,
-                 seed: int = 0) -> RecordCheck:
+                 seed: int = 0, policy: Policy | str | Path | None = None) -> RecordCheck:
     """A subject's check of her own record, as ``verifier check`` gives it.
 
     ``release`` is a :class:`Release` from :func:`open_release`, or a release
     directory verified here with ``key``. ``record`` maps every column of the
-    signed schema to her value (numbers, or category names).
+    signed schema to her value (numbers, or category names). ``policy`` is a
+    verdict policy file (or a :class:`~verifier.releases.policy.Policy`) to decide
+    her level by instead of the verifier's default.
     """
+    if policy is not None and not isinstance(policy, Policy):
+        policy = load_policy(policy)
     if not isinstance(release, Release):
         if key is None:
             raise TypeError("check_record needs the publisher's public key file when given a release directory")
@@ -392,4 +399,4 @@ def check_record(release: Release | str | Path, key: str | Path | None = None, r
     check = _check(prepared, keys)
     run = random_match_test and check.ranks_apply
     report = random_match(prepared, check, alpha=alpha, samples=samples, seed=seed) if run else None
-    return RecordCheck(check, report)
+    return RecordCheck(check, report, policy)

@@ -219,8 +219,11 @@ def subject_class(published: PublishedCells, record: np.ndarray) -> dict[str, An
         mine = _her_value(s, record[names.index(s.name)])
         shares = _shares(published.cells[s.name], rows)
         guess = max(shares, key=lambda v: (shares[v], v)) if shares else None
+        everyone = _shares(published.cells[s.name], range(published.n_records))
         out["attribute_disclosure"][s.name] = {
             "mode": "group", "risk": shares.get(str(mine), 0.0) / rows.size if rows.size else 0.0,
             "candidates": int(rows.size), "best_guess": guess,
+            # her value's base rate: its share among every released record, a masked cell counting 1/N
+            "prior": everyone.get(str(mine), 0.0) / published.n_records if published.n_records else 0.0,
         }
     return out

@@ -10,6 +10,7 @@ from verifier.cli.inputs import check_exhaustive, intruder_options
 from verifier.core.warm_up import COLD_NOTICE, KernelWarmUp
 from verifier.frontend import ExitCode, Phases, ProgressBar, add_command, add_release_args, print_json, text_table, verified
 from verifier.releases.facts import formula_warning
+from verifier.releases.policy import load_policy, policy_line
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.subject import check_record, prepare, random_match
 from verifier.releases.verdict import not_verifiable
@@ -28,7 +29,7 @@ def register(sub, common) -> None:
         "is read from a file (JSON object or one-row CSV), never from the command line, and never written.",
         epilog="Exit codes: 0 checked (whatever the verdict: protected, at_risk or exposed), 1 the release does not "
         "verify (with --json, {\"verified\": false, \"reason\", \"message\", \"verdict\"} with level not_verifiable), "
-        "2 usage error, 3 invalid record, 4 key file unusable.",
+        "2 usage error, 3 invalid record or policy file, 4 key or policy file unreadable.",
     )
     add_release_args(p)
     p.add_argument("--record", required=True, metavar="my_record.json", help="your own record (a file)")
@@ -37,12 +38,15 @@ def register(sub, common) -> None:
     p.add_argument("--exhaustive-limit", type=int, default=10**6, metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--seed", type=int, default=0, help="the random-match test's own randomness (default 0)")
     p.add_argument("--no-random-match", action="store_true", help="skip the random-match test")
+    p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
+                   "the verifier's default (docs/subject.md, 'The verdict policy')")
     p.set_defaults(exhaustive=False, monte_carlo=False, max_linked_share=None)
 
 
 def run(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
     refuse_record_on_command_line(args.record)
+    policy = load_policy(args.policy)  # before any work: a policy that cannot be read decides nothing
     phases = Phases()
     with phases(f"verifying {args.release}"):
         try:
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         report = random_match(prepared, check, alpha=options["alpha"], samples=options["samples"],
                               seed=options["random_state"], progress=ProgressBar("random-match test"))
-    out = check.to_json(report)
+    out = check.to_json(report, policy)
     if args.json:
         print_json(out)
         return ExitCode.OK
@@ -79,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         print(warning)
     verdict = out["verdict"]
     print(f"\n{verdict['level'].replace('_', ' ').upper()}: {verdict['headline']}")
-    print("\n".join(verdict["lines"][1:]) + "\n")
+    print("\n".join(verdict["lines"][1:]))
+    print(policy_line(verdict["policy"]) + "\n")
     if check.ranks_apply:
         _print_ranks(check, out, report)
     else:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from verifier.frontend import UsageError, add_command, check_positive, check_probability
+from verifier.releases.policy import load_policy
 from verifier.releases.record import refuse_record_on_command_line
 
 __all__ = ["register"]
@@ -20,7 +21,8 @@ def register(sub, common) -> None:
         "disclosure and the random-match test. Keyboard only; F1 shows help. Your record is never given on the "
         "command line and never written unless you export your report.",
         epilog="Exit codes: 0 done, 1 the last release opened did not verify, 2 usage error, 4 the TUI stopped on "
-        "an unexpected error (one line on stderr; with --verbose also the traceback, without local variables).",
+        "an unexpected error (one line on stderr; with --verbose also the traceback, without local variables); 3 "
+        "the --policy file is not a verdict policy.",
     )
     p.add_argument("release", nargs="?", metavar="DIR", help="the release directory (or type it in the TUI)")
     p.add_argument("--key", metavar="public.pem", help="the publisher's public key, obtained out of band")
@@ -28,6 +30,8 @@ def register(sub, common) -> None:
     p.add_argument("--record", metavar="my_record.json", help="load your record from this file once verified")
     p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
     p.add_argument("--samples", type=int, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
+    p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
+                   "the verifier's default (docs/subject.md, 'The verdict policy')")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,12 +40,13 @@ def run(args: argparse.Namespace) -> int:
     check_positive("--samples", args.samples)
     if args.record is not None:
         refuse_record_on_command_line(args.record)
+    policy = load_policy(args.policy)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("the TUI needs a terminal; `verifier check` gives the same report without one",
                          reason="NO_TERMINAL")
     from verifier.tui import SubjectApp  # Textual loads only for the TUI
 
     app = SubjectApp(args.release, args.key, fingerprint=args.fingerprint, record_path=args.record,
-                     alpha=args.alpha, samples=args.samples, verbose=args.verbose)
+                     alpha=args.alpha, samples=args.samples, verbose=args.verbose, policy=policy)
     app.run()
     return int(app.return_code or 0)

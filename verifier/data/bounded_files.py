@@ -14,6 +14,7 @@ kind                    limit           why
 ``key``                 64 KiB          a PEM key is a few hundred bytes
 ``passphrase``          4 KiB           one line
 ``record``              1 MiB           one record
+``policy``              64 KiB          a verdict policy: a few dozen rules
 ``schema``              64 MiB          a million categories
 ``hierarchies``         64 MiB          the same, as trees
 ``json``                16 MiB          a manifest, a report, a protector's figures
@@ -32,10 +33,10 @@ from verifier.errors import InvalidInputError, VerifierError
 
 __all__ = ["LIMITS", "read_bounded", "regular_file_problem", "require_regular"]
 
-LIMITS = {"key": 64 << 10, "passphrase": 4 << 10, "record": 1 << 20, "schema": 64 << 20, "hierarchies": 64 << 20,
+LIMITS = {"key": 64 << 10, "passphrase": 4 << 10, "record": 1 << 20, "policy": 64 << 10, "schema": 64 << 20, "hierarchies": 64 << 20,
           "json": 16 << 20, "table": 1 << 40}
 
-_WHAT = {"key": "a key file", "passphrase": "a passphrase file", "record": "a record file",
+_WHAT = {"key": "a key file", "passphrase": "a passphrase file", "record": "a record file", "policy": "a policy file",
          "schema": "a schema file", "hierarchies": "a hierarchy file", "json": "a JSON file", "table": "a table file"}
 
 

@@ -2,8 +2,8 @@
 
 The page is plain JavaScript in this folder (``dsse.js``, ``verification.js``,
 ``manifest_schema.js`` with the published manifest schema inlined, ``ranks.js``,
-``spreads.js``, ``disclosure.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``verdict.js``,
-``group.js``,
+``spreads.js``, ``disclosure.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``policy.js``
+with the verifier's default verdict policy inlined byte for byte, ``verdict.js``, ``group.js``,
 ``check.js``, ``ui.js``: small functions named after their Python twins), and one dependency: the Parquet reader hyparquet, built once
 and committed (``vendor/``, with its licence, which the page carries too), inlined into ``page.html`` with no build step. Its
 Content-Security-Policy forbids every network request (``connect-src
@@ -18,11 +18,14 @@ import hashlib
 import json
 from importlib import resources
 
+from verifier.releases.policy import DEFAULT_POLICY
+
 __all__ = ["SCRIPTS", "VENDORED", "page_html"]
 
 #: the page's scripts, in the order they are inlined
 SCRIPTS = ("dsse.js", "manifest_schema.js", "verification.js", "ranks.js", "spreads.js", "disclosure.js",
-           "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "verdict.js", "group.js", "check.js", "ui.js")
+           "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "group.js", "check.js",
+           "ui.js")
 
 
 #: the vendored Parquet reader (vendor/README.md says how it was built) and its SHA-256
@@ -34,6 +37,9 @@ def page_html() -> str:
     here = resources.files("verifier.page")
     schema = resources.files("verifier.releases").joinpath("manifest.schema.json").read_text(encoding="utf-8")
     published = "globalThis.permutedPrivacy.MANIFEST_SCHEMA = " + json.dumps(json.loads(schema)) + ";"
+    # the default policy's exact text: the page hashes it to the SHA-256 the command line names
+    policy = resources.files("verifier.releases").joinpath(DEFAULT_POLICY).read_bytes().decode("utf-8")
+    published += "\nglobalThis.permutedPrivacy.DEFAULT_POLICY_TEXT = " + json.dumps(policy) + ";"
     scripts = [here.joinpath(name).read_text(encoding="utf-8") for name in SCRIPTS]
     licence = here.joinpath("vendor/hyparquet.LICENSE").read_text(encoding="utf-8").replace("*/", "* /")
     vendored = (f"/* hyparquet 1.31.5, the page's Parquet reader:\n{licence}*/\n"

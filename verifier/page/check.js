@@ -49,6 +49,22 @@
     });
   };
 
+  pp.with_base_rate = function with_base_rate(entry, prior) {
+    // exposure.py's with_base_rate: the entry with its prior, beta-likeness and delta-disclosure gains.
+    const risk = entry.risk;
+    const beta = prior > 0 ? (risk - prior) / prior : null;
+    const delta = prior > 0 && risk > 0 ? Math.abs(Math.log(risk / prior)) : null;
+    return { ...entry, prior, beta, delta };
+  };
+
+  pp.base_rate = function base_rate(keys, s, mine, tolerance) {
+    // Her value's share among all released records in column s (within the tolerance where it is given).
+    if (!keys.length) return 0.0;
+    let hits = 0;
+    for (const row of keys) if (tolerance !== null && tolerance !== undefined ? Math.abs(row[s] - mine[s]) <= tolerance : row[s] === mine[s]) hits += 1;
+    return hits / keys.length;
+  };
+
   function herDisclosure(predicate, family, keys, mine) {
     // exposure.py's her_disclosure: the release's own model over the permutation family's shares
     const out = pp.record_disclosure(keys, predicate.schema, mine);
@@ -61,6 +77,8 @@
       for (const step of predicate.methods) if (step.method === "random_attribute_replacement") params = step.parameters || {};
       Object.assign(out, pp.replacement_record(keys, predicate.schema, params, mine));
     }
+    const names = predicate.schema.attributes.map((a) => a.name);
+    for (const [name, entry] of Object.entries(out)) out[name] = pp.with_base_rate(entry, pp.base_rate(keys, names.indexOf(name), mine, entry.tolerance));
     return out;
   }
 
@@ -91,6 +109,13 @@
       if (e instanceof pp.ReleaseError) return { verified: false, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
       throw e;
     }
+    let policy;
+    try {
+      policy = options.policy ? await pp.parse_policy(options.policy, options.policyName || "policy") : await pp.default_policy();
+    } catch (e) {
+      if (e instanceof pp.ReleaseError) return { verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+      throw e;
+    }
     const p = release.statement.predicate;
     const out = { verified: true, fingerprint: release.fingerprint, dataset_id: p.datasetId, release_version: p.releaseVersion,
       attributes: p.schema.attributes.map((a) => a.name) };
@@ -103,7 +128,7 @@
         const hierarchies = "hierarchies.json" in release.data
           ? JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(release.data["hierarchies.json"])) : {};
         return pp.group_check(out, p, await pp.read_rows(release.data[release.dataName], release.dataName),
-          pp.parse_record(record, p.schema), hierarchies);
+          pp.parse_record(record, p.schema), hierarchies, policy);
       } catch (e) {
         if (e instanceof pp.ReleaseError) return { ...out, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
         throw e;
@@ -124,7 +149,7 @@
         ...(options.randomMatch === false ? {} : pp.subject_test(keys, r.columns, r.blocks, r.distance, options)) };
       const unchanged = r.distance === 0 && kinds.includes("numeric") &&
         r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
-      result.verdict = pp.record_verdict(result, p, family, unchanged);
+      result.verdict = pp.record_verdict(result, p, family, unchanged, policy);
       return result;
     } catch (e) {
       if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };

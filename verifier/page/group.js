@@ -73,41 +73,46 @@
       if (schema.attributes.every((a, j) => a.role !== "quasi_identifier" || contains(cells[a.name][i], her(a, j)))) inside.push(i);
     });
     const out = { class_size: inside.length, rows: inside.map((i) => i + 1), attribute_disclosure: {} };
-    schema.attributes.forEach((a, j) => {
-      if (a.role !== "sensitive") return;
+    const sharesOver = (column, members) => {
+      // classes.py's _shares: a cell covering N values gives 1/N to each, summed in row order
       const shares = new Map();
-      for (const i of inside) {
-        const values = cells[a.name][i].values || new Set();
+      for (const i of members) {
+        const values = column[i].values || new Set();
         for (const v of values) shares.set(v, (shares.get(v) || 0.0) + 1.0 / values.size);
       }
+      return shares;
+    };
+    schema.attributes.forEach((a, j) => {
+      if (a.role !== "sensitive") return;
+      const shares = sharesOver(cells[a.name], inside);
+      const everyone = sharesOver(cells[a.name], body.map((_, i) => i));
       let guess = null;
       for (const [v, share] of shares) if (guess === null || share > shares.get(guess) || (share === shares.get(guess) && v > guess)) guess = v;
       out.attribute_disclosure[a.name] = { mode: "group", risk: inside.length ? (shares.get(String(her(a, j))) || 0.0) / inside.length : 0.0,
-        candidates: inside.length, best_guess: guess };
+        candidates: inside.length, best_guess: guess,
+        prior: body.length ? (everyone.get(String(her(a, j))) || 0.0) / body.length : 0.0 };
     });
     return out;
   };
 
-  pp.group_check = function group_check(base, predicate, rows, mine, hierarchies = {}) {
-    // verifier check --json for a generalized release: her group, her risks, her verdict.
+  pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy) {
+    // verifier check --json for a generalized release: her group, her risks with their base rates, her verdict.
     const found = pp.subject_class(rows, predicate.schema, mine, hierarchies);
     const k = Number.isInteger((predicate.claims || {}).k) ? predicate.claims.k : null;
     const holds = k === null ? null : found.class_size >= k;
-    const disclosure = found.attribute_disclosure;
-    const broken = holds === false ? [`Only ${pp.plural(found.class_size, "released record")} are consistent with your values; the publisher claims every group has at least k = ${k}.`] : [];
-    const findings = pp.disclosure_findings(disclosure, predicate.claims);
-    if (found.class_size === 0) findings.push({ kind: "no_group", attribute: null, severity: "at_risk", text: "No released record is consistent with your values: check them, or you are not in this release; nothing here says how you are protected." });
-    else if (holds === false) findings.push({ kind: "claim_broken", attribute: null, severity: "at_risk", text: broken[0] });
-    findings.push(...pp.target_findings(predicate.targets, disclosure, null, false, found.class_size));
-    const details = [pp.claims_line([...broken, ...pp.disclosure_breaches(disclosure, predicate.claims)], k !== null)];
+    const disclosure = {};
+    for (const [name, entry] of Object.entries(found.attribute_disclosure)) disclosure[name] = pp.with_base_rate(entry, entry.prior);
+    const broken = [...(holds === false ? [`Only ${pp.plural(found.class_size, "released record")} are consistent with your values; the publisher claims every group has at least k = ${k}.`] : []),
+      ...pp.disclosure_breaches(disclosure, predicate.claims)];
+    const figures = { sensitive: disclosure, class_size: found.class_size, distance: null, p_value: null, unchanged: false,
+      broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, null, false, found.class_size)] };
+    const details = [pp.claims_line(broken, k !== null)];
     if (found.class_size) details.push(`${pp.plural(found.class_size, "released record")} ${found.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers: an attacker who knows them cannot tell which one is yours.`);
-    for (const [name, r] of Object.entries(disclosure)) {
-      details.push(`An attacker who knows your quasi-identifiers guesses your ${name} right with probability ${pp.number(r.risk, true)} (${pp.plural(r.candidates, "candidate record")}, among the released records whose published values contain yours).`);
-    }
+    for (const [name, r] of Object.entries(disclosure)) details.push(pp.disclosure_line(name, r, "among the released records whose published values contain yours"));
     details.push(NO_RANKS);
     return { ...base, model: "generalized", class_size: found.class_size, class_rows: found.rows, claimed: { k },
       claim_holds: holds, attribute_disclosure: disclosure, distance: null, matches: null, p_value: null,
       not_applicable: { permutation_distance: NO_RANKS, random_match_test: NO_RANKS },
-      verdict: pp.subject_verdict(findings, "Your record is protected: every check of it passes under this release's generalized model.", details) };
+      verdict: pp.policy_verdict(policy, figures, details) };
   };
 })();

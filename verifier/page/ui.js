@@ -7,12 +7,12 @@
     // in the page's worker: run her check off the page's thread, and say how far the random-match test is
     globalThis.onmessage = async ({ data }) => {
       const progress = (done, total) => postMessage({ progress: [done, total] });
-      postMessage({ result: await pp.checkRecord({ ...data, options: { progress } }) });
+      postMessage({ result: await pp.checkRecord({ ...data, options: { ...(data.options || {}), progress } }) });
     };
     return;
   }
   const $ = (id) => document.getElementById(id);
-  const state = { files: null, pem: "", statement: null };
+  const state = { files: null, pem: "", statement: null, policy: null, policyName: null };
 
   function say(id, text) {
     $(id).textContent = text;
@@ -132,11 +132,14 @@
     });
   };
 
+  const policyLine = (policy) => `Your level was decided by the verdict policy "${pp.literal(policy.name)}", version ${policy.version} (SHA-256 ${policy.sha256}).`;
+
   async function runCheck() {
     const record = {};
     for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
     say("result", "Checking ...");
-    const out = await inWorker({ files: state.files, publicKeyPem: state.pem, record });
+    const options = state.policy ? { policy: state.policy, policyName: state.policyName } : {};
+    const out = await inWorker({ files: state.files, publicKeyPem: state.pem, record, options });
     if (!out.verified || out.reason) {
       say("result", out.message);
       return;
@@ -145,6 +148,7 @@
       ...out.verdict.lines.slice(1), ""] : [];
     if (out.model === "generalized") {
       lines.push(`Your group: ${out.class_size} released records (rows ${out.class_rows.slice(0, 20).join(", ")}${out.class_rows.length > 20 ? ", ..." : ""}); the publisher claims k = ${out.claimed.k}.`);
+      lines.push("", policyLine(out.verdict.policy));
       say("result", lines.join("\n"));
       return;
     }
@@ -155,9 +159,6 @@
     out.attributes.forEach((a, j) => lines.push(`  ${a}: ${out.variances[j].toPrecision(4)}` +
       (out.variances_at_claimed_distance ? ` (at the claimed D = ${out.claimed.distance}: ${out.variances_at_claimed_distance[j].toPrecision(4)}` +
         (out.claimed.variances ? `, claimed v ${out.claimed.variances[j].toPrecision(4)})` : ")") : "")));
-    for (const [name, r] of Object.entries(out.attribute_disclosure || {})) {
-      lines.push("", `Your ${name} is guessed right with probability ${(100 * r.risk).toPrecision(4)}% (${r.candidates} candidate records, ${r.mode}).`);
-    }
     if (out.p_value !== undefined) {
       lines.push("", "Distances of random records built from the release's columns (yours marked):",
         ...pp.histogram_lines(out.random_distribution, out.distance));
@@ -165,6 +166,7 @@
         (out.confidently_linked ? "an intruder who finds your match can be confident it is the right one." : "an intruder cannot tell your match from chance."));
     }
     if (out.claim_holds !== null) lines.push("", out.claim_holds ? "The publisher's claimed (D, v) holds for your record." : "The publisher's claimed (D, v) does NOT hold for your record.");
+    lines.push("", policyLine(out.verdict.policy));
     say("result", lines.join("\n"));
   }
 
@@ -179,6 +181,12 @@
     });
     $("key-file").addEventListener("change", async (e) => { state.pem = await e.target.files[0].text(); $("key-text").value = state.pem; await tryVerify(); });
     $("key-text").addEventListener("change", async (e) => { state.pem = e.target.value; await tryVerify(); });
+    $("policy-file").addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      state.policy = file ? new Uint8Array(await file.arrayBuffer()) : null;
+      state.policyName = file ? file.name : null;
+      say("policy-status", file ? `Your level will be decided by the policy in ${file.name}.` : "Your level will be decided by the verifier's default policy.");
+    });
     $("check").addEventListener("click", runCheck);
     $("record-form").addEventListener("submit", (e) => { e.preventDefault(); runCheck(); });
   });

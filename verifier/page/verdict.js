@@ -1,13 +1,11 @@
 "use strict";
-// Her verdict: a level and a headline that is her worst finding (verifier/releases/verdict.py and
-// subject.py's twins), with the one number format of verifier/text.py.
+// Her verdict under the verdict policy: a level and the deciding rule's sentence as headline
+// (verifier/releases/verdict.py and subject.py's twins), with the one number format of verifier/text.py.
 
 (function () {
   const pp = globalThis.permutedPrivacy;
   const CERTAIN = 1.0 - 1e-9;
   const SLACK = 1e-9;
-  const KIND_ORDER = ["certain_disclosure", "linked", "unchanged", "target_missed", "claim_broken", "no_group",
-    "no_claim", "untested"];
   const MODEL_WORDS = {
     randomized_response: "under the published randomized-response probabilities",
     random_replacement: "under the published replacement probabilities",
@@ -76,42 +74,137 @@
     return `a random record matches as closely ${share} of the time: an intruder cannot tell ${whose} match from chance`;
   };
 
-  const finding = (kind, severity, text, attribute = null) => ({ kind, attribute, severity, text });
+  const finding = (rule, figure, severity, text, attribute = null) => ({ rule, figure, attribute, severity, text });
   const num = (v) => (typeof v === "number" ? v : null);
+  const ENTRY = { posterior: "risk", prior: "prior", beta: "beta", delta: "delta" };
 
-  pp.disclosure_findings = function disclosure_findings(disclosure, claims) {
-    const claimedAll = claims && claims.attribute_disclosure;
-    const out = [];
-    for (const [name, entry] of Object.entries(disclosure)) {
-      const risk = num(entry.risk);
-      if (risk === null) continue;
-      const shown = pp.literal(name);
-      if (risk >= CERTAIN) out.push(finding("certain_disclosure", "exposed", `Your ${shown} can be guessed with certainty from this release.`, name));
-      const claimed = claimedAll && typeof claimedAll === "object" ? claimedAll[name] : undefined;
-      if (!claimed || typeof claimed !== "object") {
-        out.push(finding("no_claim", "at_risk", `The publisher makes no claim about how well your ${shown} is protected, so nothing bounds the ${pp.number(risk)} chance of guessing it.`, name));
-        continue;
-      }
-      const top = num(claimed.max), target = num(claimed.target);
-      if (top !== null && risk > top + SLACK) out.push(finding("claim_broken", "at_risk", `Your ${shown} is guessed with probability ${pp.number(risk)}, above the maximum the publisher claims (${pp.number(top)}).`, name));
-      if (target !== null && risk > target + SLACK) out.push(finding("target_missed", "at_risk", `Your ${shown} is guessed with probability ${pp.number(risk)}, above the method's own target (${pp.number(target)}, one in l = ${pp.number(num(claimed.l))}).`, name));
+  const versus = (rule, bound, share = false) => `${pp.OPERATORS[rule.operator]} the policy's ${pp.number(bound, share)}`;
+
+  function attributeSentence(rule, name, entry) {
+    const post = num(entry.risk), prior = num(entry.prior);
+    const shown = pp.literal(name);
+    const base = `${pp.number(prior, true)} of the released records share your value`;
+    const bound = pp.rule_bound(rule, prior);
+    if (rule.figure === "posterior" && post !== null && post >= CERTAIN) return `Your ${shown} can be guessed with certainty from this release (${base}).`;
+    if (rule.figure === "posterior" || rule.figure === "prior") {
+      const value = rule.figure === "posterior" ? post : prior;
+      const what = rule.figure === "posterior" ? "is guessed right with probability" : "has a base rate of";
+      return `Your ${shown} ${what} ${pp.number(value, true)} from this release, ${versus(rule, bound, true)} (${base}).`;
     }
-    return out;
+    const times = post !== null && prior ? `${pp.number(post / prior)} times` : "undefined";
+    const gain = rule.figure === "beta" ? `beta = ${pp.number(num(entry.beta))}, ${versus(rule, bound)}`
+      : `delta = ${pp.number(num(entry.delta))}, ${versus(rule, bound)}`;
+    return `Your ${shown} is guessed right with probability ${pp.number(post, true)} from this release, ${times} its base rate (${base}): the release tells an attacker more about it than the policy allows (${gain}).`;
+  }
+
+  function identitySentence(rule, figures) {
+    const bound = rule.threshold;
+    if (rule.figure === "class_size") {
+      const n = figures.class_size || 0;
+      if (n === 1) return "Only your record is consistent with your quasi-identifiers: anyone who knows them finds your released record.";
+      return `Only ${pp.plural(n, "released record")} are consistent with your quasi-identifiers, ${versus(rule, bound)}: an attacker who knows them picks yours with probability ${pp.number(1.0 / n, true)}.`;
+    }
+    if (rule.figure === "p_value") {
+      return `An intruder can tell your match from chance: a random record matches as closely as yours only ${pp.number(figures.p_value, true)} of the time, ${versus(rule, bound, true)}.`;
+    }
+    return `Your closest released record is ${pp.plural(figures.distance || 0, "rank")} from yours, ${versus(rule, bound)}.`;
+  }
+
+  const FLAG_SENTENCES = {
+    unchanged: "Your record was published unchanged: a released record equals yours on every attribute.",
+    no_group: "No released record is consistent with your values: check them, or you are not in this release; nothing here says how you are protected.",
+    untested: "The random-match test was not run, so whether an intruder could tell your match from chance is not known: run it before you rely on this.",
   };
 
-  pp.target_findings = function target_findings(targets, risks, distance, linked, group = null) {
+  function flag(figures, name) {
+    // HerFigures.flag
+    const ranked = figures.distance !== null && figures.distance !== undefined;
+    return { unchanged: Boolean(figures.unchanged), no_group: figures.class_size === 0,
+      untested: ranked && (figures.p_value === null || figures.p_value === undefined),
+      claim_broken: figures.broken.length > 0 }[name];
+  }
+
+  function figureValue(figures, name) {
+    // HerFigures.value
+    if (name === "class_size") return figures.class_size || null;
+    const v = figures[name];
+    return v === undefined ? null : v;
+  }
+
+  pp.policy_findings = function policy_findings(policy, figures) {
+    // Every rule of the policy that fires on her figures, in the policy's order (per attribute, schema order).
+    const out = [];
+    for (const rule of policy.rules) {
+      if (["posterior", "prior", "beta", "delta"].includes(rule.figure)) {
+        for (const [name, entry] of Object.entries(figures.sensitive)) {
+          if (pp.rule_fires(rule, num(entry[ENTRY[rule.figure]]), num(entry.prior))) {
+            out.push(finding(rule.id, rule.figure, rule.level, attributeSentence(rule, name, entry), name));
+          }
+        }
+      } else if (rule.figure === "claim_broken") {
+        if (pp.rule_fires(rule, flag(figures, "claim_broken"))) for (const text of figures.broken) out.push(finding(rule.id, rule.figure, rule.level, text));
+      } else if (rule.operator === null) {
+        if (pp.rule_fires(rule, flag(figures, rule.figure))) out.push(finding(rule.id, rule.figure, rule.level, FLAG_SENTENCES[rule.figure]));
+      } else if (pp.rule_fires(rule, figureValue(figures, rule.figure))) {
+        out.push(finding(rule.id, rule.figure, rule.level, identitySentence(rule, figures)));
+      }
+    }
+    return strongest(out);
+  };
+
+  function strongest(found) {
+    // verdict.py's _strongest: one rule per figure and attribute, the first of the worst level that fired.
+    const keep = new Map();
+    const severity = (rule) => found.find((f) => f.rule === rule).severity;
+    for (const f of found) {
+      const key = JSON.stringify([f.figure, f.attribute]);
+      if (!keep.has(key) || (f.severity === "exposed" && severity(keep.get(key)) !== "exposed")) keep.set(key, f.rule);
+    }
+    return found.filter((f) => keep.get(JSON.stringify([f.figure, f.attribute])) === f.rule);
+  }
+
+  function protectedHeadline(policy, figures) {
+    let basis;
+    if (figures.class_size) basis = `${pp.plural(figures.class_size, "released record")} ${figures.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers`;
+    else if (typeof figures.p_value === "number") basis = `a random record matches as closely as yours ${pp.number(figures.p_value, true)} of the time`;
+    else basis = "nothing links you to a released record";
+    const values = Object.keys(figures.sensitive).length ? ", and none of your sensitive values is guessed better than the policy allows against its base rate" : "";
+    return `Your record is protected under the verdict policy "${pp.literal(policy.name)}" (version ${policy.version}): ${basis}${values}.`;
+  }
+
+  pp.policy_verdict = function policy_verdict(policy, figures, details) {
+    // Her verdict: the worst level among the rules that fire, the first of them (the policy's order) as headline.
+    const found = pp.policy_findings(policy, figures);
+    const ordered = [...found.filter((f) => f.severity === "exposed"), ...found.filter((f) => f.severity !== "exposed")];
+    if (!ordered.length) {
+      const headline = protectedHeadline(policy, figures);
+      return { level: "protected", headline, rule: null, policy: pp.policy_json(policy), findings: [], lines: [headline, ...details] };
+    }
+    const head = ordered[0];
+    return { level: head.severity, headline: head.text, rule: head.rule, policy: pp.policy_json(policy), findings: ordered,
+      lines: [head.text, ...ordered.slice(1).map((f) => f.text), ...details] };
+  };
+
+  pp.disclosure_line = function disclosure_line(name, entry, how) {
+    // Her risk for one sensitive attribute with its base rate.
+    const base = pp.number(num(entry.prior), true);
+    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${base} of the released records share your value, so anyone could guess it right with probability ${base} knowing nothing about you.`;
+  };
+
+  pp.target_breaches = function target_breaches(targets, risks, distance, linked, group = null) {
+    // Her own figures against the protector's signed targets, as sentences.
     targets = targets || {};
     const out = [];
     for (const [name, bound] of Object.entries(targets.max_attribute_risk || {})) {
       const risk = num((risks[name] || {}).risk);
-      if (risk !== null && risk > bound + SLACK) out.push(finding("target_missed", "at_risk", `The publisher promised no ${pp.literal(name)} guessed with probability above ${pp.number(bound)}; yours is ${pp.number(risk)}.`, name));
+      if (risk !== null && risk > bound + SLACK) out.push(`The publisher promised no ${pp.literal(name)} guessed with probability above ${pp.number(bound)}; yours is ${pp.number(risk)}.`);
     }
     let bound = num(targets.min_distance);
-    if (bound !== null && distance !== null && distance < bound) out.push(finding("target_missed", "at_risk", `The publisher promised every record at least ${pp.number(bound)} ranks from its closest match; yours is ${distance}.`));
+    if (bound !== null && distance !== null && distance < bound) out.push(`The publisher promised every record at least ${pp.number(bound)} ranks from its closest match; yours is ${distance}.`);
     bound = num(targets.min_k);
-    if (bound !== null && group !== null && group < bound) out.push(finding("target_missed", "at_risk", `The publisher promised groups of at least k = ${pp.number(bound)} records; ${pp.plural(group, "released record")} ${group === 1 ? "is" : "are"} consistent with your values.`));
+    if (bound !== null && group !== null && group < bound) out.push(`The publisher promised groups of at least k = ${pp.number(bound)} records; ${pp.plural(group, "released record")} ${group === 1 ? "is" : "are"} consistent with your values.`);
     bound = num(targets.max_linked_share);
-    if (bound !== null && linked) out.push(finding("target_missed", "at_risk", `The publisher promised at most ${pp.number(bound, true)} of records linked with confidence; yours is one of them.`));
+    if (bound !== null && linked) out.push(`The publisher promised at most ${pp.number(bound, true)} of records linked with confidence; yours is one of them.`);
     return out;
   };
 
@@ -135,14 +228,6 @@
     return "The publisher's claims hold for your record.";
   };
 
-  pp.subject_verdict = function subject_verdict(findings, protectedText, details) {
-    const rank = (f) => [f.severity !== "exposed" ? 1 : 0, KIND_ORDER.includes(f.kind) ? KIND_ORDER.indexOf(f.kind) : KIND_ORDER.length];
-    const ordered = [...findings].sort((a, b) => { const x = rank(a), y = rank(b); return x[0] - y[0] || x[1] - y[1]; });
-    if (!ordered.length) return { level: "protected", headline: protectedText, findings: [], lines: [protectedText, ...details] };
-    const head = ordered[0];
-    return { level: head.severity, headline: head.text, findings: ordered, lines: [head.text, ...ordered.slice(1).map((f) => f.text), ...details] };
-  };
-
   pp.broken_claims = function broken_claims(distance, claimedD, claimHolds) {
     const out = [];
     if (claimedD !== null && distance < claimedD) out.push(`Your closest released record is ${distance} ranks from yours; the publisher claims every record is at least ${claimedD} ranks from its closest match.`);
@@ -150,37 +235,30 @@
     return out;
   };
 
-  pp.record_verdict = function record_verdict(out, predicate, family, unchanged) {
-    // Her findings, then her verdict, as SubjectCheck.findings and .verdict build them.
+  pp.record_verdict = function record_verdict(out, predicate, family, unchanged, policy) {
+    // Her figures, then her verdict under the policy, as SubjectCheck.figures and .verdict build them.
     const claims = predicate.claims || {};
     const disclosure = out.attribute_disclosure || {};
-    const tested = out.p_value !== undefined;
+    const tested = out.p_value !== undefined && out.p_value !== null;
     const linked = tested && out.confidently_linked;
-    const broken = pp.broken_claims(out.distance, out.claimed.distance, out.claim_holds);
-    const findings = pp.disclosure_findings(disclosure, claims);
-    if (linked) findings.push(finding("linked", "exposed", `An intruder can tell your match from chance: a match as close as yours happens by chance with probability ${pp.number(out.p_value)}, below alpha = ${out.alpha}.`));
-    if (unchanged) findings.push(finding("unchanged", "exposed", "Your record was published unchanged: a released record equals yours on every attribute."));
-    for (const text of broken) findings.push(finding("claim_broken", "at_risk", text));
-    findings.push(...pp.target_findings(predicate.targets, disclosure, out.distance, linked));
-    if (out.claimed.distance === null) findings.push(finding("no_claim", "at_risk", "The publisher claims no permutation distance, so nothing says how far your record should have moved."));
-    if (!tested) findings.push(finding("untested", "at_risk", "The random-match test was not run, so whether an intruder could tell your match from chance is not known: run it before you rely on this."));
+    const claimBroken = pp.broken_claims(out.distance, out.claimed.distance, out.claim_holds);
+    const breaches = pp.disclosure_breaches(disclosure, claims);
+    const figures = { sensitive: disclosure, distance: out.distance, p_value: tested ? out.p_value : null, unchanged,
+      broken: [...claimBroken, ...breaches, ...pp.target_breaches(predicate.targets, disclosure, out.distance, linked)] };
     const n = out.matches.length;
     const claimed = out.claimed.distance !== null || Boolean(claims.attribute_disclosure && Object.keys(claims.attribute_disclosure).length);
-    const details = [pp.claims_line([...broken, ...pp.disclosure_breaches(disclosure, claims)], claimed)];
+    const details = [pp.claims_line([...claimBroken, ...breaches], claimed)];
     if (out.distance === 0) {
       details.push(`${pp.plural(n, "released record")} ${n === 1 ? "sits" : "sit"} at exactly your rank on every attribute: your values were not moved among the others.`);
     } else {
       const closest = n === 1 ? "Your closest released record is" : `Your ${n} closest released records are`;
       details.push(`${closest} ${pp.plural(out.distance, "rank")} away from yours on ${n === 1 ? "its" : "their"} farthest attribute: your values were mixed among others.`);
     }
-    for (const [name, r] of Object.entries(disclosure)) {
-      details.push(`An attacker who knows your quasi-identifiers guesses your ${name} right with probability ${pp.number(r.risk, true)} (${pp.plural(r.candidates, "candidate record")}, ${MODEL_WORDS[r.mode] || r.mode}).`);
-    }
+    for (const [name, r] of Object.entries(disclosure)) details.push(pp.disclosure_line(name, r, MODEL_WORDS[r.mode] || r.mode));
     if (tested) {
       const words = pp.p_value_words(out.p_value, out.alpha);
       details.push(words.charAt(0).toUpperCase() + words.slice(1).toLowerCase() + ".");
     }
-    const model = family.replace(/_/g, " ");
-    return pp.subject_verdict(findings, `Your record is protected: every check of it passes under this release's ${model} model.`, details);
+    return pp.policy_verdict(policy, figures, details);
   };
 })();

@@ -21,9 +21,11 @@ import numpy as np
 from verifier.attacks.classes import subject_class
 from verifier.releases.facts import MODEL_WORDS, release_facts
 from verifier.releases.family import NO_RANKS
-from verifier.releases.verdict import (Finding, Verdict, claims_line, disclosure_breaches, disclosure_findings,
-                                      subject_verdict, target_findings)
-from verifier.text import figure, markdown, number, plural
+from verifier.releases.exposure import with_base_rate
+from verifier.releases.policy import Policy, default_policy
+from verifier.releases.verdict import (HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
+                                      policy_verdict, target_breaches)
+from verifier.text import figure, markdown, plural
 
 __all__ = ["GroupCheck", "check_group"]
 
@@ -77,34 +79,24 @@ class GroupCheck:
                        f"publisher claims every group has at least k = {self.claimed_k}.")
         return out + disclosure_breaches(self.disclosure, self.prepared.release.claims)
 
-    def findings(self, random: Any = None) -> list[Finding]:
-        """Everything the checks of her record found; a generalized release has no ranks, so no random-match test."""
-        release = self.prepared.release
-        out = disclosure_findings(self.disclosure, release.claims)
-        if self.class_size == 0:
-            out.append(Finding("no_group", "at_risk", "No released record is consistent with your values: check "
-                               "them, or you are not in this release; nothing here says how you are protected."))
-        elif self.claim_holds() is False:
-            out.append(Finding("claim_broken", "at_risk", self.broken_claims()[0]))
-        out += target_findings(release.predicate.get("targets"), risks=self.disclosure, group=self.class_size)
-        return out
+    def figures(self) -> HerFigures:
+        """What the verdict policy reads of her record: her group's size, her risks with their base rates, and
+        the claims and targets her figures break."""
+        broken = self.broken_claims() + target_breaches(self.prepared.release.predicate.get("targets"),
+                                                        risks=self.disclosure, group=self.class_size)
+        return HerFigures(self.disclosure, class_size=self.class_size, broken=broken)
 
-    def verdict(self, random: Any = None) -> Verdict:
-        """Her level and headline (her worst finding), every finding, and the sentences of her report."""
+    def verdict(self, random: Any = None, policy: Policy | None = None) -> Verdict:
+        """Her level and headline under the verdict policy, every finding, and the sentences of her report."""
         details = [claims_line(self.broken_claims(), claimed=self.claimed_k is not None)]
         if self.class_size:
             details.append(f"{plural(self.class_size, 'released record')} {'is' if self.class_size == 1 else 'are'} consistent with your "
                            "quasi-identifiers: an attacker who knows them cannot tell which one is yours.")
-        for name, r in self.disclosure.items():
-            details.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
-                           f"{number(r['risk'], share=True)} ({plural(r['candidates'], 'candidate record')}, "
-                           f"{MODEL_WORDS['group']}).")
+        details += [disclosure_line(name, r, MODEL_WORDS["group"]) for name, r in self.disclosure.items()]
         details.append(NO_RANKS)
-        return subject_verdict(self.findings(), details=details,
-                               protected="Your record is protected: every check of it passes under this release's "
-                               "generalized model.")
+        return policy_verdict(policy or default_policy(), self.figures(), details=details)
 
-    def to_json(self, random: Any = None) -> dict[str, Any]:
+    def to_json(self, random: Any = None, policy: Policy | None = None) -> dict[str, Any]:
         release = self.prepared.release
         return {
             "verified": True, "release": release.path, "fingerprint": release.key.fingerprint, "dataset_id": release.dataset_id,
@@ -115,12 +107,12 @@ class GroupCheck:
             "formula_like_cells": self.prepared.formula_cells.count,
             "distance": None, "matches": None, "p_value": None,
             "not_applicable": {"permutation_distance": NO_RANKS, "random_match_test": NO_RANKS},
-            "verdict": self.verdict().to_json(),
+            "verdict": self.verdict(policy=policy).to_json(),
         }
 
-    def to_markdown(self, random: Any = None) -> str:
+    def to_markdown(self, random: Any = None, policy: Policy | None = None) -> str:
         """Her report as Markdown: the verified release, the verdict, her class and her risks."""
-        data = self.to_json()
+        data = self.to_json(policy=policy)
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
         lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]
@@ -129,9 +121,11 @@ class GroupCheck:
         lines += ["", f"## My group: {plural(self.class_size, 'released record')}", "",
                   f"The publisher claims k = {self.claimed_k}."]
         if self.disclosure:
-            lines += ["", "## Attribute disclosure", "", "| sensitive attribute | risk | candidates | best guess |",
-                      "| --- | --- | --- | --- |"]
-            lines += [f"| {markdown(json.dumps(n))} | {figure(r['risk'])} | {r['candidates']} | {markdown(json.dumps(r['best_guess']))} |"
+            lines += ["", "## Attribute disclosure", "",
+                      "| sensitive attribute | risk | base rate | beta | delta | candidates | best guess |",
+                      "| --- | --- | --- | --- | --- | --- | --- |"]
+            lines += [f"| {markdown(json.dumps(n))} | {figure(r['risk'])} | {figure(r['prior'])} | {figure(r['beta'])} | "
+                      f"{figure(r['delta'])} | {r['candidates']} | {markdown(json.dumps(r['best_guess']))} |"
                       for n, r in self.disclosure.items()]
         return "\n".join(lines) + "\n"
 
@@ -139,4 +133,7 @@ class GroupCheck:
 def check_group(prepared: Any, record: np.ndarray) -> GroupCheck:
     """Her class in a generalized release and her risks in it."""
     record = np.asarray(record, dtype=np.float64)
-    return GroupCheck(prepared, record, subject_class(prepared.published, record))
+    found = subject_class(prepared.published, record)
+    found["attribute_disclosure"] = {name: with_base_rate(entry, entry["prior"])
+                                     for name, entry in found["attribute_disclosure"].items()}
+    return GroupCheck(prepared, record, found)

@@ -34,8 +34,9 @@ from verifier.releases.exposure import her_disclosure
 from verifier.releases.facts import MODEL_WORDS, p_value_words, release_facts
 from verifier.releases.family import NO_RANKS
 from verifier.releases.group_check import GroupCheck, check_group
-from verifier.releases.verdict import (Finding, Verdict, claims_line, disclosure_breaches, disclosure_findings,
-                                      subject_verdict, target_findings)
+from verifier.releases.policy import Policy, default_policy
+from verifier.releases.verdict import (HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
+                                      policy_verdict, target_breaches)
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.schema import Schema
@@ -163,28 +164,17 @@ class SubjectCheck:
             return False
         return bool(np.all(self.prepared.values[self.result.matches] == self.record, axis=1).any())
 
-    def findings(self, random: SubjectReport | None = None) -> list[Finding]:
-        """Everything the checks of her record found (:mod:`verifier.releases.verdict`)."""
+    def figures(self, random: SubjectReport | None = None) -> HerFigures:
+        """What the verdict policy reads of her record: her distance, p-value, risks with their base rates, and
+        the claims and targets her figures break."""
         release = self.prepared.release
-        out = disclosure_findings(self.disclosure, release.claims)
         linked = random is not None and bool(random.confidently_linked)
-        if linked:
-            out.append(Finding("linked", "exposed", "An intruder can tell your match from chance: a match as close "
-                               f"as yours happens by chance with probability {number(random.p_value)}, below "
-                               f"alpha = {random.alpha:g}."))
-        if self.unchanged:
-            out.append(Finding("unchanged", "exposed", "Your record was published unchanged: a released record "
-                               "equals yours on every attribute."))
-        out += [Finding("claim_broken", "at_risk", text) for text in self.broken_claims()]
-        out += target_findings(release.predicate.get("targets"), risks=self.disclosure, distance=self.distance,
-                               linked=linked)
-        if self.claimed_distance is None:
-            out.append(Finding("no_claim", "at_risk", "The publisher claims no permutation distance, so nothing "
-                               "says how far your record should have moved."))
-        if random is None:
-            out.append(Finding("untested", "at_risk", "The random-match test was not run, so whether an intruder "
-                               "could tell your match from chance is not known: run it before you rely on this."))
-        return out
+        broken = (self.broken_claims() + disclosure_breaches(self.disclosure, release.claims)
+                  + target_breaches(release.predicate.get("targets"), risks=self.disclosure, distance=self.distance,
+                                    linked=linked))
+        return HerFigures(self.disclosure, distance=self.distance,
+                          p_value=None if random is None else float(random.p_value), unchanged=self.unchanged,
+                          broken=broken)
 
     def broken_claims(self) -> list[str]:
         """Her figures that break the publisher's claimed (D, v)."""
@@ -197,8 +187,9 @@ class SubjectCheck:
                        "below the publisher's claimed v on at least one attribute.")
         return out
 
-    def verdict(self, random: SubjectReport | None = None) -> Verdict:
-        """Her level and headline (her worst finding), every finding, and the sentences of her report."""
+    def verdict(self, random: SubjectReport | None = None, policy: Policy | None = None) -> Verdict:
+        """Her level and headline under the verdict policy (the default one without ``policy``), every finding,
+        and the sentences of her report."""
         n = self.result.matches.size
         claimed = self.claimed_distance is not None or bool(self.prepared.release.claims.get("attribute_disclosure"))
         details = [claims_line(self.broken_claims() + disclosure_breaches(self.disclosure, self.prepared.release.claims),
@@ -210,18 +201,12 @@ class SubjectCheck:
             closest = ("Your closest released record is" if n == 1 else f"Your {n} closest released records are")
             details.append(f"{closest} {plural(self.distance, 'rank')} away from yours on {'its' if n == 1 else 'their'} "
                            "farthest attribute: your values were mixed among others.")
-        for name, r in self.disclosure.items():
-            details.append(f"An attacker who knows your quasi-identifiers guesses your {name} right with probability "
-                           f"{number(r['risk'], share=True)} ({plural(r['candidates'], 'candidate record')}, "
-                           f"{MODEL_WORDS.get(r['mode'], r['mode'])}).")
+        details += [disclosure_line(name, r, MODEL_WORDS.get(r["mode"], r["mode"])) for name, r in self.disclosure.items()]
         if random is not None:
             details.append(p_value_words(random.p_value, random.alpha).capitalize() + ".")
-        model = self.prepared.release.family.replace("_", " ")
-        return subject_verdict(self.findings(random), details=details,
-                               protected=f"Your record is protected: every check of it passes under this release's "
-                               f"{model} model.")
+        return policy_verdict(policy or default_policy(), self.figures(random), details=details)
 
-    def to_json(self, random: SubjectReport | None = None) -> dict[str, Any]:
+    def to_json(self, random: SubjectReport | None = None, policy: Policy | None = None) -> dict[str, Any]:
         def num(x: float) -> float | None:
             return float(x) if math.isfinite(float(x)) else None
 
@@ -244,7 +229,7 @@ class SubjectCheck:
             "attribute_disclosure": self.disclosure,
             "formula_like_cells": self.prepared.formula_cells.count,
             "p_value": None,
-            "verdict": self.verdict(random).to_json(),
+            "verdict": self.verdict(random, policy).to_json(),
         }
         if random is not None:
             out.update(p_value=random.p_value, p_value_interval=[random.p_value_low, random.p_value_high],
@@ -255,11 +240,11 @@ class SubjectCheck:
         return out
 
 
-    def to_markdown(self, random: SubjectReport | None = None) -> str:
+    def to_markdown(self, random: SubjectReport | None = None, policy: Policy | None = None) -> str:
         """Her report as Markdown: the verified release, the verdict, every figure (SPEC section 10.1, item 5)."""
         import json
 
-        data = self.to_json(random)
+        data = self.to_json(random, policy)
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
         lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]
@@ -282,9 +267,11 @@ class SubjectCheck:
             lines.append(f"| {markdown(json.dumps(n))} | {data['spread_kinds'][j]} | {figure(data['variances'][j])} | "
                          f"{figure(at_d)} | {figure(v)} |")
         if data["attribute_disclosure"]:
-            lines += ["", "## Attribute disclosure", "", "| sensitive attribute | risk | candidates | how |",
-                      "| --- | --- | --- | --- |"]
-            lines += [f"| {markdown(json.dumps(n))} | {figure(r['risk'])} | {r['candidates']} | {r['mode']} |"
+            lines += ["", "## Attribute disclosure", "",
+                      "| sensitive attribute | risk | base rate | beta | delta | candidates | how |",
+                      "| --- | --- | --- | --- | --- | --- | --- |"]
+            lines += [f"| {markdown(json.dumps(n))} | {figure(r['risk'])} | {figure(r['prior'])} | {figure(r['beta'])} | "
+                      f"{figure(r['delta'])} | {r['candidates']} | {r['mode']} |"
                       for n, r in data["attribute_disclosure"].items()]
         lines += ["", "## Random-match test", ""]
         if random is None:

@@ -1,25 +1,27 @@
-"""A subject's verdict: one function for the CLI, the TUI, the Python API and the page (SPEC section 14).
+"""A subject's verdict: one function for the CLI, the TUI, the Python API and the page (SPEC sections 14-15).
 
-Her verdict has a *level* and a *headline*, her worst finding in her words:
+Her verdict has a *level* and a *headline*. The level is decided by the
+verdict policy (:mod:`verifier.releases.policy`) on her own figures
+(:class:`HerFigures`): how many released records are consistent with hers or
+her random-match p-value, and per sensitive attribute the attacker's
+probability of her value beside its base rate among the released records.
 
 ================  ==================================================================
 level             when
 ================  ==================================================================
-``exposed``       her match is told from chance, a sensitive value of hers is
-                  guessed with certainty, or her record was published unchanged
-``at_risk``       a figure of hers is worse than a claim or a target, a sensitive
-                  value of hers is guessed above the release's own bound, or a check
-                  that could clear her was not run or has nothing to rest on
-``protected``     every check of her record passes under the release's model, and
-                  the claims it rests on are complete and well-formed
+``exposed``       a rule of level ``exposed`` fires on her figures
+``at_risk``       a rule of level ``at_risk`` fires, and none of ``exposed``
+``protected``     no rule of the policy fires
 ``not_verifiable`` the release or its manifest does not verify
 ================  ==================================================================
 
-Each :class:`Finding` has a ``kind``, the ``attribute`` it concerns (or
-None), a ``severity`` (``exposed`` or ``at_risk``) and a sentence.
-Whether the publisher's claims hold for her is a separate line
-(:func:`claims_line`), never the headline: a release can keep every promise
-and still disclose her value, when its claims allow it.
+Each :class:`Finding` names the ``rule`` that fired, its ``figure``, the
+``attribute`` it concerns (or None), the ``severity`` and a sentence. The
+headline is the deciding rule's sentence. Whether the publisher's claims hold
+for her is a line of its own (:func:`claims_line`); a claim or target her
+figures break is the figure ``claim_broken``, which the default policy counts
+as ``at_risk``. Every sensitive attribute's line gives its base rate
+(:func:`disclosure_line`).
 
 :func:`disclosure_breaches` serves the audit too: a data set's recomputed
 risks against the method's own targets.
@@ -31,15 +33,18 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from verifier.attacks.disclosure import CERTAIN
+from verifier.releases.policy import OPERATORS, Policy, Rule
 from verifier.text import figure, literal, number, plural
 
-__all__ = ["LEVELS", "Finding", "Verdict", "disclosure_breaches", "disclosure_findings", "target_findings",
-           "claims_line", "not_verifiable", "subject_verdict"]
+__all__ = ["LEVELS", "Finding", "HerFigures", "Verdict", "claims_line", "disclosure_breaches", "disclosure_line",
+           "not_verifiable", "policy_findings", "policy_verdict", "target_breaches"]
 
 #: the levels, best first
 LEVELS = ("protected", "at_risk", "exposed", "not_verifiable")
 #: a risk may exceed a claim by rounding alone
 _SLACK = 1e-9
+#: the entry of a sensitive attribute that holds each per-attribute figure
+_ENTRY = {"posterior": "risk", "prior": "prior", "beta": "beta", "delta": "delta"}
 
 
 def _number(value: Any) -> float | None:
@@ -48,118 +53,228 @@ def _number(value: Any) -> float | None:
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing the checks of her record found: what, about which attribute, how bad, in her words."""
+    """One rule of the policy that fired on her figures: which, on what figure and attribute, how bad, in words."""
 
-    kind: str
+    rule: str
+    figure: str
     severity: str
     text: str
     attribute: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "attribute": self.attribute, "severity": self.severity, "text": self.text}
+        return {"rule": self.rule, "figure": self.figure, "attribute": self.attribute, "severity": self.severity,
+                "text": self.text}
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """Her level, her headline (the worst finding), every finding, and the sentences that explain them."""
+    """Her level, her headline (the deciding rule's sentence), every finding, and the sentences that explain them."""
 
     level: str
     headline: str
     findings: tuple[Finding, ...] = ()
     lines: tuple[str, ...] = field(default=())
     """Every sentence of her report, the headline first."""
+    policy: Mapping[str, Any] | None = None
+    """The policy's name, version and SHA-256 (None where nothing was decided: a release that does not verify)."""
+
+    @property
+    def rule(self) -> str | None:
+        """The rule that decided her level; None when no rule fired (protected) or nothing was decided."""
+        return self.findings[0].rule if self.findings and self.level in ("at_risk", "exposed") else None
 
     def to_json(self) -> dict[str, Any]:
-        return {"level": self.level, "headline": self.headline, "findings": [f.to_json() for f in self.findings],
-                "lines": list(self.lines)}
+        return {"level": self.level, "headline": self.headline, "rule": self.rule,
+                "policy": dict(self.policy) if self.policy is not None else None,
+                "findings": [f.to_json() for f in self.findings], "lines": list(self.lines)}
 
 
-#: which finding heads the report when several are equally bad: what an attacker learns outright first
-KIND_ORDER = ("certain_disclosure", "linked", "unchanged", "target_missed", "claim_broken", "no_group", "no_claim",
-              "untested")
+@dataclass(frozen=True)
+class HerFigures:
+    """What the policy reads of her record; ``None`` where a figure does not apply to her release."""
+
+    sensitive: Mapping[str, Mapping[str, Any]]
+    """Per sensitive attribute her entry: ``risk`` (the posterior), ``prior``, ``beta``, ``delta``."""
+    class_size: int | None = None
+    distance: int | None = None
+    p_value: float | None = None
+    unchanged: bool = False
+    broken: Sequence[str] = ()
+    """Sentences of the claims and targets her figures break."""
+
+    @property
+    def ranked(self) -> bool:
+        return self.distance is not None
+
+    def flag(self, name: str) -> bool:
+        return {"unchanged": self.unchanged, "no_group": self.class_size == 0,
+                "untested": self.ranked and self.p_value is None, "claim_broken": bool(self.broken)}[name]
+
+    def value(self, name: str) -> float | None:
+        if name == "class_size":
+            return self.class_size or None  # no group at all is the figure no_group
+        return {"distance": self.distance, "p_value": self.p_value}[name]
 
 
-def subject_verdict(findings: Sequence[Finding], *, protected: str, details: Sequence[str] = ()) -> Verdict:
-    """Her verdict from her findings: the level of the worst, its first finding as the headline.
+def _versus(rule: Rule, bound: float | None, *, share: bool = False) -> str:
+    return f"{OPERATORS[rule.operator]} the policy's {number(bound, share=share)}"
 
-    ``protected`` is the headline when nothing was found. ``lines`` are the
-    headline, the other findings, then ``details`` (the claims line and her figures).
+
+def _attribute_sentence(rule: Rule, name: str, entry: Mapping[str, Any]) -> str:
+    post, prior = _number(entry.get("risk")), _number(entry.get("prior"))
+    shown = literal(name)
+    base = f"{number(prior, share=True)} of the released records share your value"
+    bound = rule.bound(prior)
+    if rule.figure == "posterior" and post is not None and post >= CERTAIN:
+        return f"Your {shown} can be guessed with certainty from this release ({base})."
+    if rule.figure in ("posterior", "prior"):
+        value = post if rule.figure == "posterior" else prior
+        what = "is guessed right with probability" if rule.figure == "posterior" else "has a base rate of"
+        return (f"Your {shown} {what} {number(value, share=True)} from this release, {_versus(rule, bound, share=True)}"
+                f" ({base}).")
+    times = f"{number(post / prior)} times" if post is not None and prior else "undefined"
+    gain = (f"beta = {number(_number(entry.get('beta')))}, {_versus(rule, bound)}" if rule.figure == "beta" else
+            f"delta = {number(_number(entry.get('delta')))}, {_versus(rule, bound)}")
+    return (f"Your {shown} is guessed right with probability {number(post, share=True)} from this release, {times} "
+            f"its base rate ({base}): the release tells an attacker more about it than the policy allows ({gain}).")
+
+
+def _identity_sentence(rule: Rule, figures: HerFigures) -> str:
+    bound = rule.threshold
+    if rule.figure == "class_size":
+        n = figures.class_size or 0
+        if n == 1:
+            return ("Only your record is consistent with your quasi-identifiers: anyone who knows them finds your "
+                    "released record.")
+        return (f"Only {plural(n, 'released record')} are consistent with your quasi-identifiers, "
+                f"{_versus(rule, bound)}: an attacker who knows them picks yours with probability "
+                f"{number(1.0 / n, share=True)}.")
+    if rule.figure == "p_value":
+        return (f"An intruder can tell your match from chance: a random record matches as closely as yours only "
+                f"{number(figures.p_value, share=True)} of the time, {_versus(rule, bound, share=True)}.")
+    return (f"Your closest released record is {plural(figures.distance or 0, 'rank')} from yours, "
+            f"{_versus(rule, bound)}.")
+
+
+_FLAG_SENTENCES = {
+    "unchanged": "Your record was published unchanged: a released record equals yours on every attribute.",
+    "no_group": "No released record is consistent with your values: check them, or you are not in this release; "
+                "nothing here says how you are protected.",
+    "untested": "The random-match test was not run, so whether an intruder could tell your match from chance is "
+                "not known: run it before you rely on this.",
+}
+
+
+def policy_findings(policy: Policy, figures: HerFigures) -> list[Finding]:
+    """Every rule of ``policy`` that fires on her figures, in the policy's order (per attribute, schema order);
+    of the rules on one figure of one attribute, only the first of the worst level."""
+    out = []
+    for rule in policy.rules:
+        if rule.per_attribute:
+            for name, entry in figures.sensitive.items():
+                value = _number(entry.get(_ENTRY[rule.figure]))
+                if rule.fires(value, prior=_number(entry.get("prior"))):
+                    out.append(Finding(rule.id, rule.figure, rule.level, _attribute_sentence(rule, name, entry), name))
+        elif rule.figure == "claim_broken":
+            out += [Finding(rule.id, rule.figure, rule.level, text) for text in figures.broken] if rule.fires(
+                figures.flag("claim_broken")) else []
+        elif rule.operator is None:
+            if rule.fires(figures.flag(rule.figure)):
+                out.append(Finding(rule.id, rule.figure, rule.level, _FLAG_SENTENCES[rule.figure]))
+        elif rule.fires(figures.value(rule.figure)):
+            out.append(Finding(rule.id, rule.figure, rule.level, _identity_sentence(rule, figures)))
+    return _strongest(out)
+
+
+def _strongest(found: list[Finding]) -> list[Finding]:
+    """One rule per figure and attribute: the first of the worst level that fired (a p-value below 1% is not
+    also reported as below 5%)."""
+    keep: dict[tuple[str, str | None], str] = {}
+    for f in found:
+        key = (f.figure, f.attribute)
+        if key not in keep or (f.severity == "exposed" and _severity(found, keep[key]) != "exposed"):
+            keep[key] = f.rule
+    return [f for f in found if keep[(f.figure, f.attribute)] == f.rule]
+
+
+def _severity(found: list[Finding], rule: str) -> str:
+    return next(f.severity for f in found if f.rule == rule)
+
+
+def _protected_headline(policy: Policy, figures: HerFigures) -> str:
+    if figures.class_size:
+        basis = (f"{plural(figures.class_size, 'released record')} {'is' if figures.class_size == 1 else 'are'} "
+                 "consistent with your quasi-identifiers")
+    elif figures.p_value is not None:
+        basis = f"a random record matches as closely as yours {number(figures.p_value, share=True)} of the time"
+    else:
+        basis = "nothing links you to a released record"
+    values = (", and none of your sensitive values is guessed better than the policy allows against its base rate"
+              if figures.sensitive else "")
+    return (f"Your record is protected under the verdict policy \"{literal(policy.name)}\" (version {policy.version}): "
+            f"{basis}{values}.")
+
+
+def policy_verdict(policy: Policy, figures: HerFigures, *, details: Sequence[str] = ()) -> Verdict:
+    """Her verdict under ``policy``: the worst level among the rules that fire, the first of them as the headline.
+
+    ``lines`` are the headline, the other findings, then ``details`` (the
+    claims line and her figures with their base rates).
     """
-    ordered = sorted(findings, key=lambda f: (f.severity != "exposed", KIND_ORDER.index(f.kind)
-                                              if f.kind in KIND_ORDER else len(KIND_ORDER)))
+    found = policy_findings(policy, figures)
+    ordered = sorted(found, key=lambda f: f.severity != "exposed")  # stable: the policy's order within a level
     if not ordered:
-        return Verdict("protected", protected, (), (protected, *details))
+        headline = _protected_headline(policy, figures)
+        return Verdict("protected", headline, (), (headline, *details), policy.to_json())
     head = ordered[0]
-    return Verdict(head.severity, head.text, tuple(ordered),
-                   (head.text, *[f.text for f in ordered[1:]], *details))
+    return Verdict(head.severity, head.text, tuple(ordered), (head.text, *[f.text for f in ordered[1:]], *details),
+                   policy.to_json())
+
+
+def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
+    """Her risk for one sensitive attribute with its base rate: what the release tells, and what anyone knows."""
+    prior = _number(entry.get("prior"))
+    base = number(prior, share=True)
+    return (f"Your {literal(name)} is guessed right with probability {number(_number(entry.get('risk')), share=True)} "
+            f"from this release ({plural(int(entry.get('candidates') or 0), 'candidate record')}, {how}); {base} of "
+            f"the released records share your value, so anyone could guess it right with probability {base} knowing "
+            "nothing about you.")
 
 
 def not_verifiable(reason: str, message: str) -> Verdict:
     """The verdict on a release that does not verify: nothing it says can be trusted."""
     headline = "This release does not verify, so nothing it says about your record can be trusted."
-    finding = Finding("not_verifiable", "not_verifiable", f"{reason}: {message}")
+    finding = Finding("not_verifiable", "verification", "not_verifiable", f"{reason}: {message}")
     return Verdict("not_verifiable", headline, (finding,), (headline, finding.text))
 
 
-def disclosure_findings(disclosure: Mapping[str, Mapping[str, Any]], claims: Mapping[str, Any]) -> list[Finding]:
-    """Her sensitive values: guessed with certainty (exposed), above the claimed maximum or the method's target,
-    or with no claim to bound them (at risk)."""
-    claimed_all = claims.get("attribute_disclosure") if isinstance(claims, Mapping) else None
-    out = []
-    for name, entry in disclosure.items():
-        risk = _number(entry.get("risk"))
-        if risk is None:
-            continue
-        shown_name = literal(name)
-        if risk >= CERTAIN:
-            out.append(Finding("certain_disclosure", "exposed",
-                               f"Your {shown_name} can be guessed with certainty from this release.", name))
-        claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else None
-        if not isinstance(claimed, Mapping):
-            out.append(Finding("no_claim", "at_risk", f"The publisher makes no claim about how well your "
-                               f"{shown_name} is protected, so nothing bounds the {figure(risk)} chance of guessing it.",
-                               name))
-            continue
-        top, target = _number(claimed.get("max")), _number(claimed.get("target"))
-        if top is not None and risk > top + _SLACK:
-            out.append(Finding("claim_broken", "at_risk", f"Your {shown_name} is guessed with probability "
-                               f"{figure(risk)}, above the maximum the publisher claims ({figure(top)}).", name))
-        if target is not None and risk > target + _SLACK:
-            out.append(Finding("target_missed", "at_risk", f"Your {shown_name} is guessed with probability "
-                               f"{figure(risk)}, above the method's own target ({figure(target)}, one in "
-                               f"l = {figure(claimed.get('l'))}).", name))
-    return out
-
-
-def target_findings(targets: Mapping[str, Any] | None, *, risks: Mapping[str, Mapping[str, Any]],
-                    distance: int | None = None, group: int | None = None,
-                    linked: bool = False) -> list[Finding]:
-    """Her own figures against the protector's signed targets (:mod:`verifier.releases.targets`)."""
+def target_breaches(targets: Mapping[str, Any] | None, *, risks: Mapping[str, Mapping[str, Any]],
+                    distance: int | None = None, group: int | None = None, linked: bool = False) -> list[str]:
+    """Her own figures against the protector's signed targets (:mod:`verifier.releases.targets`), as sentences."""
     targets = targets or {}
     out = []
     for name, bound in (targets.get("max_attribute_risk") or {}).items():
         risk = _number((risks.get(name) or {}).get("risk"))
         if risk is not None and risk > float(bound) + _SLACK:
-            out.append(Finding("target_missed", "at_risk", f"The publisher promised no {literal(name)} guessed with "
-                               f"probability above {number(bound)}; yours is {number(risk)}.", name))
+            out.append(f"The publisher promised no {literal(name)} guessed with probability above {number(bound)}; "
+                       f"yours is {number(risk)}.")
     bound = _number(targets.get("min_distance"))
     if bound is not None and distance is not None and distance < bound:
-        out.append(Finding("target_missed", "at_risk", f"The publisher promised every record at least {number(bound)} "
-                           f"ranks from its closest match; yours is {distance}."))
+        out.append(f"The publisher promised every record at least {number(bound)} ranks from its closest match; "
+                   f"yours is {distance}.")
     bound = _number(targets.get("min_k"))
     if bound is not None and group is not None and group < bound:
-        out.append(Finding("target_missed", "at_risk", f"The publisher promised groups of at least k = {number(bound)} "
-                           f"records; {plural(group, 'released record')} {'is' if group == 1 else 'are'} consistent "
-                           "with your values."))
+        out.append(f"The publisher promised groups of at least k = {number(bound)} records; "
+                   f"{plural(group, 'released record')} {'is' if group == 1 else 'are'} consistent with your values.")
     bound = _number(targets.get("max_linked_share"))
     if bound is not None and linked:
-        out.append(Finding("target_missed", "at_risk", f"The publisher promised at most {number(bound, share=True)} of "
-                           "records linked with confidence; yours is one of them."))
+        out.append(f"The publisher promised at most {number(bound, share=True)} of records linked with confidence; "
+                   "yours is one of them.")
     return out
 
 
 def claims_line(broken: Sequence[str], *, claimed: bool) -> str:
-    """Whether the publisher's claims hold for her record: a line of its own, never the headline."""
+    """Whether the publisher's claims hold for her record: a line of its own, never the basis of her level."""
     if not claimed:
         return "The release makes no claim to check your record against."
     if broken:

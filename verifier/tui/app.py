@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import time
 import traceback
 from typing import Any
 
@@ -20,9 +18,11 @@ from verifier.attacks.intruder import SubjectReport
 from verifier.errors import VerifierError
 from verifier.releases.facts import open_release, release_facts
 from verifier.releases.family import NO_RANKS
-from verifier.releases.subject import Prepared, SubjectCheck, check_record, prepare, random_match
-from verifier.tui.export import ExportScreen, write_report
+from verifier.releases.policy import Policy, default_policy
+from verifier.releases.subject import Prepared, SubjectCheck, check_record, prepare
+from verifier.tui.export import ExportScreen, report_text, write_report
 from verifier.tui.help import HelpScreen
+from verifier.tui.random_run import run_random_match
 from verifier.tui.random_tab import RandomMatchTab
 from verifier.tui.record_tab import RecordTab
 from verifier.tui.release_tab import ReleaseTab
@@ -32,10 +32,6 @@ __all__ = ["INTERNAL_ERROR_EXIT", "SubjectApp"]
 
 INTERNAL_ERROR_EXIT = 4
 """The exit code when the app stops on an unexpected error (documented in ``verifier tui --help``)."""
-
-
-class _Cancelled(Exception):
-    """Raised inside the random-match worker when she cancels."""
 
 
 class SubjectApp(App[None]):
@@ -75,9 +71,12 @@ class SubjectApp(App[None]):
 
     def __init__(self, release_dir: str | None = None, key_path: str | None = None, *,
                  fingerprint: str | None = None, record_path: str | None = None,
-                 alpha: float = 0.01, samples: int = 10_000, seed: int = 0, verbose: bool = False) -> None:
+                 alpha: float = 0.01, samples: int = 10_000, seed: int = 0, verbose: bool = False,
+                 policy: Policy | None = None) -> None:
         super().__init__()
         self._verbose = verbose
+        self.policy = policy or default_policy()
+        """The verdict policy her level is decided by, as ``verifier check --policy`` takes it."""
         self._start = (release_dir or "", key_path or "", fingerprint or "")
         self._record_path = record_path
         self._alpha, self._samples, self._seed = alpha, samples, seed
@@ -98,7 +97,7 @@ class SubjectApp(App[None]):
             with TabPane("F3 Your record", id="record", disabled=True):
                 yield RecordTab(id="record-scroll")
             with TabPane("F4 Results", id="results", disabled=True):
-                yield ResultsTab(id="results-scroll")
+                yield ResultsTab(self.policy, id="results-scroll")
             with TabPane("F5 Random match", id="random", disabled=True):
                 yield RandomMatchTab(self._alpha, self._samples, id="random-scroll")
         yield Footer()
@@ -234,9 +233,14 @@ class SubjectApp(App[None]):
         self.query_one(RecordTab).status("Checked: see your results (F4).")
         self.query_one("#results", TabPane).disabled = False
         self.query_one("#random", TabPane).disabled = not check.ranks_apply  # generalized cells have no ranks
-        self.query_one(ResultsTab).show(check)
         self.query_one(RandomMatchTab).ready(check.prepared.n_records ** len(check.prepared.kinds))
+        # her level needs the random-match test where ranks apply, as `verifier check` runs it: it starts at
+        # once, and her results say "checking" until it ends (Escape cancels it, and her level then says so)
+        testing = check.ranks_apply and self.query_one(RandomMatchTab).options() is not None
+        self.query_one(ResultsTab).show(check, checking=testing)
         self._goto("results")
+        if testing:
+            self._start_random()
 
     # ------------------------------------------------------------------ random-match test
 
@@ -263,23 +267,12 @@ class SubjectApp(App[None]):
     @work(thread=True, exclusive=True, group="random")
     def _random_thread(self, alpha: float, samples: int) -> None:
         worker = get_current_worker()
-        prepared, check = self._prepared, self._check
-        assert prepared is not None and check is not None
-        last = [0.0]
-
-        def progress(done: int, total: int) -> None:
-            if worker.is_cancelled:
-                raise _Cancelled
-            now = time.monotonic()
-            if done >= total or now - last[0] >= 0.05:
-                last[0] = now
-                self.call_from_thread(self._show_progress, done, total)
-
-        try:
-            report = random_match(prepared, check, alpha=alpha, samples=samples, seed=self._seed, progress=progress)
-        except _Cancelled:
-            return  # _cancel_random has already said so
-        self.call_from_thread(self._random_finished, report, worker)
+        assert self._prepared is not None and self._check is not None
+        report = run_random_match(worker, self._prepared, self._check, alpha=alpha, samples=samples, seed=self._seed,
+                                  report_progress=lambda done, total: self.call_from_thread(self._show_progress,
+                                                                                            done, total))
+        if report is not None:  # a cancelled run: _cancel_random has already said so
+            self.call_from_thread(self._random_finished, report, worker)
 
     def _show_progress(self, done: int, total: int) -> None:
         self.progress_seen.append((done, total))
@@ -300,6 +293,8 @@ class SubjectApp(App[None]):
             worker.cancel()
             try:
                 self.query_one(RandomMatchTab).cancelled()
+                if self._check is not None and self._random is None:
+                    self.query_one(ResultsTab).show_verdict(None)  # her level without the test: as --no-random-match
             except Exception:  # noqa: BLE001 - the app may be closing
                 pass
 
@@ -308,15 +303,13 @@ class SubjectApp(App[None]):
     def report_json(self) -> dict[str, Any]:
         """Her report as ``verifier check --json`` gives it."""
         assert self._check is not None
-        return self._check.to_json(self._random)
+        return self._check.to_json(self._random, self.policy)
 
     def _export(self, choice: tuple[str, str] | None) -> None:
         if choice is None or self._check is None:
             return
         fmt, path = choice
-        text = (json.dumps(self.report_json(), indent=2, allow_nan=False) + "\n" if fmt == "json"
-                else self._check.to_markdown(self._random))
-        written, sentence = write_report(path, text)
+        written, sentence = write_report(path, report_text(self._check, self._random, self.policy, fmt))
         self.notify(sentence, severity="information" if written else "error", markup=False)
 
     # ------------------------------------------------------------------ failures

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,7 +18,7 @@ from verifier.frontend.output_paths import check_output
 from verifier.errors import VerifierError
 from verifier.text import literal
 
-__all__ = ["ExportScreen", "write_report"]
+__all__ = ["ExportScreen", "report_text", "write_report"]
 
 
 class ExportScreen(ModalScreen["tuple[str, str] | None"]):
@@ -72,3 +74,10 @@ def write_report(path: str, text: str) -> tuple[bool, str]:
     except VerifierError as exc:
         return False, literal(exc.diagnostic())
     return True, f"Your report is in {literal(path)}."
+
+
+def report_text(check: Any, random: Any, policy: Any, fmt: str) -> str:
+    """Her report in ``fmt``: ``json`` (the object ``verifier check --json`` prints) or Markdown."""
+    if fmt == "json":
+        return json.dumps(check.to_json(random, policy), indent=2, allow_nan=False) + "\n"
+    return check.to_markdown(random, policy)

@@ -14,6 +14,7 @@ from verifier.attacks.intruder import SubjectReport
 from verifier.releases.record import parse_number
 from verifier.releases.group_check import GroupCheck
 from verifier.releases.subject import SubjectCheck
+from verifier.releases.policy import Policy
 from verifier.releases.verdict import Verdict
 from verifier.text import figure, literal, plural
 
@@ -33,9 +34,10 @@ SHOWN_MATCHES = 200
 class ResultsTab(VerticalScroll):
     """Shows one :class:`SubjectCheck`; her thresholds are read and checked live as she types."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, policy: Policy, **kwargs) -> None:
         super().__init__(**kwargs)
         self._check: SubjectCheck | None = None
+        self._policy = policy
 
     def compose(self) -> ComposeResult:
         yield Static("", id="verdict", markup=False)
@@ -63,7 +65,8 @@ class ResultsTab(VerticalScroll):
         for selector in ("#my-d", "#my-v"):
             self.query_one(selector, Input).value = ""
 
-    def show(self, check: SubjectCheck | GroupCheck) -> None:
+    def show(self, check: SubjectCheck | GroupCheck, *, checking: bool = False) -> None:
+        """Her results; with ``checking``, no level until the random-match test that decides it has run."""
         for widget in self.query(".ranks-only"):
             widget.display = check.ranks_apply
         if not check.ranks_apply:
@@ -71,7 +74,12 @@ class ResultsTab(VerticalScroll):
             return
         self.query_one("#matches-heading", Static).update(MATCHES_HEADING)
         self._check = check
-        self.show_verdict(None)
+        if checking:
+            self.query_one("#verdict", Static).update(Text.assemble(
+                ("CHECKING: ", "bold"), "the random-match test is running (F5 shows how far it is); your level "
+                "is shown here when it ends, as `verifier check` gives it. Escape cancels it."))
+        else:
+            self.show_verdict(None)
         names = check.names
         rows = [[str(int(m) + 1), *[str(int(t)) for t in dev]]
                 for m, dev in zip(check.result.matches[:SHOWN_MATCHES], check.result.deviations[:SHOWN_MATCHES])]
@@ -89,7 +97,7 @@ class ResultsTab(VerticalScroll):
     def _show_group(self, check: GroupCheck) -> None:
         """A generalized release: her group's published cells, and her risks; no ranks, no spreads."""
         self._check = None
-        self._write_verdict(check.verdict(None), f"Your group: {plural(check.class_size, 'released record')}; the publisher "
+        self._write_verdict(check.verdict(None, self._policy), f"Your group: {plural(check.class_size, 'released record')}; the publisher "
                             f"claims k = {check.claimed_k}.")
         self.query_one("#matches-heading", Static).update("Released records consistent with your values, as published:")
         qi = [a.name for a in check.prepared.published.quasi_identifiers]
@@ -111,9 +119,10 @@ class ResultsTab(VerticalScroll):
         heading.update(text + (SIDEWAYS if wide else ""))
 
     def _show_disclosure(self, disclosure: dict, *, best_guess: bool = False) -> None:
-        header = ["sensitive attribute", "risk", "candidates", *(["best guess"] if best_guess else []), "how"]
-        rows = [[name, figure(r["risk"]), str(r["candidates"]), *([str(r["best_guess"])] if best_guess else []),
-                 r["mode"]] for name, r in disclosure.items()]
+        header = ["sensitive attribute", "risk", "base rate", "beta", "candidates",
+                  *(["best guess"] if best_guess else []), "how"]
+        rows = [[name, figure(r["risk"]), figure(r["prior"]), figure(r["beta"]), str(r["candidates"]),
+                 *([str(r["best_guess"])] if best_guess else []), r["mode"]] for name, r in disclosure.items()]
         fill_table(self.query_one("#disclosure", DataTable), header,
                    rows or [["(the schema marks no sensitive attribute)", *[""] * (len(header) - 1)]])
 
@@ -130,7 +139,7 @@ class ResultsTab(VerticalScroll):
     def show_verdict(self, random: SubjectReport | None) -> None:
         """The verdict in words, with the random-match test's result once she has run it."""
         assert self._check is not None
-        self._write_verdict(self._check.verdict(random), f"Permutation distance {self._check.distance}; "
+        self._write_verdict(self._check.verdict(random, self._policy), f"Permutation distance {self._check.distance}; "
                             f"{plural(self._check.result.matches.size, 'released record')} "
                             f"{'matches' if self._check.result.matches.size == 1 else 'match'}.")
 
