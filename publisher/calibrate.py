@@ -19,12 +19,13 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from publisher.degenerate import STRENGTH, degenerate_problems, stronger_values
 from publisher.methods import anonymize, frame_to_keys, known_methods, make_method
 from verifier.attacks.assessment import assess
 from verifier.errors import InvalidInputError
 from verifier.data.schema import Schema
 
-__all__ = ["Targets", "Calibration", "calibrate", "check_grid", "plot_frontier"]
+__all__ = ["Targets", "Calibration", "calibrate", "check_grid", "plot_frontier", "weakest_sound"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,31 @@ def calibrate(
     meeting = [r for r in frontier if r["meets_targets"]]
     chosen = min(meeting, key=lambda r: (r["distortion"] if r["distortion"] is not None else np.inf)) if meeting else None
     return Calibration(method=method, parameter=parameter, frontier=frontier, chosen=chosen, targets=targets)
+
+
+def weakest_sound(table: pd.DataFrame, schema: Schema, methods: Sequence[Any], *, seed: int | None, alpha: float,
+                  samples: int) -> tuple[str, Any] | None:
+    """The weakest stronger value of the first method's strength parameter whose output is not degenerate
+    (:mod:`publisher.degenerate`), as :func:`calibrate` sweeps: one secret draw for every value tried (common
+    random numbers), the intruder's own draws public. None where the method has no strength parameter or no
+    value tried avoids it. The rest of the chain runs as given.
+    """
+    first = methods[0]
+    parameter = STRENGTH.get(first.name)
+    if parameter is None:
+        return None
+    params = first.parameters()
+    entropy = np.random.SeedSequence(seed).entropy
+    original = frame_to_keys(table, schema)
+    for value in stronger_values(first.name, params[parameter]):
+        chain = [make_method(first.name, {**params, parameter: value}), *methods[1:]]
+        result = anonymize(table, schema, chain, random_state=np.random.default_rng(np.random.SeedSequence(entropy)))
+        y = frame_to_keys(result.released, schema)
+        x = original[result.order]
+        linked = assess(x, y, schema, paired=True, alpha=alpha, samples=samples, random_state=0).intruder
+        if not degenerate_problems(original, x, y, schema, result.parameters, linked.confidently_linked, result.order):
+            return parameter, chain[0].parameters()[parameter]
+    return None
 
 
 def _mean(values: list[float | None]) -> float | None:

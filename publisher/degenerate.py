@@ -13,11 +13,18 @@ beside its original (the secret pairing, which the protector has):
 - a column that a noise step was to noise, released equal to its original on
   every record: the noise's realized spread is zero.
 
-Each is refused (``OUTPUT_DEGENERATE``, exit 3) unless ``--allow-degenerate``.
+Each is refused (``OUTPUT_DEGENERATE``, exit 3) unless ``--allow-degenerate``,
+saying how many records and which input rows, and "protects nothing" only
+where the whole output is the original's (:class:`Degenerate`). The refusal
+names what avoids it: the weakest stronger value of the method's strength
+parameter (:data:`STRENGTH`) whose output is not degenerate on the same
+secret draws, found as ``publisher calibrate`` sweeps
+(:func:`publisher.calibrate.weakest_sound`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -26,10 +33,44 @@ from verifier.attacks.reidentification import class_codes
 from verifier.data.schema import Schema
 from verifier.text import literal, plural
 
-__all__ = ["NOISING", "all_original", "degenerate_problems", "unchanged_rows"]
+__all__ = ["NOISING", "STRENGTH", "Degenerate", "all_original", "degenerate_problems", "stronger_values",
+           "unchanged_rows"]
 
 #: method -> the column kinds it noises when it names no attributes
 NOISING = {"additive_noise": ("numeric",)}
+#: method -> the parameter that makes it stronger as it grows, and the factors a refusal tries it at
+STRENGTH = {"additive_noise": "relative_sd", "rank_swapping": "p", "microaggregation": "k"}
+_FACTORS = (1.5, 2.0, 3.0, 5.0, 8.0)
+#: input rows a refusal names before it says how many more there are
+_ROWS_SHOWN = 5
+
+
+def stronger_values(method: str, value: Any) -> list[Any]:
+    """Stronger values of ``method``'s strength parameter than ``value``, weakest first (within its bounds)."""
+    if method == "additive_noise":
+        if isinstance(value, dict):
+            return [{k: v * f for k, v in value.items()} for f in _FACTORS]
+        return [value * f for f in _FACTORS] if value else []
+    if method == "rank_swapping":  # a percentage of the records: at most 100
+        return sorted({min(100.0, value * f) for f in _FACTORS} - {value}) if 0 < value < 100 else []
+    if method == "microaggregation":
+        return sorted({max(value + 1, int(round(value * f))) for f in _FACTORS})
+    return []
+
+
+@dataclass(frozen=True)
+class Degenerate:
+    """What an output gives away: its sentences, and whether it protects nothing at all (every record)."""
+
+    problems: tuple[str, ...]
+    everything: bool
+
+    def __bool__(self) -> bool:
+        return bool(self.problems)
+
+    def sentence(self) -> str:
+        return ("this release protects nothing: " if self.everything else "this release exposes records: ") + \
+            "; ".join(self.problems)
 
 
 def unchanged_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -71,20 +112,31 @@ def _noised_columns(methods: Sequence[dict[str, Any]], schema: Schema) -> list[i
     return sorted(out)
 
 
+def _rows(order: np.ndarray, released: np.ndarray) -> str:
+    """The input rows (numbered from 1, after the header) of the released rows ``released``."""
+    rows = sorted(int(order[i]) + 1 for i in np.flatnonzero(released))
+    shown = ", ".join(map(str, rows[:_ROWS_SHOWN])) + (f" and {len(rows) - _ROWS_SHOWN} more"
+                                                      if len(rows) > _ROWS_SHOWN else "")
+    return f"input {'row' if len(rows) == 1 else 'rows'} {shown}"
+
+
 def degenerate_problems(original: np.ndarray, x: np.ndarray, y: np.ndarray, schema: Schema,
-                        methods: Sequence[dict[str, Any]], linked: np.ndarray) -> list[str]:
-    """Sentences for every way the output protects nothing; ``x`` is the original in ``y``'s row order,
-    ``linked`` which released rows the intruder links with confidence."""
+                        methods: Sequence[dict[str, Any]], linked: np.ndarray, order: np.ndarray) -> Degenerate:
+    """Every way the output protects nothing; ``x`` is the original in ``y``'s row order (``order[i]`` the input
+    row of released row ``i``), ``linked`` which released rows the intruder links with confidence."""
+    n = y.shape[0]
     problems = []
-    if "numeric" in schema.kinds and all_original(original, y):
-        problems.append(f"every one of the {y.shape[0]} released records equals an original record")
+    whole = "numeric" in schema.kinds and all_original(original, y)
+    if whole:
+        problems.append(f"every one of the {n} released records equals an original record")
     same = unchanged_rows(x, y)
-    exposed = int(np.count_nonzero(same & np.asarray(linked, dtype=bool)))
-    if exposed:
-        problems.append(f"{plural(exposed, 'record')} published unchanged and linked by the intruder with "
-                        "confidence")
-    flat = [schema.names[j] for j in _noised_columns(methods, schema) if y.shape[0] and np.all(y[:, j] == x[:, j])]
+    exposed = same & np.asarray(linked, dtype=bool)
+    count = int(np.count_nonzero(exposed))
+    if count:
+        problems.append(f"{count} of {n} records would be published unchanged and linked by the intruder with "
+                        f"confidence ({_rows(order, exposed)})")
+    flat = [schema.names[j] for j in _noised_columns(methods, schema) if n and np.all(y[:, j] == x[:, j])]
     if flat:
         problems.append(f"the noise's realized spread is zero on {', '.join(map(literal, flat))}: every record's "
                         "released value equals its original")
-    return problems
+    return Degenerate(tuple(problems), whole or bool(n and same.all()))

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from publisher.calibrate import weakest_sound
 from publisher.claims import permutation_claims
 from publisher.degenerate import degenerate_problems, unchanged_rows
 from publisher.environment import environment
@@ -94,23 +95,24 @@ def _refuse_formula_cells(found: FormulaCells, where: str, allowed: bool) -> Non
 
 def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: float, samples: int,
             data_format: str, part_rows: int | None, progress, allow_formula_cells: bool,
-            weights: tuple[np.ndarray, np.ndarray] | None,
-            allow_degenerate: bool) -> tuple[list[tuple[str, bytes]], dict, dict]:
+            weights: tuple[np.ndarray, np.ndarray] | None, allow_degenerate: bool,
+            avoid_degenerate: Callable[[], str]) -> tuple[list[tuple[str, bytes]], dict, dict]:
     """Data files, claims and utility of a release whose cells have ranks (every family but ``generalized``).
 
     ``weights`` are the sampling weights in the original's and in the released row order, or None;
     ``part_rows`` cuts Parquet data into parts of that many rows. An output that protects nothing
-    (:mod:`publisher.degenerate`) is refused unless ``allow_degenerate``.
+    (:mod:`publisher.degenerate`) is refused unless ``allow_degenerate``, with ``avoid_degenerate()``'s
+    sentence of what avoids it.
     """
     schema = table.schema
     y = frame_to_keys(result.released, schema)
     _refuse_formula_cells(formula_cells_in_keys(schema, y), "the released table", allow_formula_cells)
     x = table.values[result.order]  # the original in the released row order, for the assessment only
     assessed = assess(x, y, schema, paired=True, alpha=alpha, samples=samples, random_state=0, progress=progress)
-    problems = degenerate_problems(table.values, x, y, schema, methods, assessed.intruder.confidently_linked)
+    problems = degenerate_problems(table.values, x, y, schema, methods, assessed.intruder.confidently_linked,
+                                   result.order)
     if problems and not allow_degenerate:
-        raise InvalidInputError("this release protects nothing: " + "; ".join(problems) + ". Choose stronger "
-                                "parameters, or pass --allow-degenerate to publish it anyway; nothing was written",
+        raise InvalidInputError(problems.sentence() + ". " + avoid_degenerate() + "; nothing was written",
                                 reason="OUTPUT_DEGENERATE")
     assessment = assessed.to_json()
     claims = permutation_claims(assessment, smallest_class(y, schema))
@@ -127,6 +129,18 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
         data = [(part_name(i), parquet_bytes(y[a:a + part_rows], schema))
                 for i, a in enumerate(range(0, max(1, y.shape[0]), part_rows))]
     return data, claims, assessment["utility"]
+
+
+def _avoiding(table: Table, methods: Sequence[Method], seed: int | None, alpha: float, samples: int) -> str:
+    """What avoids a degenerate output: the weakest stronger parameter that does (:func:`weakest_sound`)."""
+    found = weakest_sound(table.to_frame(), table.schema, methods, seed=seed, alpha=alpha, samples=samples)
+    if found is None:
+        return "Choose stronger parameters, or pass --allow-degenerate to publish it anyway"
+    name, value = found
+    shown = ",".join(f"{k}:{v:g}" for k, v in value.items()) if isinstance(value, dict) else f"{value:g}"
+    draw = "the same secret draws" if seed is not None else "fresh secret draws"
+    return (f"The weakest stronger setting that avoids it on {draw}, as publisher calibrate sweeps, is "
+            f"--param {name}={shown}; or pass --allow-degenerate to publish it anyway")
 
 
 def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | None,
@@ -383,7 +397,8 @@ def make_release(
         data, claims, utility = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
                                         data_format=data_format, part_rows=part_rows, progress=progress,
                                         allow_formula_cells=allow_formula_cells, weights=paired,
-                                        allow_degenerate=allow_degenerate)
+                                        allow_degenerate=allow_degenerate,
+                                        avoid_degenerate=lambda: _avoiding(table, methods, seed, alpha, samples))
     files = _files(data, hierarchies, None if paired is None else paired[1],
                    dataset_id=dataset_id, release_version=release_version, schema=table.schema,
                    generalized=generalized_columns(listed, table.schema))

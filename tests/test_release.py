@@ -10,6 +10,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
@@ -661,3 +662,38 @@ def test_envelope_base64_refusals(release, keys, capsys, sig):
     }[sig]
     (release / ENVELOPE).write_bytes(dumps_manifest(env))
     expect_fail(release, keys["public"], capsys, "SIGNATURE_MALFORMED")
+
+
+def test_a_degenerate_refusal_says_how_many_which_rows_and_what_avoids_it(tmp_path, capsys):
+    """Issue 36, item 6: on the paper's 20 records, noise of 0.3 leaves a record unchanged and linked on some draws.
+
+    The refusal counts it out of 20, names its input row, and the weakest stronger relative_sd that avoids it
+    on the same secret draws; that setting then publishes, and the allowed release holds the row unchanged."""
+    from conftest import PAPER
+    from publisher.cli import main as publisher
+
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    source = PAPER / "original.csv"
+
+    def release(sd: str, *extra: str) -> int:
+        return publisher(["release", "--input", str(source), "--method", "additive_noise", "--param",
+                          f"relative_sd={sd}", "--then", "reverse_mapping", "--seed", "5", "--key",
+                          str(tmp_path / "keys" / "private.pem"), "--dataset-id", "paper", "--out",
+                          str(tmp_path / f"r{sd}{len(extra)}"), *extra])
+
+    capsys.readouterr()
+    assert release("0.3") == 3
+    err = capsys.readouterr().err.strip()
+    found = re.fullmatch(r"FAIL: -: OUTPUT_DEGENERATE: this release exposes records: 1 of 20 records would be "
+                         r"published unchanged and linked by the intruder with confidence \(input row (\d+)\)\. The "
+                         r"weakest stronger setting that avoids it on the same secret draws, as publisher calibrate "
+                         r"sweeps, is --param relative_sd=([0-9.]+); or pass --allow-degenerate to publish it "
+                         r"anyway; nothing was written", err)
+    assert found, err
+    row, weakest = int(found.group(1)), found.group(2)
+    assert weakest == "0.45" and not (tmp_path / "r0.30").exists()
+    assert release(weakest) == 0  # what the refusal named does publish
+    assert release("0.3", "--allow-degenerate") == 0
+    original = source.read_text().splitlines()[row].split(",")
+    released = [line.split(",") for line in (tmp_path / "r0.31" / "release.csv").read_text().splitlines()[1:]]
+    assert [float(v) for v in original] in [[float(v) for v in r] for r in released]  # that row, unchanged
