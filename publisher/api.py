@@ -63,7 +63,7 @@ def release(frame: pd.DataFrame, method: str, *, key: str | Path, out: str | Pat
             schema: Schema | str | Path | None = None, then: Mapping[str, Mapping[str, Any]] | None = None,
             passphrase: bytes | None = None, release_version: int = 1, data_format: str = "csv",
             alpha: float = 0.01, samples: int = 10_000, seed: int | None = None,
-            allow_degenerate: bool = False, weight_column: str | None = None,
+            allow_degenerate: bool = False, allow_uninformative: bool = False, weight_column: str | None = None,
             metadata: Mapping[str, str] | None = None, protector_report: str | Path | None = None,
             publish_protector_figures: bool = False, **params: Any) -> Path:
     """Anonymize, assess, sign and publish ``frame`` as ``publisher release`` does; returns the release directory.
@@ -92,4 +92,5 @@ def release(frame: pd.DataFrame, method: str, *, key: str | Path, out: str | Pat
     return make_release(table, chain, signing_key, out, dataset_id=dataset_id, release_version=release_version,
                         seed=seed, alpha=alpha, samples=samples, data_format=data_format, metadata=metadata,
                         publish_protector_figures=publish_protector_figures, protector_report=report,
-                        weight_column=weight_column, weights=weights, allow_degenerate=allow_degenerate)
+                        weight_column=weight_column, weights=weights, allow_degenerate=allow_degenerate,
+                        allow_uninformative=allow_uninformative)

@@ -45,6 +45,7 @@ from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.releases.family import family_of, generalized_columns
 from verifier.releases.recompute import family_disclosure, group_release_claims
 from verifier.releases.targets import target_misses
+from verifier.text import literal
 from verifier.releases.verification import (
     DATA_FILE,
     DATA_FILES,
@@ -143,10 +144,35 @@ def _avoiding(table: Table, methods: Sequence[Method], seed: int | None, alpha: 
             f"--param {name}={shown}; or pass --allow-degenerate to publish it anyway")
 
 
+#: the information-loss figures a generalized release signs beside NCP and discernibility (docs/methods.md)
+INFORMATION_LOSS = ("average_class_size", "exact_cell_share", "suppressed_records", "sensitive_at_root")
+
+
+def _refuse_uninformative(assessed: Mapping[str, Any], schema) -> None:
+    """``OUTPUT_UNINFORMATIVE`` (exit 3) for a release that tells nothing: one class of every record, every
+    quasi-identifier at the root or suppressed, or every sensitive attribute at the root on every record (one
+    of several at the root is said in the summary, the others still tell)."""
+    n, why = assessed["n_records"], []
+    if n > 1 and assessed["classes"] == 1:
+        why.append(f"all {n} records fall in one class")
+    if n and assessed["suppressed_records"] == n:
+        why.append("every quasi-identifier of every record is generalized to the root or suppressed")
+    at_root = assessed["sensitive_at_root"]
+    if at_root and len(at_root) == len([a for a in schema.attributes if a.role == "sensitive"]):
+        why.append(f"every record's {' and '.join(map(literal, at_root))} "
+                   f"{'is' if len(at_root) == 1 else 'are'} generalized to the root")
+    if why:
+        raise InvalidInputError("this release tells nothing: " + "; ".join(why) + ". Choose weaker parameters (a "
+                                "smaller k, alpha_qi or alpha_sa closer to 1), or pass --allow-uninformative to publish "
+                                "it anyway; nothing was written", reason="OUTPUT_UNINFORMATIVE")
+
+
 def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | None,
                  data_format: str, part_rows: int | None, allow_formula_cells: bool,
-                 weights: tuple[np.ndarray, np.ndarray] | None) -> tuple[list[tuple[str, bytes]], dict, dict]:
-    """Data file, claims and utility of a generalized release; the claims come from the published cells alone."""
+                 weights: tuple[np.ndarray, np.ndarray] | None,
+                 allow_uninformative: bool) -> tuple[list[tuple[str, bytes]], dict, dict]:
+    """Data file, claims and utility of a generalized release; the claims come from the published cells alone.
+    A release that tells nothing is refused unless ``allow_uninformative``."""
     if part_rows is not None:
         raise InvalidInputError("a generalized release is published as one data file; --part-rows cuts the data of "
                                 "the other methods", reason="PARAMETER_INVALID")
@@ -159,8 +185,10 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     original = table.to_frame()
     assessed = assess_generalized({n: original[n].tolist() for n in schema.names},
                                   {n: published.text[n] for n in schema.names}, schema, hierarchies=hierarchies)
+    if not allow_uninformative:
+        _refuse_uninformative(assessed, schema)
     utility = {key: assessed[key] for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio",
-                                              "sa_distortion_ratio") if key in assessed}
+                                              "sa_distortion_ratio", *INFORMATION_LOSS) if key in assessed}
     utility["attribute_disclosure_of_original_records"] = assessed["attribute_disclosure"]
     generalized = generalized_columns(methods, schema)
     data = (("release.parquet", generalized_parquet_bytes(published, generalized)) if data_format == "parquet"
@@ -355,6 +383,7 @@ def make_release(
     part_rows: int | None = None,
     targets: Mapping[str, Any] | None = None,
     allow_degenerate: bool = False,
+    allow_uninformative: bool = False,
     before_move: Callable[[Path, dict], None] | None = None,
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
@@ -373,7 +402,8 @@ def make_release(
     ``targets`` (:func:`verifier.releases.targets.parse_targets`) are the protector's bounds on the
     claims: a release that misses one is refused (``TARGET_MISSED``, exit 3) before anything is
     written, and they are signed in the manifest's ``targets``. An output that protects nothing is
-    refused (``OUTPUT_DEGENERATE``, exit 3) unless ``allow_degenerate``. ``before_move(staging,
+    refused (``OUTPUT_DEGENERATE``, exit 3) unless ``allow_degenerate``, and one that tells nothing (one class,
+    everything at the root: ``OUTPUT_UNINFORMATIVE``) unless ``allow_uninformative``. ``before_move(staging,
     protector_figures)`` runs on the verified release before it is moved into place (the command line
     prints its summary there, so that a full disk or a closed output leaves no release behind).
     """
@@ -392,7 +422,7 @@ def make_release(
     paired = None if weights is None else (weights, weights[result.order])  # the original's order, the release's
     if family == "generalized":
         data, claims, utility = _generalized(table, result, listed, hierarchies, data_format, part_rows,
-                                             allow_formula_cells, paired)
+                                             allow_formula_cells, paired, allow_uninformative)
     else:
         data, claims, utility = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
                                         data_format=data_format, part_rows=part_rows, progress=progress,

@@ -45,3 +45,76 @@ def test_masked_sensitive_values_count_per_leaf():
     assert a["attribute_disclosure"]["d"]["max"] == pytest.approx(0.5)
     assert a["attribute_disclosure"]["d"]["mean"] == pytest.approx((0.25 + 0.25 + 0.5 + 0.5) / 4)
     assert a["sa_distortion_ratio"] == pytest.approx((1 / 3 + 1 / 3) / 4)
+
+
+# ----------------------------------------------------------------------------- information loss (issue 36, item 5)
+
+
+def test_information_loss_counts_exact_cells_suppressed_records_and_classes():
+    """Cells read by hand: exact, partial and root cells of a numeric and a categorical quasi-identifier."""
+    schema = Schema.from_dict({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["flu", "hiv"]}]})
+    original = {"age": [20, 30, 40, 50], "sex": ["F", "M", "F", "M"], "disease": ["flu", "hiv", "flu", "flu"]}
+    published = {"age": ["[20,30]", "[20,30]", "40", "[20,50]"], "sex": ["*", "*", "F", "*"],
+                 "disease": ["flu", "hiv", "flu", "flu"]}
+    out = assess_generalized(original, published, schema)
+    # 8 QI cells: exact are 40 and F (2); root are the two * of sex on rows 1-2 and both cells of row 4 (its age
+    # interval covers the whole range)
+    assert out["exact_cell_share"] == 2 / 8
+    assert out["suppressed_records"] == 1  # row 4: * and *
+    assert out["classes"] == 3 and out["average_class_size"] == 4 / 3
+    assert out["sensitive_at_root"] == []
+    hidden = assess_generalized(original, {**published, "disease": ["*"] * 4}, schema)
+    assert hidden["sensitive_at_root"] == ["disease"]
+
+
+def test_a_release_that_tells_nothing_is_refused_and_the_loss_is_signed_and_audited(tmp_path, capsys):
+    """The two-step example the issue found publishing one class of 3,000 records: refused, then allowed; an
+    informative release signs its information loss, the audit recomputes it, and a re-signed lie is caught."""
+    import json
+    from pathlib import Path
+
+    from conftest import resign_statement
+    from publisher.cli import main as publisher
+    from verifier.cli import main as verifier
+
+    root = Path(__file__).resolve().parents[1]
+    sample = root / "experiments" / "data" / "adult_sample_3000.csv"
+    two = root / "docs" / "examples" / "adult-two-sensitive.json"
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+
+    def release(name: str, alpha_qi: str, *extra: str) -> int:
+        return publisher(["release", "--input", str(sample), "--schema", str(two), "--method",
+                          "multi_sensitive_generalization", "--param", f"alpha_qi={alpha_qi}", "--param",
+                          "alpha_sa=0.5" if alpha_qi == "0.8" else "alpha_sa=0.7", "--seed", "1", "--key",
+                          str(tmp_path / "keys" / "private.pem"), "--dataset-id", "md", "--out",
+                          str(tmp_path / name), *extra])
+
+    capsys.readouterr()
+    assert release("one", "0.8") == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "OUTPUT_UNINFORMATIVE: this release tells nothing: all 3000 records fall in " \
+        "one class; every quasi-identifier of every record is generalized to the root or suppressed." in err
+    assert not (tmp_path / "one").exists()
+    assert release("one", "0.8", "--allow-uninformative") == 0
+    capsys.readouterr()
+    assert release("five", "0.9") == 0
+    out = capsys.readouterr().out
+    utility = json.loads((tmp_path / "five" / "manifest.json").read_text())["predicate"]["utility"]
+    assert utility["average_class_size"] == 600 and utility["suppressed_records"] == 0
+    assert utility["sensitive_at_root"] == ["salary-class"]
+    assert f"quasi-identifier cells published exactly: {utility['exact_cell_share'] * 100:.4g}%" in out
+    assert "salary-class is generalized to the root on every record: the release tells nothing of it" in out
+    key = str(tmp_path / "keys" / "public.pem")
+    capsys.readouterr()
+    assert verifier(["audit", str(tmp_path / "five"), "--key", key, "--original", str(sample), "--json"]) == 0
+    checks = {c["claim"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    for name in ("average_class_size", "exact_cell_share", "suppressed_records", "sensitive_at_root"):
+        assert checks[f"utility.{name}"]["ok"] is True
+    resign_statement(tmp_path / "five", tmp_path / "keys" / "private.pem",
+                     lambda s: s["predicate"]["utility"].update(exact_cell_share=0.99))
+    assert verifier(["audit", str(tmp_path / "five"), "--key", key, "--original", str(sample), "--json"]) == 1
+    failed = [c["claim"] for c in json.loads(capsys.readouterr().out)["checks"] if not c["ok"]]
+    assert failed == ["utility.exact_cell_share"]

@@ -70,6 +70,10 @@ def register(sub, common) -> None:
                    "min_distance=D, min_k=K, max_linked_share=SHARE, max_attribute_risk=P (every sensitive "
                    "attribute, or ATTR:P,ATTR:P), min_l=L; a release that misses one is refused (TARGET_MISSED, "
                    "exit 3) and nothing is written")
+    p.add_argument("--allow-uninformative", action="store_true",
+                   help="publish a generalized release that tells nothing: one class of every record, every "
+                   "quasi-identifier or a sensitive attribute at the root or suppressed (refused by default: "
+                   "OUTPUT_UNINFORMATIVE, exit 3)")
     p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
@@ -91,6 +95,7 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
     if verified.predicate.get("targets"):
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
     lines += exposure_lines(claims, claims.get("protector_only") or protector)
+    lines += information_loss_lines(verified.predicate.get("utility") or {}, claims["n_records"])
     return lines + [f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>"]
 
 
@@ -168,6 +173,20 @@ def run(args: argparse.Namespace) -> int:
                  publish_protector_figures=args.publish_protector_figures,
                  protector_report=None if args.publish_protector_figures else report,
                  weight_column=args.weight_column, weights=weights, targets=targets,
-                 allow_degenerate=args.allow_degenerate, before_move=announce)
+                 allow_degenerate=args.allow_degenerate, allow_uninformative=args.allow_uninformative,
+                 before_move=announce)
     return 0
 
+
+
+def information_loss_lines(utility: dict, n: int) -> list[str]:
+    """What a generalized release gives up, in the measures ARX and sdcMicro users compare (docs/methods.md)."""
+    if "average_class_size" not in utility:
+        return []
+    return ["  information loss:",
+            f"    NCP {number(utility['ncp'])}, discernibility {utility['discernibility']:,}, average class size "
+            f"{number(utility['average_class_size'])}",
+            f"    quasi-identifier cells published exactly: {number(utility['exact_cell_share'], share=True)}; "
+            f"records suppressed: {utility['suppressed_records']} of {n}",
+            *[f"    {literal(name)} is generalized to the root on every record: the release tells nothing of it"
+              for name in utility.get("sensitive_at_root") or ()]]

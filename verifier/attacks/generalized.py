@@ -23,6 +23,8 @@ spec/methods.md 1.4 and 2.4):
 
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -34,7 +36,7 @@ from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.data.tables import number_label
 from verifier.data.schema import Schema
 
-__all__ = ["Cell", "parse_cell", "assess_generalized"]
+__all__ = ["Cell", "parse_cell", "assess_generalized", "information_loss"]
 
 _INTERVAL = re.compile(r"\[\s*([^,\s]+)\s*,\s*([^\]\)\s]+)\s*([\]\)])")
 
@@ -140,6 +142,7 @@ def assess_generalized(
         "intruder": None,
         "note": "generalized values have no ranks: permutation distance and the intruder's test do not apply",
     }
+    out.update(information_loss(qi, sens, original, cells, sizes if keys else np.zeros(0, dtype=np.int64), n))
     if hierarchies:  # distortion ratios only against the trees the publisher declared
         for key, group in (("qi_distortion_ratio", qi), ("sa_distortion_ratio", sens)):
             if group:
@@ -177,6 +180,41 @@ def _ncp(qi, original, cells) -> float:
             frac, count = _size(c, col, a.kind == "numeric")
             total += frac if a.kind == "numeric" else (0.0 if count <= 1 else count / domain)
     return total
+
+
+def _extent(cell: Cell, column: np.ndarray, numeric: bool, domain: int) -> str:
+    """``exact`` (one value published), ``root`` (every value of the column: generalized to the top, or
+    suppressed) or ``partial``."""
+    if numeric and cell.values is None and cell.lo == cell.hi:
+        return "exact"
+    frac, count = _size(cell, column, numeric)
+    if numeric:
+        covered = cell.values is None and math.isinf(cell.lo) and math.isinf(cell.hi)
+        return "root" if covered or frac >= 1.0 else ("exact" if cell.values is not None and len(cell.values) == 1
+                                                       else "partial")
+    if count == 1 and domain > 1:
+        return "exact"
+    return "root" if cell.everything or count >= domain else "partial"
+
+
+def information_loss(qi, sens, original, cells, sizes: np.ndarray, n: int) -> dict[str, Any]:
+    """What ARX and sdcMicro users compare beside NCP and discernibility: the average class size, the share of
+    quasi-identifier cells published exactly, the records whose every quasi-identifier is at the root or
+    suppressed, and whether every sensitive cell is at the root (docs/methods.md, "Information loss")."""
+    extents = {}
+    for a in (*qi, *sens):
+        numeric = a.kind == "numeric"
+        col = np.array([float(v) for v in original[a.name]]) if numeric else np.array(list(map(str, original[a.name])))
+        domain = 0 if numeric else len(set(col.tolist()))
+        extents[a.name] = [_extent(c, col, numeric, domain) for c in cells[a.name]]
+    qi_cells = [e for a in qi for e in extents[a.name]]
+    suppressed = sum(all(extents[a.name][t] == "root" for a in qi) for t in range(n)) if qi else 0
+    return {
+        "average_class_size": float(n / sizes.size) if sizes.size else 0.0,
+        "exact_cell_share": qi_cells.count("exact") / len(qi_cells) if qi_cells else 1.0,
+        "suppressed_records": int(suppressed),
+        "sensitive_at_root": sorted(a.name for a in sens if n and all(e == "root" for e in extents[a.name])),
+    }
 
 
 def _information_loss(h: Hierarchy | None, c: Cell) -> float:

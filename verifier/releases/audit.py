@@ -308,7 +308,8 @@ def _audit_generalized(ledger: _Ledger, original: Table | None, original_weights
     assessed = assess_generalized({n: frame[n].tolist() for n in published.schema.names},
                                   {n: published.text[n] for n in published.schema.names}, published.schema,
                                   hierarchies=release.hierarchies)
-    for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio", "sa_distortion_ratio"):
+    for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio", "sa_distortion_ratio",
+                "average_class_size", "exact_cell_share", "suppressed_records", "sensitive_at_root"):
         if key in assessed or ledger.claimed(f"utility.{key}") is not None:
             ledger.check(f"utility.{key}", assessed.get(key))
     ledger.tree("utility.attribute_disclosure_of_original_records", assessed["attribute_disclosure"])
