@@ -274,3 +274,24 @@ def test_the_api_takes_a_policy_file(adult_sd, tmp_path):
     assert mine.level == "protected" and mine.verdict["policy"]["name"] == "lenient"
     assert mine.to_dict()["verdict"] == mine.verdict
     assert api.check_record(release, record=record).verdict["policy"]["name"] == "permuted-privacy default"
+
+
+def test_the_audit_and_the_protectors_summary_show_the_base_rate(adult_sd, tmp_path, capsys):
+    """Issue 36, item 2: beside the release's risks, what anyone guesses right knowing nothing about a person."""
+    with SAMPLE.open() as handle:
+        salaries = [row["salary-class"] for row in csv.DictReader(handle)]
+    share = salaries.count("<=50K") / len(salaries)
+    key = str(adult_sd / "keys" / "public.pem")
+    capsys.readouterr()
+    assert verifier(["audit", str(adult_sd / "release"), "--key", key, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["base_rates"] == {"salary-class": {"value": "<=50K", "share": share}}
+    assert verifier(["audit", str(adult_sd / "release"), "--key", key]) == 0
+    assert ('base rate of "salary-class": 74.77% of the released records are "<=50K", so anyone guesses that right '
+            "for them knowing nothing") in capsys.readouterr().out
+    assert publisher(["release", "--input", str(SAMPLE), "--schema", str(ONE_SENSITIVE), "--method",
+                      "random_attribute_replacement", "--param", "k=1", "--seed", "1", "--samples", "500", "--key",
+                      str(adult_sd / "keys" / "private.pem"), "--dataset-id", "ra", "--out", str(tmp_path / "ra")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("    salary-class: guessed with certainty for"))
+    assert lines[at + 1] == ("      base rate: 74.77% of the released records are <=50K, so anyone guesses that right "
+                             "for them knowing nothing")

@@ -18,6 +18,7 @@ from verifier.releases.facts import claims_summary
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
+from verifier.releases.exposure import base_rates
 from verifier.text import literal, number
 
 __all__ = ["register"]
@@ -94,19 +95,23 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
              f"  claims ({claims.get('model')} model): {claims_summary(verified)}"]
     if verified.predicate.get("targets"):
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
-    lines += exposure_lines(claims, claims.get("protector_only") or protector)
+    lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified))
     lines += information_loss_lines(verified.predicate.get("utility") or {}, claims["n_records"])
     return lines + [f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>"]
 
 
-def exposure_lines(claims: dict, protector: dict) -> list[str]:
-    """What this release exposes, in words a protector reads before she publishes (issue 26, item 3)."""
+def exposure_lines(claims: dict, protector: dict, rates: dict) -> list[str]:
+    """What this release exposes, in words a protector reads before she publishes (issue 26, item 3), each
+    risk beside its base rate: what anyone guesses right knowing nothing about a person (issue 36, item 2)."""
     lines = ["  what this release exposes:"]
     for name, entry in (claims.get("attribute_disclosure") or {}).items():
         share = entry.get("certain_share")
         if share is not None:
             lines.append(f"    {literal(name)}: guessed with certainty for {number(share, share=True)} of records "
                          f"(largest risk {number(entry.get('max', 0.0), share=True)})")
+        if name in rates:
+            lines.append(f"      base rate: {number(rates[name]['share'], share=True)} of the released records are "
+                         f"{literal(rates[name]['value'])}, so anyone guesses that right for them knowing nothing")
     linked = (claims.get("intruder") or {}).get("confidently_linked_share")
     if linked is not None:
         lines.append(f"    records the intruder links with confidence: {number(linked, share=True)}")

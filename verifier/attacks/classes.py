@@ -33,7 +33,7 @@ from verifier.data.schema import Attribute, Schema
 from verifier.data.tables import format_rows
 from verifier.errors import InvalidInputError
 
-__all__ = ["leaf_confidence", "PublishedCells", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
+__all__ = ["leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
 
 WILDCARD = "*"
 
@@ -146,6 +146,12 @@ def _shares(cells: Sequence[Cell], rows: np.ndarray) -> dict[str, float]:
         for v in values:
             acc[v] = acc.get(v, 0.0) + 1.0 / len(values)
     return acc
+
+
+def value_shares(published: PublishedCells, name: str) -> dict[str, float]:
+    """Each value's share of the released records in column ``name``, a cell covering N values giving 1/N."""
+    n = published.n_records
+    return {v: share / n for v, share in _shares(published.cells[name], range(n)).items()} if n else {}
 
 
 def leaf_confidence(published: PublishedCells, keys: Sequence[str], target: str) -> float:

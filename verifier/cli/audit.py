@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 import numpy as np
 
@@ -25,6 +26,8 @@ from verifier.frontend import (
 from verifier.data.record_file import BATCH, write_record_file
 from verifier.distributed.searches import ClusterSearches
 from verifier.releases.audit import audit_release, audit_rows
+from verifier.releases.exposure import base_rates
+from verifier.text import number
 from verifier.releases.audit_report import report_paths, rounded, write_report
 
 __all__ = ["register"]
@@ -91,8 +94,9 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         with phases(f"writing {args.report}"):
             written = write_report(result, args.report)
+    rates = base_rates(release)
     if args.json:
-        print_json({**result.to_json(), "report": written, "out": out, "engine": args.engine})
+        print_json({**result.to_json(), "base_rates": rates, "report": written, "out": out, "engine": args.engine})
     else:
         print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}); auditing its claims"
               + (" with the original" if original is not None else " from the release alone"))
@@ -106,6 +110,9 @@ def run(args: argparse.Namespace) -> int:
             by_reason.setdefault(reason, []).append(figure_path)
         for reason, paths in by_reason.items():
             print(f"not checked ({reason}): " + ", ".join(paths))
+        for name, rate in rates.items():  # beside the risks above: what anyone guesses knowing nothing
+            print(f"base rate of {json.dumps(name)}: {number(rate['share'], share=True)} of the released records "
+                  f"are {json.dumps(rate['value'])}, so anyone guesses that right for them knowing nothing")
         for path in written + ([out] if out else []):
             print(f"wrote {path}")
     return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED

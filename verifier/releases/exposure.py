@@ -25,12 +25,13 @@ import math
 
 import numpy as np
 
+from verifier.attacks.classes import value_shares
 from verifier.attacks.disclosure import record_disclosure
 from verifier.attacks.models import replacement_record, rr_record
 from verifier.data.schema import Schema
 from verifier.releases.family import family_of, step_parameters
 
-__all__ = ["base_rate", "her_disclosure", "with_base_rate"]
+__all__ = ["base_rate", "base_rates", "her_disclosure", "with_base_rate"]
 
 
 def with_base_rate(entry: dict[str, Any], prior: float) -> dict[str, Any]:
@@ -66,4 +67,32 @@ def her_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Sc
     for name, entry in out.items():  # the same event as the risk's: within its tolerance where it has one
         out[name] = with_base_rate(entry, base_rate(values, schema, record, schema.names.index(name),
                                                     entry.get("tolerance")))
+    return out
+
+
+def base_rates(release: Any) -> dict[str, dict[str, Any]]:
+    """Per categorical sensitive attribute of a verified release, what anyone guesses right about a person
+    knowing nothing of her: its most common released ``value`` and that value's ``share`` of the released
+    records (a masked cell of N values giving 1/N to each). The protector's summary and the audit show it
+    beside the release's risks."""
+    schema = release.schema()
+    names = [a.name for a in schema.attributes if a.role == "sensitive" and a.kind != "numeric"]
+    if not names:
+        return {}
+    out = {}
+    if release.family == "generalized":
+        published = release.published()
+        for name in names:
+            shares = value_shares(published, name)
+            value = max(shares, key=lambda v: (shares[v], v)) if shares else None
+            out[name] = {"value": value, "share": shares.get(value, 0.0) if value is not None else 0.0}
+        return out
+    table = release.table()
+    for name in names:
+        attr = schema.attributes[schema.names.index(name)]
+        counts = np.bincount(table.values[:, schema.names.index(name)].astype(np.int64),
+                             minlength=len(attr.categories or ()))
+        top = int(np.argmax(counts)) if counts.size else None
+        out[name] = {"value": None if top is None else (attr.categories or ())[top],
+                     "share": float(counts[top] / counts.sum()) if top is not None and counts.sum() else 0.0}
     return out
