@@ -31,7 +31,7 @@ import numpy as np
 
 from verifier.attacks.reidentification import class_codes
 from verifier.data.schema import Schema
-from verifier.text import literal, plural
+from verifier.text import literal
 
 __all__ = ["NOISING", "STRENGTH", "Degenerate", "all_original", "degenerate_problems", "stronger_values",
            "unchanged_rows"]

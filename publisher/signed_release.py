@@ -42,7 +42,11 @@ from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError, VerifierError
 from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_name
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
+from verifier.attacks.classes import PublishedCells
 from verifier.releases.family import family_of, generalized_columns
+from verifier.releases.levels import record_levels
+from verifier.releases.policy import Policy, default_policy
+from verifier.releases.subject import Prepared
 from verifier.releases.recompute import family_disclosure, group_release_claims
 from verifier.releases.targets import target_misses
 from verifier.text import literal
@@ -57,6 +61,7 @@ from verifier.releases.verification import (
     PREDICATE_TYPE,
     STATEMENT_TYPE,
     TrustedKey,
+    VerifiedRelease,
     dumps_manifest,
     key_id,
     pae,
@@ -97,8 +102,9 @@ def _refuse_formula_cells(found: FormulaCells, where: str, allowed: bool) -> Non
 def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: float, samples: int,
             data_format: str, part_rows: int | None, progress, allow_formula_cells: bool,
             weights: tuple[np.ndarray, np.ndarray] | None, allow_degenerate: bool,
-            avoid_degenerate: Callable[[], str]) -> tuple[list[tuple[str, bytes]], dict, dict]:
-    """Data files, claims and utility of a release whose cells have ranks (every family but ``generalized``).
+            avoid_degenerate: Callable[[], str]) -> tuple[list[tuple[str, bytes]], dict, dict, np.ndarray]:
+    """Data files, claims, utility and released rank keys of a release whose cells have ranks (every family but
+    ``generalized``).
 
     ``weights`` are the sampling weights in the original's and in the released row order, or None;
     ``part_rows`` cuts Parquet data into parts of that many rows. An output that protects nothing
@@ -129,7 +135,35 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
     else:
         data = [(part_name(i), parquet_bytes(y[a:a + part_rows], schema))
                 for i, a in enumerate(range(0, max(1, y.shape[0]), part_rows))]
-    return data, claims, assessment["utility"]
+    return data, claims, assessment["utility"], y
+
+
+def _check_inputs(table: Table, target: Path, metadata: Mapping[str, str] | None, protector_report: str | Path | None,
+                  allow_formula_cells: bool, weight_column: str | None,
+                  weights: np.ndarray | None) -> tuple[dict[str, str], np.ndarray | None]:
+    """Everything about the inputs that can be refused before any work: the metadata, where the protector's report
+    goes, formula-like cells and the sampling weights; returns the metadata and weights checked."""
+    metadata = check_metadata(metadata or {})
+    if protector_report is not None:
+        _check_protector_report(Path(protector_report), target)
+    _refuse_formula_cells(formula_cells_in_keys(table.schema, table.values), table.path, allow_formula_cells)
+    return metadata, _check_weights(table, weight_column, weights)
+
+
+def _count_levels(table: Table, released: np.ndarray | PublishedCells, files: list[tuple[str, bytes]],
+                  predicate: dict, trusted: TrustedKey, policy: Policy | None) -> None:
+    """``predicate.claims.policy_levels``: every original record checked as her own check does
+    (:mod:`verifier.releases.levels`), on the release about to be signed (its statement, and the released keys
+    or cells its data file holds), under ``policy`` or the verifier's default."""
+    release = VerifiedRelease(path="(the release being made)", key=trusted, statement=_statement(files, predicate),
+                              data_name="", data=b"")
+    schema = table.schema
+    if isinstance(released, PublishedCells):
+        prepared = Prepared(release, schema, np.empty((0, len(schema.names))), list(schema.kinds), released)
+    else:
+        prepared = Prepared(release, schema, released, list(schema.kinds))
+    levels = record_levels(prepared, table.values, policy or default_policy())
+    predicate["claims"]["policy_levels"] = levels.to_json()
 
 
 def _avoiding(table: Table, methods: Sequence[Method], seed: int | None, alpha: float, samples: int) -> str:
@@ -170,8 +204,9 @@ def _refuse_uninformative(assessed: Mapping[str, Any], schema) -> None:
 def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | None,
                  data_format: str, part_rows: int | None, allow_formula_cells: bool,
                  weights: tuple[np.ndarray, np.ndarray] | None,
-                 allow_uninformative: bool) -> tuple[list[tuple[str, bytes]], dict, dict]:
-    """Data file, claims and utility of a generalized release; the claims come from the published cells alone.
+                 allow_uninformative: bool) -> tuple[list[tuple[str, bytes]], dict, dict, PublishedCells]:
+    """Data file, claims, utility and cells of a generalized release; the claims come from the published cells
+    alone.
     A release that tells nothing is refused unless ``allow_uninformative``."""
     if part_rows is not None:
         raise InvalidInputError("a generalized release is published as one data file; --part-rows cuts the data of "
@@ -193,7 +228,7 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     generalized = generalized_columns(methods, schema)
     data = (("release.parquet", generalized_parquet_bytes(published, generalized)) if data_format == "parquet"
             else (DATA_FILE, csv_bytes(rows, schema, generalized=generalized)))
-    return [data], claims, utility
+    return [data], claims, utility, published
 
 
 def _refuse_misses(targets: Mapping[str, Any] | None, claims: dict) -> None:
@@ -384,6 +419,7 @@ def make_release(
     targets: Mapping[str, Any] | None = None,
     allow_degenerate: bool = False,
     allow_uninformative: bool = False,
+    policy: Policy | None = None,
     before_move: Callable[[Path, dict], None] | None = None,
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
@@ -403,28 +439,25 @@ def make_release(
     claims: a release that misses one is refused (``TARGET_MISSED``, exit 3) before anything is
     written, and they are signed in the manifest's ``targets``. An output that protects nothing is
     refused (``OUTPUT_DEGENERATE``, exit 3) unless ``allow_degenerate``, and one that tells nothing (one class,
-    everything at the root: ``OUTPUT_UNINFORMATIVE``) unless ``allow_uninformative``. ``before_move(staging,
-    protector_figures)`` runs on the verified release before it is moved into place (the command line
+    everything at the root: ``OUTPUT_UNINFORMATIVE``) unless ``allow_uninformative``. Every record's level under
+    ``policy`` (default: the verifier's) is signed. ``before_move(staging, protector_figures)`` runs on the verified release before it is moved into place (the command line
     prints its summary there, so that a full disk or a closed output leaves no release behind).
     """
     phase = phase or (lambda label: nullcontext())
     target = Path(out)
     _check_arguments(target, dataset_id, release_version, data_format, part_rows, table.n_records)
-    metadata = check_metadata(metadata or {})
-    if protector_report is not None:
-        _check_protector_report(Path(protector_report), target)
-    _refuse_formula_cells(formula_cells_in_keys(table.schema, table.values), table.path, allow_formula_cells)
-    weights = _check_weights(table, weight_column, weights)
+    metadata, weights = _check_inputs(table, target, metadata, protector_report, allow_formula_cells, weight_column,
+                                      weights)
     with phase("anonymizing"):
         result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
     listed, hierarchies = _publishable(result.parameters)
     family = family_of(listed)
     paired = None if weights is None else (weights, weights[result.order])  # the original's order, the release's
     if family == "generalized":
-        data, claims, utility = _generalized(table, result, listed, hierarchies, data_format, part_rows,
+        data, claims, utility, released = _generalized(table, result, listed, hierarchies, data_format, part_rows,
                                              allow_formula_cells, paired, allow_uninformative)
     else:
-        data, claims, utility = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
+        data, claims, utility, released = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
                                         data_format=data_format, part_rows=part_rows, progress=progress,
                                         allow_formula_cells=allow_formula_cells, weights=paired,
                                         allow_degenerate=allow_degenerate,
@@ -432,14 +465,16 @@ def make_release(
     files = _files(data, hierarchies, None if paired is None else paired[1],
                    dataset_id=dataset_id, release_version=release_version, schema=table.schema,
                    generalized=generalized_columns(listed, table.schema))
-    _refuse_misses(targets, claims)
     protector = None if publish_protector_figures else claims.pop("protector_only", None)
     predicate = _predicate(table, listed, {"model": family, **claims}, utility, result.randomness,
                            dataset_id=dataset_id, release_version=release_version, created_at=created_at,
                            targets=targets, dropped_identifiers=dropped_identifiers, metadata=metadata,
                            weight_column=weight_column if weights is not None else None)
-    manifest = dumps_manifest(_statement(files, predicate))
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
+    with phase("checking every record as its subject would"):
+        _count_levels(table, released, files, predicate, trusted, policy)
+    _refuse_misses(targets, predicate["claims"])
+    manifest = dumps_manifest(_statement(files, predicate))
     envelope = _envelope(manifest, key, trusted)
     report = None if protector is None or protector_report is None else Path(protector_report)
     report_doc = {"release": str(target), "datasetId": dataset_id, "releaseVersion": release_version,

@@ -291,7 +291,12 @@ def test_two_step_generalization_names_the_least_alpha_qi(tmp_path, capsys):
     least = float(re.search(r"alpha_qi must be at least ([0-9.]+)", err).group(1))
     assert "TARGET_INFEASIBLE" in err and least == pytest.approx(share, abs=5e-5)
     assert publisher([*base, "--param", f"alpha_qi={share - 1e-3}", "--out", str(tmp_path / "b")]) == 3
-    assert publisher([*base, "--param", f"alpha_qi={share + 1e-9}", "--out", str(tmp_path / "c")]) == 0
+    # feasible, but one class of every record with every quasi-identifier '*': it tells nothing, and says so
+    assert publisher([*base, "--param", f"alpha_qi={share + 1e-9}", "--out", str(tmp_path / "c")]) == 3
+    assert "OUTPUT_UNINFORMATIVE: this release tells nothing: all 3000 records fall in one class" in \
+        capsys.readouterr().err
+    assert publisher([*base, "--param", f"alpha_qi={share + 1e-9}", "--allow-uninformative", "--out",
+                      str(tmp_path / "c")]) == 0
 
 
 @pytest.mark.parametrize("extra, words", [

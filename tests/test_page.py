@@ -481,7 +481,7 @@ def test_her_group_in_a_k_anonymous_release_in_the_page_equals_the_command_line(
         rows = list(csv.DictReader(table.open()))
         records = [{n: r[n] for n in names} for r in rows[:3] + rows[-2:]]
     method = (["sd_k_anonymity", "--param", f"k={k}"] if not data.startswith("two-step") else
-              ["multi_sensitive_generalization", "--param", "alpha_qi=0.8", "--param", "alpha_sa=0.5"])
+              ["multi_sensitive_generalization", "--param", "alpha_qi=0.9", "--param", "alpha_sa=0.7"])
     if data == "two-step-trees":  # published hierarchies: marital status generalized to their nodes
         married = ["Married-civ-spouse", "Married-AF-spouse", "Married-spouse-absent"]
         trees = {"marital-status": {"type": "categorical", "tree": {"*": [

@@ -432,7 +432,11 @@ def test_audit_catches_false_claims(release, keys, capsys, change, claim):
     code = verifier(["audit", str(release), "--key", str(keys["public"]), "--original", str(ORIGINAL), "--json"])
     result = json.loads(capsys.readouterr().out)
     assert code == 1 and not result["passed"]
-    assert [c["claim"] for c in result["checks"] if not c["ok"]] == [claim]
+    failed = [c["claim"] for c in result["checks"] if not c["ok"]]
+    # a lie about D also changes the subjects' own checks (their distance against the claimed D), so the signed
+    # counts of records at each level, checked last, no longer match either; nothing else fails
+    assert failed[0] == claim and all(f.startswith("policy_levels.") for f in failed[1:])
+    assert len(failed) == 1 or claim == "permuted_privacy.distance"
 
 
 def test_audit_without_the_original_checks_what_the_release_allows(release, keys, capsys):

@@ -163,7 +163,9 @@ def test_targets_are_signed_audited_and_cited_to_her(adult, tmp_path, capsys):
     resign_statement(release, adult / "keys" / "private.pem", lambda s: s["predicate"]["targets"].update(
         max_linked_share=0.0, max_attribute_risk={"salary-class": 0.5, "occupation": 1.0}))
     audit = _json(capsys, ["audit", str(release), "--key", key, "--original", str(ADULT)], code=1)
-    failed = {c["claim"]: c["note"] for c in audit["checks"] if not c["ok"]}
+    # a promise her own check holds her figures to also moves the signed counts of records at each level
+    failed = {c["claim"]: c.get("note") for c in audit["checks"] if not c["ok"]
+              and not c["claim"].startswith("policy_levels.")}
     assert set(failed) == {"targets.max_linked_share", "targets.max_attribute_risk.salary-class"}
     assert failed["targets.max_linked_share"] == (
         f"the recomputed the share of records the intruder links with confidence is {linked:.4g}; the target is at "

@@ -19,6 +19,7 @@ from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
 from verifier.releases.exposure import base_rates
+from verifier.releases.policy import load_policy
 from verifier.text import literal, number
 
 __all__ = ["register"]
@@ -69,12 +70,17 @@ def register(sub, common) -> None:
     p.add_argument("--target", action="append", default=[], metavar="NAME=VALUE",
                    help="a protection target the release must meet, signed in the manifest (repeatable): "
                    "min_distance=D, min_k=K, max_linked_share=SHARE, max_attribute_risk=P (every sensitive "
-                   "attribute, or ATTR:P,ATTR:P), min_l=L; a release that misses one is refused (TARGET_MISSED, "
+                   "attribute, or ATTR:P,ATTR:P), min_l=L, max_exposed=N and max_at_risk_share=S (records "
+                   "at each level under the verdict policy); a release that misses one is refused (TARGET_MISSED, "
                    "exit 3) and nothing is written")
     p.add_argument("--allow-uninformative", action="store_true",
                    help="publish a generalized release that tells nothing: one class of every record, every "
                    "quasi-identifier or a sensitive attribute at the root or suppressed (refused by default: "
                    "OUTPUT_UNINFORMATIVE, exit 3)")
+    p.add_argument("--policy", metavar="policy.json",
+                   help="count the records at each level under this verdict policy instead of the verifier's "
+                   "default (docs/subject.md); the manifest names it, and max_exposed and max_at_risk_share "
+                   "targets are held to its counts")
     p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
@@ -117,7 +123,22 @@ def exposure_lines(claims: dict, protector: dict, rates: dict) -> list[str]:
         lines.append(f"    records the intruder links with confidence: {number(linked, share=True)}")
     if protector.get("unchanged_records") is not None:
         lines.append(f"    records published unchanged: {protector['unchanged_records']} of {claims['n_records']}")
+    lines += level_lines(claims.get("policy_levels"))
     return lines if len(lines) > 1 else []
+
+
+def level_lines(levels: dict | None) -> list[str]:
+    """How many records each level holds under the verdict policy, as each subject's own check decides it."""
+    if not levels:
+        return []
+    checked, records = levels["checked"], levels["records"]
+    of = (f"of {checked:,} records" if checked == records
+          else f"of {checked:,} records drawn at random from {records:,}")
+    share = f" ({number(levels['at_risk_share'], share=True)})" if checked else ""
+    return [f"    each record as its subject's check decides, under the verdict policy "
+            f"\"{literal(levels['policy']['name'])}\" version {levels['policy']['version']}:",
+            f"      exposed {levels['exposed']:,}, at risk {levels['at_risk']:,}{share}, protected "
+            f"{levels['protected']:,} {of}"]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
                            "another", path=args.out, reason="OUTPUT_INSIDE_RELEASE")
     if args.release_version < 1:
         raise UsageError("--release-version is an integer from 1 up")
+    policy = load_policy(args.policy) if args.policy else None  # a policy that cannot be read: before any work
     if args.part_rows is not None and (args.data_format != "parquet" or args.part_rows < 1):
         raise UsageError("--part-rows takes a number of rows from 1 up, and goes with --format parquet")
     if args.weight_column and args.weight_column in args.drop_identifier:
@@ -179,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
                  protector_report=None if args.publish_protector_figures else report,
                  weight_column=args.weight_column, weights=weights, targets=targets,
                  allow_degenerate=args.allow_degenerate, allow_uninformative=args.allow_uninformative,
+                 policy=policy,
                  before_move=announce)
     return 0
 

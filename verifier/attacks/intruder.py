@@ -56,6 +56,7 @@ __all__ = [
     "intruder_report",
     "intruder_test",
     "run_intruder",
+    "subject_report",
     "subject_test",
 ]
 
@@ -535,13 +536,12 @@ def subject_test(
     alpha = check_alpha(alpha)
     if mine is None:
         mine = compute_record_distance(space, np.asarray(record, dtype=np.float64))
-    random = random_match_distribution(space, random_state=random_state, **options)
+    return subject_report(random_match_distribution(space, random_state=random_state, **options), mine, alpha)
+
+
+def subject_report(random: RandomMatchDistribution, mine: RecordDistance, alpha: float = ALPHA) -> SubjectReport:
+    """Her test from a random-match distribution of Y: it depends on the release alone, so one serves every
+    subject (:mod:`verifier.releases.levels` checks every record with one)."""
     low, high = random.p_value_interval(mine.distance)
-    return SubjectReport(
-        record=mine,
-        random=random,
-        p_value=float(random.p_value(mine.distance)),
-        p_value_low=float(low),
-        p_value_high=float(high),
-        alpha=alpha,
-    )
+    return SubjectReport(record=mine, random=random, p_value=float(random.p_value(mine.distance)),
+                         p_value_low=float(low), p_value_high=float(high), alpha=check_alpha(alpha))

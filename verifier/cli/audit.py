@@ -27,6 +27,7 @@ from verifier.data.record_file import BATCH, write_record_file
 from verifier.distributed.searches import ClusterSearches
 from verifier.releases.audit import audit_release, audit_rows
 from verifier.releases.exposure import base_rates
+from verifier.releases.policy import load_policy
 from verifier.text import number
 from verifier.releases.audit_report import report_paths, rounded, write_report
 
@@ -49,12 +50,15 @@ def register(sub, common) -> None:
         "groups; with --original also (D, v), the intruder's figures, the attribute-disclosure risks and the "
         "original's figures. Every other figure is listed as not checked, with the reason.",
         epilog="Exit codes: 0 every checked claim is true, 1 verification failed or a claim is false, 2 usage error, "
-        "3 invalid original table, 4 I/O failure.",
+        "3 invalid original table or --policy file, 4 I/O failure.",
     )
     add_release_args(p)
     p.add_argument("--original", metavar="X.csv", help="the original table, for an auditor entitled to it; for a "
                    "release made with sampling weights, with the weight column the manifest names")
     p.add_argument("--report", metavar="audit.md", help="write a Markdown report with PNG plots beside it")
+    p.add_argument("--policy", metavar="policy.json", help="the verdict policy the manifest's policy_levels name, "
+                   "where it is not the verifier's default: with --original, every record's level is recomputed "
+                   "under it")
     p.add_argument("--out", metavar="FILE",
                    help="with --original, write every original record's row (her distance, matches, deviations and "
                    "spreads, and the intruder's link and p-value) to FILE.parquet or FILE.csv (no list columns)")
@@ -67,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out and not args.original:
         raise UsageError("--out lists every original record's figures: give --original X.csv too")
     check_out_file(args.out, args.original)
+    policy = load_policy(args.policy) if args.policy else None
     for path in report_paths(args.report):  # the report and every plot it may write beside it
         check_output(path, option="--report", inputs=[args.original, args.out])
     if args.engine != "local" and not args.original:
@@ -85,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     with engine_client(args) as client:
         with phases("recomputing the claims"):
             searches = None if client is None else ClusterSearches(client, phase=phases)
-            result = audit_release(release, original, weights, searches=searches)
+            result = audit_release(release, original, weights, searches=searches, policy=policy)
         out = args.out if args.out and "assessment" in result.figures else None  # not when X and Y differ in size
         if out:
             with phases(f"writing {out}"):

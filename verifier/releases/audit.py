@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from verifier.core.record_rows import distance_columns
 from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
 from verifier.releases.family import derived_parameters
+from verifier.releases.levels import record_levels
+from verifier.releases.policy import Policy, default_policy
+from verifier.releases.subject import prepare
 from verifier.releases.recompute import family_disclosure, group_release_claims
 from verifier.releases.targets import target_misses
 from verifier.releases.verdict import disclosure_breaches
@@ -152,8 +155,10 @@ def _direction(name: str, claimed: Any, computed: Any) -> str:
 class _Ledger:
     """Where every figure of the manifest ends: checked, unchecked with a reason, or a setting."""
 
-    def __init__(self, release: VerifiedRelease):
+    def __init__(self, release: VerifiedRelease, last: Callable[["_Ledger"], None] | None = None):
         self.release = release
+        self._last = last
+        """Checks made after the family's own, before the result (the records' levels, which read its claims)."""
         self.checks: list[ClaimCheck] = []
         self.unchecked: dict[str, str] = {}
         self.settings: list[str] = []
@@ -209,6 +214,9 @@ class _Ledger:
 
     def result(self, with_original: bool, figures: dict[str, Any]) -> AuditResult:
         """Whatever figure no rule reached is listed, never dropped: a newer manifest field, unchecked."""
+        if self._last is not None:
+            self._last, last = None, self._last
+            last(self)
         seen = {c.name for c in self.checks} | set(self.unchecked) | set(self.settings)
         for section in (self.release.claims or {}), {"utility": self.release.predicate.get("utility") or {}}:
             for leaf in figure_paths(section):
@@ -243,20 +251,42 @@ def _targets(ledger: _Ledger, recomputed: dict[str, Any]) -> None:
 
 
 def audit_release(release: VerifiedRelease, original: Table | None = None,
-                  original_weights: np.ndarray | None = None, *, searches: Searches | None = None) -> AuditResult:
+                  original_weights: np.ndarray | None = None, *, searches: Searches | None = None,
+                  policy: Policy | None = None) -> AuditResult:
     """Recompute the figures of a verified release under its model; ``original`` read with the release's schema.
 
     A release with sampling weights has its own risks recomputed with its ``weights.csv``, and the
     original's with ``original_weights`` (the original's weight column, one per record), without
     which ``risk_original`` is not checked. ``searches`` runs the permutation distances and the
-    intruder elsewhere (``verifier audit --engine dask``); by default in this process.
+    intruder elsewhere (``verifier audit --engine dask``); by default in this process. ``policy`` is the
+    verdict policy file the manifest's ``policy_levels`` name, where it is not the verifier's default.
     """
-    ledger = _Ledger(release)
+    ledger = _Ledger(release, last=lambda done: _policy_levels(done, original, policy))
     if "model" in release.claims:
         ledger.check("model", release.family)
     if release.family == "generalized":
         return _audit_generalized(ledger, original, original_weights)
     return _audit_ranked(ledger, original, original_weights, searches)
+
+
+def _policy_levels(ledger: _Ledger, original: Table | None, given: Policy | None) -> None:
+    """Every original record's level under the policy the manifest names, as her own check decides it
+    (:mod:`verifier.releases.levels`), and the protector's targets on the counts."""
+    claimed = ledger.claimed("policy_levels")
+    if not isinstance(claimed, dict):
+        return
+    if original is None:
+        ledger.skip("policy_levels", NEEDS_ORIGINAL)
+        return
+    named = (claimed.get("policy") or {}).get("sha256")
+    policy = next((p for p in (given, default_policy()) if p is not None and p.sha256 == named), None)
+    if policy is None:
+        ledger.skip("policy_levels", f"needs the verdict policy it names (SHA-256 {str(named)[:64]}): --policy FILE")
+        return
+    levels = record_levels(prepare(ledger.release), original.values, policy).to_json()
+    ledger.tree("policy_levels", levels)
+    for miss in target_misses(ledger.release.predicate.get("targets"), {"policy_levels": levels}):
+        ledger.fail(f"targets.{miss.name}", f"the recomputed {miss.text()}")
 
 
 def _released_weights(release: VerifiedRelease, n_records: int) -> np.ndarray | None:
@@ -308,9 +338,12 @@ def _audit_generalized(ledger: _Ledger, original: Table | None, original_weights
     assessed = assess_generalized({n: frame[n].tolist() for n in published.schema.names},
                                   {n: published.text[n] for n in published.schema.names}, published.schema,
                                   hierarchies=release.hierarchies)
-    for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio", "sa_distortion_ratio",
-                "average_class_size", "exact_cell_share", "suppressed_records", "sensitive_at_root"):
+    for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio", "sa_distortion_ratio"):
         if key in assessed or ledger.claimed(f"utility.{key}") is not None:
+            ledger.check(f"utility.{key}", assessed.get(key))
+    # information loss beside NCP, signed since the fourth round: checked where the manifest has it
+    for key in ("average_class_size", "exact_cell_share", "suppressed_records", "sensitive_at_root"):
+        if ledger.claimed(f"utility.{key}") is not None:
             ledger.check(f"utility.{key}", assessed.get(key))
     ledger.tree("utility.attribute_disclosure_of_original_records", assessed["attribute_disclosure"])
     return ledger.result(True, figures)

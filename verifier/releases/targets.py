@@ -13,7 +13,12 @@ target                  the figure it bounds                          families
 ``max_linked_share``    the intruder's confidently linked share        all with ranks
 ``max_attribute_risk``  per sensitive attribute, its largest risk      all
 ``min_l``               distinct l (generalized) or the method's l     generalized, RR
+``max_exposed``         records ``exposed`` under the verdict policy   all
+``max_at_risk_share``   the share of checked records ``at_risk``       all
 ======================  ============================================  ======================
+
+The last two bound ``claims.policy_levels`` (:mod:`verifier.releases.levels`):
+every record checked as her own check does, under the policy the manifest names.
 
 :func:`target_misses` compares figures with the targets. The publisher
 refuses a release that misses one (``TARGET_MISSED``), the audit checks the
@@ -41,6 +46,8 @@ TARGETS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "max_attribute_risk": ("the largest probability of guessing a sensitive value", None),
     "min_l": ("l, the fewest distinct sensitive values an attacker must choose among",
               ("generalized", "randomized_response")),
+    "max_exposed": ("the number of records exposed under the verdict policy", None),
+    "max_at_risk_share": ("the share of records at risk under the verdict policy", None),
 }
 
 _SLACK = 1e-9
@@ -100,11 +107,11 @@ def parse_targets(items: Sequence[str], *, family: str, sensitive: Sequence[str]
                                     f"have (it applies to {', '.join(families)} releases)", reason="PARAMETER_INVALID")
         if name == "max_attribute_risk":
             out[name] = _attribute_bounds(text, sensitive)
-        elif name in ("min_distance", "min_k"):
-            out[name] = _number(name, text, whole=True, low=0 if name == "min_distance" else 1, high=None)
+        elif name in ("min_distance", "min_k", "max_exposed"):
+            out[name] = _number(name, text, whole=True, low=0 if name != "min_k" else 1, high=None)
         else:
-            out[name] = _number(name, text, whole=False, low=0.0 if name == "max_linked_share" else 1.0,
-                                high=1.0 if name == "max_linked_share" else None)
+            share = name in ("max_linked_share", "max_at_risk_share")
+            out[name] = _number(name, text, whole=False, low=0.0 if share else 1.0, high=1.0 if share else None)
     return out
 
 
@@ -159,6 +166,11 @@ def target_misses(targets: Mapping[str, Any] | None, claims: Mapping[str, Any]) 
         risk = _num((disclosure.get(attr) or {}).get("max"))
         if risk is not None and risk > float(bound) + _SLACK:
             out.append(Miss("max_attribute_risk", attr, risk, float(bound)))
+    levels = claims.get("policy_levels") or {}
+    for name, figure in (("max_exposed", "exposed"), ("max_at_risk_share", "at_risk_share")):
+        value, bound = _num(levels.get(figure)), _num(targets.get(name))
+        if value is not None and bound is not None and value > bound + _SLACK:
+            out.append(Miss(name, None, value, bound))
     return out
 
 

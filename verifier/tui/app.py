@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
 import numpy as np
-from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, TabbedContent, TabPane
-from textual.worker import WorkerFailed, get_current_worker
+from textual.worker import get_current_worker
 
 from verifier.attacks.intruder import SubjectReport
 from verifier.errors import VerifierError
@@ -21,6 +19,7 @@ from verifier.releases.family import NO_RANKS
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import Prepared, SubjectCheck, check_record, prepare
 from verifier.tui.export import ExportScreen, report_text, write_report
+from verifier.tui.failure import INTERNAL_ERROR_EXIT, failure_lines
 from verifier.tui.help import HelpScreen
 from verifier.tui.random_run import run_random_match
 from verifier.tui.random_tab import RandomMatchTab
@@ -30,8 +29,6 @@ from verifier.tui.results_tab import ResultsTab
 
 __all__ = ["INTERNAL_ERROR_EXIT", "SubjectApp"]
 
-INTERNAL_ERROR_EXIT = 4
-"""The exit code when the app stops on an unexpected error (documented in ``verifier tui --help``)."""
 
 
 class SubjectApp(App[None]):
@@ -315,18 +312,8 @@ class SubjectApp(App[None]):
     # ------------------------------------------------------------------ failures
 
     def _handle_exception(self, error: Exception) -> None:
-        """An unexpected error: forget her record and exit with one line, never a traceback with locals.
-
-        Textual's own handler renders ``rich.traceback.Traceback(show_locals=True)``,
-        which would print her values from the computation's frames.
-        """
+        """An unexpected error: forget her record and exit with one line, never a traceback with locals."""
         self._return_code = INTERNAL_ERROR_EXIT
         self._prepared = self._check = self._random = None
-        cause = error.error if isinstance(error, WorkerFailed) else error
-        self._exit_renderables.append(Text(
-            f"FAIL: -: INTERNAL_ERROR: the TUI stopped on an unexpected {type(cause).__name__}; nothing of your "
-            "record was shown or written. `verifier check` gives the same report on the command line."))
-        if self._verbose:
-            # for a bug report: where it happened, never the frames' local variables
-            self._exit_renderables.append(Text("".join(traceback.format_exception(cause))))
+        self._exit_renderables.extend(failure_lines(error, verbose=self._verbose))
         self._close_messages_no_wait()
