@@ -115,7 +115,6 @@ class SubjectCheck:
     prepared: Prepared
     record: np.ndarray
     view: SingleRecord | SpaceRecord
-    spread_at_own: np.ndarray
     claimed_distance: int | None
     claimed_v: list[float] | None
     spread_at_claimed: np.ndarray | None
@@ -125,6 +124,12 @@ class SubjectCheck:
 
     def __repr__(self) -> str:
         return f"SubjectCheck(distance={self.result.distance}, matches={self.result.matches.size})"
+
+    @cached_property
+    def spread_at_own(self) -> np.ndarray:
+        """The window variances around her record at her own distance (her report shows them; her level does not
+        read them, so counting every record's level never computes them)."""
+        return self.view.spread_at(self.view.result.distance)
 
     @property
     def result(self) -> RecordDistance:
@@ -297,11 +302,10 @@ def check_record(prepared: Prepared, record: np.ndarray, *, whole_space: bool = 
         return check_group(prepared, record)
     view: SingleRecord | SpaceRecord = (SpaceRecord(prepared.space, record) if whole_space
                                         else SingleRecord(prepared.values, prepared.kinds, record))
-    own = view.spread_at(view.result.distance)
     d, v = _claimed(prepared.release)
     at_claimed = view.spread_at(d) if d is not None else None
     disclosure = her_disclosure(prepared.release.methods, prepared.values, prepared.schema, record)
-    return SubjectCheck(prepared, record, view, own, d, v, at_claimed, disclosure)
+    return SubjectCheck(prepared, record, view, d, v, at_claimed, disclosure)
 
 
 def random_match(prepared: Prepared, check: SubjectCheck, *, alpha: float = 0.01, samples: int = 10_000,
