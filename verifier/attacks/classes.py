@@ -21,7 +21,7 @@ can compute:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -45,6 +45,8 @@ class PublishedCells:
     schema: Schema
     text: dict[str, list[str]]
     cells: dict[str, list[Cell]]
+    shares: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    """Each column's :func:`value_shares`, computed once (every subject's base rate reads them)."""
 
     @property
     def n_records(self) -> int:
@@ -150,8 +152,11 @@ def _shares(cells: Sequence[Cell], rows: np.ndarray) -> dict[str, float]:
 
 def value_shares(published: PublishedCells, name: str) -> dict[str, float]:
     """Each value's share of the released records in column ``name``, a cell covering N values giving 1/N."""
-    n = published.n_records
-    return {v: share / n for v, share in _shares(published.cells[name], range(n)).items()} if n else {}
+    if name not in published.shares:
+        n = published.n_records
+        published.shares[name] = ({v: share / n for v, share in _shares(published.cells[name], range(n)).items()}
+                                  if n else {})
+    return published.shares[name]
 
 
 def leaf_confidence(published: PublishedCells, keys: Sequence[str], target: str) -> float:
@@ -225,11 +230,10 @@ def subject_class(published: PublishedCells, record: np.ndarray) -> dict[str, An
         mine = _her_value(s, record[names.index(s.name)])
         shares = _shares(published.cells[s.name], rows)
         guess = max(shares, key=lambda v: (shares[v], v)) if shares else None
-        everyone = _shares(published.cells[s.name], range(published.n_records))
         out["attribute_disclosure"][s.name] = {
             "mode": "group", "risk": shares.get(str(mine), 0.0) / rows.size if rows.size else 0.0,
             "candidates": int(rows.size), "best_guess": guess,
             # her value's base rate: its share among every released record, a masked cell counting 1/N
-            "prior": everyone.get(str(mine), 0.0) / published.n_records if published.n_records else 0.0,
+            "prior": value_shares(published, s.name).get(str(mine), 0.0),
         }
     return out

@@ -155,12 +155,11 @@
   function strongest(found) {
     // verdict.py's _strongest: one rule per figure and attribute, the first of the worst level that fired.
     const keep = new Map();
-    const severity = (rule) => found.find((f) => f.rule === rule).severity;
     for (const f of found) {
       const key = JSON.stringify([f.figure, f.attribute]);
-      if (!keep.has(key) || (f.severity === "exposed" && severity(keep.get(key)) !== "exposed")) keep.set(key, f.rule);
+      if (!keep.has(key) || (f.severity === "exposed" && keep.get(key).severity !== "exposed")) keep.set(key, f);
     }
-    return found.filter((f) => keep.get(JSON.stringify([f.figure, f.attribute])) === f.rule);
+    return found.filter((f) => keep.get(JSON.stringify([f.figure, f.attribute])).rule === f.rule);
   }
 
   function protectedHeadline(policy, figures) {

@@ -44,7 +44,7 @@ def with_base_rate(entry: dict[str, Any], prior: float) -> dict[str, Any]:
     return {**entry, "prior": prior, "beta": beta, "delta": delta}
 
 
-def base_rate(values: np.ndarray, schema: Schema, record: np.ndarray, s: int, tolerance: float | None) -> float:
+def base_rate(values: np.ndarray, record: np.ndarray, s: int, tolerance: float | None) -> float:
     """Her value's share among all released records in column ``s`` (within ``tolerance`` where it is given)."""
     column = values[:, s]
     if not column.size:
@@ -65,7 +65,7 @@ def her_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Sc
         out.update(replacement_record(values, schema, step_parameters(methods, "random_attribute_replacement") or {},
                                       record))
     for name, entry in out.items():  # the same event as the risk's: within its tolerance where it has one
-        out[name] = with_base_rate(entry, base_rate(values, schema, record, schema.names.index(name),
+        out[name] = with_base_rate(entry, base_rate(values, record, schema.names.index(name),
                                                     entry.get("tolerance")))
     return out
 

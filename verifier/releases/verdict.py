@@ -189,16 +189,12 @@ def policy_findings(policy: Policy, figures: HerFigures) -> list[Finding]:
 def _strongest(found: list[Finding]) -> list[Finding]:
     """One rule per figure and attribute: the first of the worst level that fired (a p-value below 1% is not
     also reported as below 5%)."""
-    keep: dict[tuple[str, str | None], str] = {}
+    keep: dict[tuple[str, str | None], Finding] = {}
     for f in found:
         key = (f.figure, f.attribute)
-        if key not in keep or (f.severity == "exposed" and _severity(found, keep[key]) != "exposed"):
-            keep[key] = f.rule
-    return [f for f in found if keep[(f.figure, f.attribute)] == f.rule]
-
-
-def _severity(found: list[Finding], rule: str) -> str:
-    return next(f.severity for f in found if f.rule == rule)
+        if key not in keep or (f.severity == "exposed" and keep[key].severity != "exposed"):
+            keep[key] = f
+    return [f for f in found if keep[(f.figure, f.attribute)].rule == f.rule]
 
 
 def _protected_headline(policy: Policy, figures: HerFigures) -> str:
