@@ -295,3 +295,14 @@ def test_the_audit_and_the_protectors_summary_show_the_base_rate(adult_sd, tmp_p
     at = next(i for i, line in enumerate(lines) if line.startswith("    salary-class: guessed with certainty for"))
     assert lines[at + 1] == ("      base rate: 74.77% of the released records are <=50K, so anyone guesses that right "
                              "for them knowing nothing")
+
+
+def test_a_folder_as_the_policy_or_the_record_is_one_line_not_a_traceback(adult_sd, tmp_path, capsys):
+    """Linux opens a directory read-only; the bounded reader refuses it before wrapping the descriptor."""
+    key = str(adult_sd / "keys" / "public.pem")
+    capsys.readouterr()
+    for extra in (["--record", str(adult_sd / "me.json"), "--policy", str(tmp_path)], ["--record", str(tmp_path)]):
+        code = verifier(["check", str(adult_sd / "release"), "--key", key, *extra])
+        out, err = capsys.readouterr()
+        assert code == 3 and out == "" and "Traceback" not in err
+        assert err.count("\n") == 1 and f"FAIL: {tmp_path}: " in err and "is a directory" in err

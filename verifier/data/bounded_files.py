@@ -82,11 +82,12 @@ def read_bounded(path: str | Path, kind: str, *,
         raise fail("FILE_NOT_REGULAR", f"is a directory, not {what}") from None
     except OSError as exc:
         raise fail("FILE_UNREADABLE", f"cannot read ({exc.strerror})") from None
+    info = os.fstat(fd)
+    problem = regular_file_problem(info.st_mode)
+    if problem:  # before fdopen, which refuses a directory with a bare IsADirectoryError
+        os.close(fd)
+        raise fail("FILE_NOT_REGULAR", f"{problem}, not {what}; give a regular file")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        problem = regular_file_problem(info.st_mode)
-        if problem:
-            raise fail("FILE_NOT_REGULAR", f"{problem}, not {what}; give a regular file")
         if info.st_size > limit:
             raise fail("FILE_TOO_LARGE", f"holds {info.st_size} bytes; {what} holds at most {limit}")
         try:
