@@ -71,3 +71,11 @@ def resign_statement(release: Path, private_key: Path, mutate) -> None:
     (release / ENVELOPE).write_bytes(dumps_manifest({
         "payloadType": PAYLOAD_TYPE, "payload": base64.b64encode(manifest).decode(),
         "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(signature).decode()}]}))
+
+
+@pytest.fixture(autouse=True)
+def _no_caller_terminal_width(monkeypatch):
+    """Tests pass whatever the caller's terminal: an exported COLUMNS (or LINES) would wrap every command's output
+    to it. A test that depends on a width sets it itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
