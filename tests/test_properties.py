@@ -562,3 +562,23 @@ def test_the_split_keys_gathered_per_node_give_the_tree_of_the_indirect_select(t
     space = RankSpace(y)
     tree = RankTree(space.record_lo, space.record_hi)
     assert tree._tree[6].tolist() == _reference_tree_order(space.record_lo, space.record_hi, _LEAF_SIZE)
+
+
+@SETTINGS
+@given(tables(), st.integers(0, 8), st.integers(1, 40))
+def test_the_plain_scan_gives_the_same_answers_in_pieces_of_any_size(case, k, cells):
+    """The scan works through the queries in pieces sized to stay in cache, reusing one buffer: pieces of one
+    query to many give the tree's answers, record for record."""
+    from verifier.core import plain_index
+    from verifier.core.kdtree import RankTree
+
+    x, y, kinds, rng = case
+    space = RankSpace(y, kinds)
+    qlo, qhi = space.query_blocks(np.vstack([x, y[rng.integers(0, y.shape[0], size=k)]]))
+    tree = RankTree(space.record_lo, space.record_hi)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plain_index, "_CELLS", cells)
+        plain = plain_index.PlainIndex(space.record_lo, space.record_hi)
+        for got, want in zip(plain.nearest(qlo, qhi), tree.nearest(qlo, qhi)):
+            assert got.tolist() == want.tolist()
+        assert plain.distances(qlo, qhi).tolist() == tree.distances(qlo, qhi).tolist()
