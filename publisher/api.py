@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 import pandas as pd
 
+from publisher.degenerate import releasable_chain
 from publisher.methods import Anonymized, anonymize as _anonymize, make_method
 from publisher.keys import load_private_key
 from publisher.signed_release import make_release
@@ -79,6 +80,7 @@ def release(frame: pd.DataFrame, method: str, *, key: str | Path, out: str | Pat
     out of the manifest unless ``publish_protector_figures``.
     """
     chain = _chain(method, params, then, allow_degenerate)
+    releasable_chain(chain)
     signing_key = load_private_key(key, passphrase)
     weights = None
     if weight_column is not None:

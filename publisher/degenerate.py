@@ -31,10 +31,29 @@ import numpy as np
 
 from verifier.attacks.reidentification import class_codes
 from verifier.data.schema import Schema
+from verifier.errors import InvalidInputError
+from verifier.releases.coherence import chain_problem, step_problem
 from verifier.text import literal
 
-__all__ = ["NOISING", "STRENGTH", "Degenerate", "all_original", "degenerate_problems", "stronger_values",
-           "unchanged_rows"]
+__all__ = ["NOISING", "STRENGTH", "Degenerate", "all_original", "degenerate_problems", "releasable_chain",
+           "stronger_values", "unchanged_rows"]
+
+def releasable_chain(chain: Sequence[Any]) -> None:
+    """Refuse, before anything runs, a chain of methods no verifier accepts in a signed release
+    (:mod:`verifier.releases.coherence`): one in an order no run makes (``METHOD_CHAIN_INVALID``), or a parameter
+    that protects nothing (``PARAMETER_DEGENERATE``, even with ``--allow-degenerate``, which lets a release publish
+    a degenerate *output*, not a parameter that changes nothing)."""
+    names = [m.name for m in chain]
+    chain_wrong = chain_problem(names)
+    if chain_wrong is not None:
+        raise InvalidInputError(f"{' then '.join(names)}: {chain_wrong[1]}", reason="METHOD_CHAIN_INVALID")
+    for method in chain:
+        wrong = step_problem({"method": method.name, "parameters": method.parameters()}, None)
+        if wrong is not None:
+            raise InvalidInputError(f"{method.name}: {wrong[0]}: {wrong[1]}; a signed release never publishes it "
+                                    "(publisher anonymize --allow-degenerate runs it for a test)",
+                                    reason="PARAMETER_DEGENERATE")
+
 
 #: method -> the column kinds it noises when it names no attributes
 NOISING = {"additive_noise": ("numeric",)}

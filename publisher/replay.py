@@ -97,8 +97,9 @@ class Replay:
     """The replay's power on each published size parameter (empty when not measured)."""
 
     @property
-    def plausible(self) -> bool:
-        """No statistic beyond chance and every derived parameter derived again equal (see :attr:`verdict`)."""
+    def consistent(self) -> bool:
+        """No statistic beyond chance and every derived parameter derived again equal: not ``implausible``
+        (the verdict may still be ``inconclusive``; see :attr:`verdict`)."""
         return all(d.ok for d in self.derived) and all(
             s.holm_p_value is None or s.holm_p_value >= self.alpha for s in self.statistics)
 
@@ -106,16 +107,22 @@ class Replay:
     def verdict(self) -> str:
         """``implausible``; ``inconclusive`` when the replay cannot tell the published value from a factor of 2;
         else ``plausible``."""
-        if not self.plausible:
+        if not self.consistent:
             return "implausible"
         return "inconclusive" if any(p.inconclusive for p in self.power) else "plausible"
+
+    @property
+    def plausible(self) -> bool:
+        """The verdict is ``plausible``: consistent, and the replay could tell a factor of 2 from the published
+        value. An ``inconclusive`` replay is not plausible (its JSON said so before this version)."""
+        return self.verdict == "plausible"
 
     @property
     def deterministic(self) -> bool:
         return self.simulated_runs == 1
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "plausible": self.plausible, "runs": self.runs,
+        return {"verdict": self.verdict, "plausible": self.plausible, "consistent": self.consistent, "runs": self.runs,
                 "simulated_runs": self.simulated_runs, "power": [p.to_json() for p in self.power],
                 "deterministic": self.deterministic, "alpha": self.alpha, "seed": self.seed,
                 "statistics": [s.to_json() for s in self.statistics],

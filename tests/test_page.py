@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from conftest import PAPER, resign_statement
+from hostile_corpus import CASES
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
 from verifier.page import SCRIPTS, page_html
@@ -47,7 +48,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
                                                          "_single_spread", "claim_holds", "parse_policy",
                                                          "policy_findings", "policy_verdict", "with_base_rate",
                                                          "base_rate"))
-    assert len(SCRIPTS) == 15
+    assert len(SCRIPTS) == 17
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -696,3 +697,43 @@ def test_the_pages_policy_file_input_decides_her_level(browser, releases, tmp_pa
                            f'{digest}).')
     assert result.startswith("AT RISK: An intruder can tell your match from chance: a random record matches as "
                              "closely as yours only ")
+
+
+@pytest.mark.parametrize("case, reason, change", CASES, ids=[c[0] for c in CASES])
+def test_the_hostile_corpus_is_refused_in_the_page_with_the_command_lines_reason(browser, releases, capsys, tmp_path,
+                                                                                  case, reason, change):
+    """The corpus shared with tests/test_closed_release.py: each case one reason, the same in the page."""
+    root, made = releases
+    release, table = made["paper-noise"]
+    copy = shutil.copytree(release, tmp_path / "hostile")
+    change(copy, root / "keys" / "private.pem")
+    record = _records(table, 1)[0]
+    code, cli = _cli(capsys, copy, root / "keys" / "public.pem", record, tmp_path)
+    page = _in_page(browser, copy, root / "keys" / "public.pem", record)
+    assert code == 1 and cli["verified"] is False and cli["reason"] == reason, cli
+    assert page["verified"] is False and page["reason"] == reason, page
+
+
+def test_the_pages_semantic_check_refuses_what_the_command_lines_does(browser):
+    """coherence.js against coherence.py on 600 predicates drawn from the fuzz test's strategy: the same ones
+    refused, at the same JSON path."""
+    from hypothesis import HealthCheck, given, settings
+
+    from test_closed_release import predicates
+    from verifier.releases.coherence import coherence_problem
+
+    drawn = []
+
+    @settings(max_examples=600, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(predicates())
+    def collect(predicate):
+        drawn.append(predicate)
+
+    collect()
+    script = "return arguments[0].map((p) => window.permutedPrivacy.coherence_problem(p));"
+    # JSON numbers above 2**53 reach the page as floats, as its JSON parser reads them
+    page = browser.execute_script(script, json.loads(json.dumps(drawn), parse_int=float))
+    for predicate, answer in zip(drawn, page):
+        mine = coherence_problem(predicate)
+        assert (mine is None) == (answer is None), (predicate, mine, answer)
+        assert mine is None or mine.split(":")[0] == answer.split(":")[0], (mine, answer)

@@ -226,7 +226,7 @@ def test_replay_says_inconclusive_when_it_cannot_tell_a_factor_of_2(tmp_path, ca
         capsys.readouterr()
         assert publisher([*argv, "--json"]) == 0
         out = json.loads(capsys.readouterr().out)
-        assert out["plausible"] is True and out["verdict"] == "inconclusive"
+        assert out["plausible"] is False and out["consistent"] is True and out["verdict"] == "inconclusive"
         (power,) = out["power"]
         assert power["parameter"] == "methods.0.parameters.relative_sd" and power["published"] == published
         assert power["inconclusive"] and min(power["power"]["x2"], power["power"]["/2"]) < 0.8

@@ -7,7 +7,7 @@ import re
 import unicodedata
 import warnings
 
-__all__ = ["figure", "html_table", "literal", "markdown", "markdown_code", "note_normalized", "number", "plural",
+__all__ = ["figure", "has_layout", "html_table", "literal", "markdown", "markdown_code", "note_normalized", "number", "plural",
            "same_name",
            "LiteralStream", "NameNormalized"]
 
@@ -112,6 +112,12 @@ def literal(text: object) -> str:
     """
     return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
                        str(text))
+
+
+def has_layout(text: str) -> bool:
+    """Whether ``text`` holds a control or direction-changing character: text that would act on a terminal or a
+    page (a new line, a carriage return, an escape sequence, a bidirectional override) rather than be read."""
+    return _UNSAFE.search(text) is not None
 
 
 class LiteralStream:

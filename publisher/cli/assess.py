@@ -27,6 +27,7 @@ from verifier.frontend import (
     text_table,
 )
 from verifier.text import figure, number
+from verifier.frontend import count
 
 __all__ = ["register"]
 
@@ -43,9 +44,9 @@ def register(sub, common) -> None:
     p.add_argument("--paired", action="store_true",
                    help="row i of Y anonymizes row i of X (anonymize --keep-order): adds correct-link and |Y-X| figures")
     add_intruder_args(p)
-    p.add_argument("--exhaustive-limit", type=int, default=10**6, metavar="N",
+    p.add_argument("--exhaustive-limit", type=count("exhaustive_limit"), default=10**6, metavar="N",
                    help="enumerate every random record when n^m is at most N (default 1000000)")
-    p.add_argument("--intruder-seed", type=int, default=0, metavar="N",
+    p.add_argument("--intruder-seed", type=count("seed"), default=0, metavar="N",
                    help="the intruder's own randomness (public; default 0)")
     p.add_argument("--generalized", action="store_true",
                    help="Y holds generalized values ([25,45], {a,b}, hierarchy nodes): k, NCP, DM and group-based "

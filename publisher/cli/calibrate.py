@@ -7,6 +7,7 @@ from publisher.cli.common import add_intruder_args, add_method_args, load_input,
 from verifier.frontend.output_paths import check_output
 from verifier.frontend import ProgressBar, UsageError, add_command, print_json, text_table
 from verifier.text import number
+from verifier.frontend import count
 
 __all__ = ["register"]
 
@@ -23,7 +24,7 @@ def register(sub, common) -> None:
     p.add_argument("--param-grid", required=True, metavar="NAME=V1,V2,...", help="the parameter to sweep and its values")
     add_intruder_args(p)
     p.add_argument("--max-linked-share", type=float, metavar="S", help="target: confidently linked share at most S")
-    p.add_argument("--min-distance", type=int, metavar="D", help="target: data-set permutation distance D at least this")
+    p.add_argument("--min-distance", type=count("distance"), metavar="D", help="target: data-set permutation distance D at least this")
     p.add_argument("--max-distortion", type=float, metavar="X", help="target: distortion at most X")
     p.add_argument("--plot", metavar="frontier.png", help="write the frontier as a PNG plot")
     p.add_argument("--force", action="store_true", help="replace an existing --plot file")

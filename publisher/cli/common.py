@@ -6,6 +6,7 @@ import argparse
 from typing import Sequence
 
 from publisher.methods.names import METHOD_NAMES
+from verifier.releases.coherence import chain_problem
 from verifier.data.memory import ensure_fits
 from verifier.data.schema import Schema
 from verifier.data.sampling_weights import read_weight_column
@@ -13,6 +14,7 @@ from verifier.data.schema_file import load_schema
 from verifier.data.tables import column_names, read_table
 from verifier.errors import InvalidInputError
 from verifier.frontend import UsageError, check_non_negative
+from verifier.frontend import count
 
 __all__ = ["add_intruder_args", "add_method_args", "load_input", "load_weights", "route_params", "secret_seed",
            "split_param"]
@@ -26,7 +28,7 @@ def add_method_args(p: argparse.ArgumentParser) -> None:
                    help="a method chained after it, typically reverse_mapping (repeatable)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="a parameter (repeatable); method.NAME=VALUE when several methods have it")
-    p.add_argument("--seed", type=int, metavar="N",
+    p.add_argument("--seed", type=count("seed"), metavar="N",
                    help="the secret seed, to reproduce a run; default: fresh OS entropy. Never printed or written")
     p.add_argument("--allow-degenerate", action="store_true",
                    help="run parameters that give no protection (sd 0, k 1, p 0)")
@@ -34,8 +36,8 @@ def add_method_args(p: argparse.ArgumentParser) -> None:
 
 def add_intruder_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a link is confident (default 0.01)")
-    p.add_argument("--samples", type=int, default=10_000, metavar="N",
-                   help="random records of the intruder's test when n^m is too many to enumerate (default 10000)")
+    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N",
+                   help="random records of the intruder's test when n^m is too many to enumerate (default 10000, at most 1000000)")
 
 
 #: bytes per input cell the publisher's commands hold at their peak (release: 1.6 GB at 1e6 x 5, rounded up)
@@ -94,6 +96,9 @@ def route_params(methods: Sequence[str], texts: Sequence[str]) -> list[dict[str,
     for m in methods:
         if m not in METHODS:
             raise InvalidInputError(f"unknown method {m!r}; known: {', '.join(sorted(METHODS))}", reason="METHOD_UNKNOWN")
+    chain = chain_problem(list(methods))
+    if chain is not None:
+        raise InvalidInputError(f"{' then '.join(methods)}: {chain[1]}", reason="METHOD_CHAIN_INVALID")
     routed: list[dict[str, str]] = [{} for _ in methods]
     for text in texts:
         name, value = split_param(text)
@@ -101,7 +106,7 @@ def route_params(methods: Sequence[str], texts: Sequence[str]) -> list[dict[str,
         if dot:
             if owner not in methods:
                 raise UsageError(f"--param {name}: {owner!r} is not a method of this run")
-            routed[methods.index(owner)][bare] = value
+            _once(routed[methods.index(owner)], bare, value, name)
             continue
         takers = [k for k, m in enumerate(methods) if name in METHODS[m].parsers]
         if len(takers) > 1:
@@ -110,8 +115,15 @@ def route_params(methods: Sequence[str], texts: Sequence[str]) -> list[dict[str,
             known = ", ".join(sorted({p for m in methods for p in METHODS[m].parsers})) or "none"
             raise InvalidInputError(f"{' then '.join(methods)} has no parameter {name!r} (their parameters: {known})",
                                     reason="PARAMETER_UNKNOWN")
-        routed[takers[0]][name] = value
+        _once(routed[takers[0]], name, value, name)
     return routed
+
+
+def _once(params: dict[str, str], name: str, value: str, given: str) -> None:
+    """One value per parameter: a repeated key is a usage error, never the last one silently winning."""
+    if name in params:
+        raise UsageError(f"--param {given} is given twice ({params[name]!r} and {value!r}); give it once")
+    params[name] = value
 
 
 def secret_seed(args: argparse.Namespace) -> int | None:

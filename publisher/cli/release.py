@@ -10,6 +10,7 @@ from pathlib import Path
 from publisher.release_metadata import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, load_weights, route_params, secret_seed
 from publisher.cli.passphrase import prompt, read_passphrase_file
+from publisher.degenerate import releasable_chain
 from publisher.keys import key_is_encrypted, load_private_key
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command
@@ -21,6 +22,7 @@ from verifier.releases.verification import TrustedKey, load_public_key, verify_r
 from verifier.releases.exposure import base_rates
 from verifier.releases.policy import load_policy
 from verifier.text import literal, number
+from verifier.frontend import count
 
 __all__ = ["register"]
 
@@ -40,10 +42,10 @@ def register(sub, common) -> None:
     p.add_argument("--passphrase-file", metavar="FILE", help="the key's passphrase (default: asked on the terminal)")
     p.add_argument("--public-key", metavar="public.pem", help="refuse unless the private key matches this public key")
     p.add_argument("--dataset-id", required=True, metavar="ID", help="the dataset this release belongs to")
-    p.add_argument("--release-version", type=int, default=1, metavar="N", help="grows with each release (default 1)")
+    p.add_argument("--release-version", type=count("version"), default=1, metavar="N", help="grows with each release (default 1)")
     p.add_argument("--format", choices=("csv", "parquet"), default="csv", dest="data_format",
                    help="the data file: release.csv (default) or release.parquet")
-    p.add_argument("--part-rows", type=int, metavar="N",
+    p.add_argument("--part-rows", type=count("part_rows"), metavar="N",
                    help="with --format parquet, cut the data by rows into parts release-00000.parquet, ... of N "
                    "rows each, every part signed by its own digest: a census that Dask workers read part by part "
                    "(docs/scale.md); not for generalized releases")
@@ -159,9 +161,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--weight-column {args.weight_column} would publish in weights.csv the column "
                          "--drop-identifier withholds; a dropped identifier is never released")
     report = args.protector_report or f"{str(args.out).rstrip('/')}.protector.json"
+    if release_holding(report) is not None:  # another, already published release would stop verifying
+        raise InputIOError(f"--protector-report lies inside the release {release_holding(report)}, which would stop "
+                           "verifying; write it elsewhere", path=report, reason="OUTPUT_INSIDE_RELEASE")
     methods = [args.method, *args.then]
     routed = route_params(methods, args.param)
     chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
+    releasable_chain(chain)
     expected = load_public_key(args.public_key) if args.public_key else None
     passphrase = None
     if key_is_encrypted(args.key):

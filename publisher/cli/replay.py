@@ -20,6 +20,7 @@ from verifier.frontend import (
     verified,
 )
 from verifier.text import figure, number
+from verifier.frontend import count
 
 if TYPE_CHECKING:
     from publisher.replay import Replay
@@ -44,14 +45,14 @@ def register(sub, common) -> None:
     )
     add_release_args(p)
     p.add_argument("--original", required=True, metavar="X.csv", help="the original table the release was made from")
-    p.add_argument("--runs", type=int, default=50, metavar="N", help="simulated releases (default 50, at least 2)")
+    p.add_argument("--runs", type=count("runs"), default=50, metavar="N", help="simulated releases (default 50, from 2 to 10000)")
     p.add_argument("--alpha", type=float, default=0.01,
                    help="reject when a Holm-corrected p-value is below this (default 0.01)")
-    p.add_argument("--power-runs", type=int, default=20, metavar="N",
+    p.add_argument("--power-runs", type=count("power_runs"), default=20, metavar="N",
                    help="runs per factor that measure the replay's own power on each published size parameter "
                    "(default 20; 0 skips it, and the verdict can then be plausible where the replay could not "
                    "tell a factor of 2)")
-    p.add_argument("--seed", type=int, default=0, metavar="N",
+    p.add_argument("--seed", type=count("seed"), default=0, metavar="N",
                    help="the seed of the simulated runs (default 0; public, unrelated to the publisher's secret seed)")
 
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(result.to_json())
     else:
         _print(result, release)
-    return ExitCode.OK if result.plausible else ExitCode.CHECK_FAILED
+    return ExitCode.OK if result.consistent else ExitCode.CHECK_FAILED
 
 
 def _print(result: "Replay", release) -> None:

@@ -28,6 +28,7 @@ import pandas as pd
 
 from verifier.data.schema import Schema
 from verifier.errors import InvalidInputError
+from verifier.text import literal
 
 __all__ = ["Method", "MethodResult", "fail", "parse_bool", "parse_float", "parse_int", "parse_names",
            "parse_per_attribute"]
@@ -82,6 +83,8 @@ def parse_per_attribute(name: str, text: str) -> float | dict[str, float]:
         attr, sep, value = part.partition(":")
         if not sep or not attr.strip():
             raise fail(f"parameter {name}: write attribute:value pairs, comma-separated; got {part!r}")
+        if attr.strip() in out:
+            raise fail(f"parameter {name}: {literal(attr.strip())} is given twice; give each attribute once")
         out[attr.strip()] = parse_float(name, value)
     return out
 

@@ -15,6 +15,7 @@ import pandas as pd
 from publisher.methods.base import Method, fail
 from publisher.randomness import noise_generator
 from verifier.data.schema import Schema
+from verifier.releases.coherence import chain_problem
 from verifier.text import html_table, number
 
 __all__ = ["Anonymized", "anonymize"]
@@ -70,6 +71,9 @@ def anonymize(table: pd.DataFrame, schema: Schema, methods: Sequence[Method], *,
     """
     if not methods:
         raise fail("give at least one method", "METHOD_UNKNOWN")
+    wrong = chain_problem([m.name for m in methods])
+    if wrong is not None:
+        raise fail(f"{' then '.join(m.name for m in methods)}: {wrong[1]}", "METHOD_CHAIN_INVALID")
     rng, randomness = noise_generator(random_state)
     current = table
     steps = []

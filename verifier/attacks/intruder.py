@@ -58,12 +58,15 @@ __all__ = [
     "run_intruder",
     "subject_report",
     "subject_test",
+    "MAX_SAMPLES",
 ]
 
 #: enumerate every combination of column values up to this many (SPEC section 5)
 EXHAUSTIVE_LIMIT = 10**6
 #: Monte Carlo draws when the combinations are too many
 SAMPLES = 10_000
+#: the most draws a random-match test takes (a command's ``--samples``, a manifest's ``random_records``)
+MAX_SAMPLES = 1_000_000
 #: p-value below which a link is confident
 ALPHA = 0.01
 #: a float holds every count up to here exactly; enumeration stops short of it
@@ -234,8 +237,8 @@ def _monte_carlo(space: RankSpace, samples: int, rng: np.random.Generator, progr
 
 
 def _check_options(samples: int, exhaustive_limit: int, confidence: float) -> None:
-    if int(samples) != samples or samples < 1:
-        raise InvalidInputError(f"samples must be a positive integer. Got {samples!r} instead.")
+    if int(samples) != samples or not 1 <= samples <= MAX_SAMPLES:
+        raise InvalidInputError(f"samples must be a whole number from 1 to {MAX_SAMPLES:,}. Got {samples!r} instead.")
     if int(exhaustive_limit) != exhaustive_limit or not 0 <= exhaustive_limit <= _MAX_ENUMERATION:
         raise InvalidInputError(
             f"exhaustive_limit must be an integer from 0 to 2**53. Got {exhaustive_limit!r} instead."

@@ -16,6 +16,7 @@ from verifier.releases.subject import check_record, prepare, random_match
 from verifier.releases.verdict import not_verifiable
 from verifier.releases.verification import ReleaseError
 from verifier.text import figure, number
+from verifier.frontend import count
 
 __all__ = ["register"]
 
@@ -34,9 +35,9 @@ def register(sub, common) -> None:
     add_release_args(p)
     p.add_argument("--record", required=True, metavar="my_record.json", help="your own record (a file)")
     p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
-    p.add_argument("--samples", type=int, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
-    p.add_argument("--exhaustive-limit", type=int, default=10**6, metavar="N", help=argparse.SUPPRESS)
-    p.add_argument("--seed", type=int, default=0, help="the random-match test's own randomness (default 0)")
+    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 1000000)")
+    p.add_argument("--exhaustive-limit", type=count("exhaustive_limit"), default=10**6, metavar="N", help=argparse.SUPPRESS)
+    p.add_argument("--seed", type=count("seed"), default=0, help="the random-match test's own randomness (default 0)")
     p.add_argument("--no-random-match", action="store_true", help="skip the random-match test")
     p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
                    "the verifier's default (docs/subject.md, 'The verdict policy')")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from verifier.data.paper import example_folder
 from verifier.frontend import add_command, run_steps
+from verifier.errors import InputIOError
+from verifier.frontend.output_paths import release_holding
 
 __all__ = ["register"]
 
@@ -26,6 +28,10 @@ def run(args: argparse.Namespace) -> int:
     with example_folder() as folder:
         original, masked = str(folder / "original.csv"), str(folder / "masked.csv")
         out_dir = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="permuted-privacy-demo-"))
+        if release_holding(out_dir / "reverse_mapped.csv") is not None:  # refused before a folder is made in it
+            raise InputIOError(f"lies inside the release {release_holding(out_dir / 'reverse_mapped.csv')}, which "
+                               "would stop verifying; the demo writes elsewhere", path=str(out_dir),
+                               reason="OUTPUT_INSIDE_RELEASE")
         out_dir.mkdir(parents=True, exist_ok=True)
         z_path = str(out_dir / "reverse_mapped.csv")
         code = run_steps([

@@ -28,6 +28,7 @@ from verifier.frontend import (
     text_table,
 )
 from verifier.text import figure, plural
+from verifier.frontend import count
 
 __all__ = ["register"]
 
@@ -45,8 +46,8 @@ def register(sub, common) -> None:
     )
     add_pair_args(p)
     add_engine_args(p)
-    p.add_argument("--record", type=int, metavar="N", help="only record N of X (numbered from 1)")
-    p.add_argument("--d", type=int, metavar="D", help="check: permutation distance at least D")
+    p.add_argument("--record", type=count("record"), metavar="N", help="only record N of X (numbered from 1)")
+    p.add_argument("--d", type=count("distance"), metavar="D", help="check: permutation distance at least D")
     p.add_argument("--v", metavar="V1,V2,...", help="check: spread above v_j for every attribute (one value for all)")
     p.add_argument("--out", metavar="FILE",
                    help="write every record's row (distance, matches, deviations, spreads) to FILE.parquet or "

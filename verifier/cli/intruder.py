@@ -36,6 +36,7 @@ from verifier.frontend import (
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.facts import p_value_words
 from verifier.text import figure, number, plural
+from verifier.frontend import count
 
 __all__ = ["register", "random_json", "as_dict", "PAIRED_FIGURES", "UNPAIRED_REASON"]
 
@@ -67,16 +68,16 @@ def register(sub, common) -> None:
     how.add_argument("--exhaustive", action="store_true",
                      help="insist on the exact distribution (refused when n^m exceeds --exhaustive-limit)")
     how.add_argument("--monte-carlo", action="store_true", help="always sample, even when enumeration is possible")
-    p.add_argument("--samples", type=int, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
-    p.add_argument("--exhaustive-limit", type=int, default=10**6, metavar="N",
+    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 1000000)")
+    p.add_argument("--exhaustive-limit", type=count("exhaustive_limit"), default=10**6, metavar="N",
                    help="enumerate every combination when n^m is at most N (default 1000000)")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=count("seed"), default=0,
                    help="the intruder's own randomness: Y's tie-break and the random draws (default 0; not a secret)")
     p.add_argument("--paired", action="store_true",
                    help="row i of Y anonymizes row i of X (a table kept in X's order, never a shuffled release): "
                    "also score the links against that pairing (correct, multiple, misidentified shares and the "
                    "rank correlation of X and Z); without it those figures are left out and the JSON says why")
-    p.add_argument("--record", type=int, metavar="N",
+    p.add_argument("--record", type=count("record"), metavar="N",
                    help="with --json, also record N's link (distance, matches, p-value; numbered from 1)")
     p.add_argument("--out", metavar="FILE",
                    help="write every record's link (distance, matches, p-value, confident, outcome with --paired) to "

@@ -13,6 +13,7 @@ from verifier.data.tables import write_csv_atomic
 from verifier.errors import InvalidInputError
 from verifier.frontend import ExitCode, add_command, finite, print_json, text_table
 from verifier.text import figure
+from verifier.frontend import count
 
 __all__ = ["register"]
 
@@ -25,7 +26,7 @@ def register(sub, common) -> None:
     )
     add_pair_args(p)
     p.add_argument("--out", required=True, metavar="Z.csv", help="where to write Z (written atomically)")
-    p.add_argument("--seed", type=int, default=0, help="breaks ties among Y's values: the intruder's own randomness")
+    p.add_argument("--seed", type=count("seed"), default=0, help="breaks ties among Y's values: the intruder's own randomness")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 

@@ -8,6 +8,7 @@ import sys
 from verifier.frontend import UsageError, add_command, check_positive, check_probability
 from verifier.releases.policy import load_policy
 from verifier.releases.record import refuse_record_on_command_line
+from verifier.frontend import count
 
 __all__ = ["register"]
 
@@ -29,7 +30,7 @@ def register(sub, common) -> None:
     p.add_argument("--fingerprint", metavar="SHA256", help="also require the key's fingerprint to be this")
     p.add_argument("--record", metavar="my_record.json", help="load your record from this file once verified")
     p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
-    p.add_argument("--samples", type=int, default=10_000, metavar="N", help="Monte Carlo draws (default 10000)")
+    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 1000000)")
     p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
                    "the verifier's default (docs/subject.md, 'The verdict policy')")
 

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from verifier.text import same_name
+from verifier.text import has_layout, literal, same_name
 from verifier.errors import InvalidInputError
 
 __all__ = ["KINDS", "ROLES", "Attribute", "Schema", "nominal_order"]
@@ -39,6 +39,10 @@ class Attribute:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise InvalidInputError(f"attribute name must be a non-blank string, got {self.name!r}")
+        if has_layout(self.name):
+            raise InvalidInputError(f"attribute name '{literal(self.name)}' holds a control or direction-changing "
+                                    "character (shown escaped); a column name is one line of plain text: rename it",
+                                    reason="NAME_INVALID")
         if self.kind not in KINDS:
             raise InvalidInputError(f"attribute {self.name!r}: kind must be one of {KINDS}, got {self.kind!r}")
         if self.role not in ROLES:

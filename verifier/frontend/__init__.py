@@ -6,6 +6,8 @@ callers build on these public names; neither front end imports the other.
 
 from verifier.errors import UsageError
 from verifier.frontend.arguments import (
+    COUNTS,
+    count,
     check_fraction,
     check_non_negative,
     check_out_file,
@@ -23,7 +25,7 @@ from verifier.frontend.release_args import add_release_args, verified
 from verifier.frontend.steps import run_steps
 
 __all__ = [
-    "ExitCode", "Phases", "ProgressBar", "UsageError", "add_command", "add_engine_args", "engine_client", "add_release_args", "verified", "check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_record_number",
+    "COUNTS", "count", "ExitCode", "Phases", "ProgressBar", "UsageError", "add_command", "add_engine_args", "engine_client", "add_release_args", "verified", "check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_record_number",
     "check_probability", "command_lines", "finite", "new_parser", "output_width", "parse_v", "print_json", "run_parsed",
     "run_steps", "same_file", "text_table",
 ]

@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 
+from verifier.attacks.intruder import MAX_SAMPLES
 from verifier.frontend.output_paths import check_output
 from verifier.errors import UsageError
 
-__all__ = ["check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_probability",
+__all__ = ["COUNTS", "count", "check_fraction", "check_non_negative", "check_out_file", "check_positive", "check_probability",
            "check_record_number", "parse_v", "same_file"]
+
+
+#: every whole-number option's range (docs/release-format.md, section 4.2): checked as it is parsed, before any work.
+#: A random-match test draws at most a million records; a replay simulates at most 10,000 releases.
+COUNTS = {"samples": (1, MAX_SAMPLES), "runs": (2, 10_000), "power_runs": (0, 10_000), "exhaustive_limit": (0, 2**53),
+          "seed": (0, 2**64 - 1), "workers": (1, 4096), "version": (1, 2**53), "part_rows": (1, 2**53),
+          "distance": (0, 2**53), "record": (1, 2**53)}
+
+
+def count(kind: str):
+    """An argparse ``type`` for a whole number of ``kind`` (a key of :data:`COUNTS`), refused outside its range
+    as the option is parsed (a usage error, exit 2) rather than after minutes of work."""
+    low, high = COUNTS[kind]
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip().replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text[:40]} is outside its range, {low} to {high:,}")
+        return value
+
+    parse.__name__ = "count"
+    return parse
 
 
 def check_probability(flag: str, value: float) -> float:

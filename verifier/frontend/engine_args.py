@@ -8,6 +8,7 @@ from typing import Iterator
 
 from verifier.distributed.cluster import check_cluster_options, dask_client, require_dask
 from verifier.errors import UsageError
+from verifier.frontend.arguments import count
 
 __all__ = ["add_engine_args", "engine_client"]
 
@@ -24,7 +25,7 @@ def add_engine_args(p: argparse.ArgumentParser, *, what: str = DEFAULT_WHAT) -> 
     g.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --engine dask, a running scheduler (tcp://host:8786); default: a local cluster "
                    "started and stopped by the command")
-    g.add_argument("--workers", type=int, metavar="N",
+    g.add_argument("--workers", type=count("workers"), metavar="N",
                    help="worker processes of the local cluster (default 2; at most this machine's cores)")
     g.add_argument("--memory-limit", metavar="SIZE",
                    help="memory of each local worker (4GB, 512MiB; at least 256MiB; default: the machine's memory "

@@ -10,6 +10,7 @@ from verifier.data.memory import ensure_fits
 from verifier.errors import UsageError
 from verifier.releases.facts import open_release
 from verifier.releases.verification import DATA_FILES, VerifiedRelease
+from verifier.frontend.arguments import count
 
 __all__ = ["add_release_args", "verified"]
 
@@ -20,7 +21,7 @@ def add_release_args(p: argparse.ArgumentParser) -> None:
                    help="the publisher's public key, obtained out of band (never from the release)")
     p.add_argument("--fingerprint", metavar="SHA256", help="also require the key's fingerprint to be this")
     p.add_argument("--dataset-id", metavar="ID", help="refuse a release of another dataset")
-    p.add_argument("--min-version", type=int, metavar="N", help="refuse a release older than version N (rollback)")
+    p.add_argument("--min-version", type=count("version"), metavar="N", help="refuse a release older than version N (rollback)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 

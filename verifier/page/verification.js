@@ -124,6 +124,16 @@
     if (manifest.length !== payload.length || manifest.some((b, i) => b !== payload[i])) {
       throw new ReleaseError("MANIFEST_MISMATCH", MANIFEST, "differs from the signed payload of the envelope");
     }
+    const names = statement.predicate.schema.attributes.map((a) => a.name);
+    let rows = 0;
+    for (const { name } of listed.filter((e) => /^release(-\d{5})?\.(csv|parquet)$/.test(e.name))) {
+      const shape = pp.data_shape(name, data[name]);
+      const problem = pp.columns_problem(shape === null ? null : shape[0], names);
+      if (problem) throw new ReleaseError("DATA_COLUMNS_MISMATCH", name, problem);
+      rows = shape === null || rows === null ? null : rows + shape[1];
+    }
+    const counted = rows === null ? null : pp.rows_problem(rows, statement.predicate);
+    if (counted) throw new ReleaseError("MANIFEST_INCOHERENT", MANIFEST, counted);
     return { statement, fingerprint: trusted.fingerprint, data, dataName: listed[0].name };
   };
 })();

@@ -21,6 +21,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from verifier.releases.coherence import coherence_problem
 from verifier.releases.family import family_of
 from verifier.releases.listed_files import fail
 from verifier.releases.targets import TARGETS
@@ -127,7 +128,15 @@ def model_problem(predicate: dict[str, Any]) -> str | None:
 
 
 def validate_manifest(statement: Any, shown: str) -> None:
-    """Raise ``SCHEMA_INVALID`` naming the JSON path of the first violation of the schema or the model."""
-    problem = schema_problem(statement) or model_problem(statement["predicate"])
+    """Raise ``SCHEMA_INVALID`` naming the JSON path of the first violation of the schema, then
+    ``MANIFEST_INCOHERENT`` for what no run of the published methods produces
+    (:mod:`verifier.releases.coherence`), then ``SCHEMA_INVALID`` for claims outside the model."""
+    problem = schema_problem(statement)
+    if problem:
+        raise fail(shown, "SCHEMA_INVALID", problem)
+    incoherent = coherence_problem(statement["predicate"])
+    if incoherent:
+        raise fail(shown, "MANIFEST_INCOHERENT", incoherent)
+    problem = model_problem(statement["predicate"])
     if problem:
         raise fail(shown, "SCHEMA_INVALID", problem)

@@ -129,6 +129,9 @@ def _attribute_bounds(text: str, sensitive: Sequence[str]) -> dict[str, float]:
             raise InvalidInputError(f"--target max_attribute_risk: {literal(attr.strip())} is not a sensitive "
                                     f"attribute (sensitive: {', '.join(map(literal, sensitive))})",
                                     reason="PARAMETER_INVALID")
+        if attr.strip() in out:
+            raise InvalidInputError(f"--target max_attribute_risk: {literal(attr.strip())} is given twice; give each "
+                                    "attribute once", reason="PARAMETER_INVALID")
         out[attr.strip()] = float(_number("max_attribute_risk", value, whole=False, low=0.0, high=1.0))
     return out
 

@@ -52,6 +52,8 @@ from verifier.releases.data_files import (
     part_numbering_problem,
     read_part,
 )
+from verifier.releases.coherence import rows_problem
+from verifier.releases.data_columns import columns_problem, data_shape
 from verifier.releases.datapackage import DATAPACKAGE, datapackage_problem
 from verifier.releases.listed_files import ReleaseError, hash_listed, read_listed
 from verifier.releases.manifest_schema import validate_manifest
@@ -323,7 +325,9 @@ class VerifiedRelease:
         if self.parts:
             raise _fail(shown, "SCHEMA_INVALID", "a generalized release is published as one data file, not in parts")
         header, columns, typed = read_text_cells(shown, self.data)
-        return read_published(self.schema(), header, columns, typed=typed, hierarchies=self.hierarchies, path=shown)
+        published = read_published(self.schema(), header, columns, typed=typed, hierarchies=self.hierarchies,
+                                   path=shown)
+        return self._counted(published, published.n_records)
 
     def schema(self):
         from verifier.data.schema import Schema
@@ -335,11 +339,31 @@ class VerifiedRelease:
         from verifier.data.tables import Table, read_table_bytes
 
         if not self.parts:
-            return read_table_bytes(f"{self.path}/{self.data_name}", self.data, self.schema())
-        schema = self.schema()
-        values = [read_table_bytes(f"{self.path}/{p[0]}", read_part(self.root, p, self.path), schema).values
-                  for p in self.parts]
-        return Table(path=self.path, schema=schema, values=np.concatenate(values))
+            table = read_table_bytes(f"{self.path}/{self.data_name}", self.data, self.schema())
+        else:
+            schema = self.schema()
+            values = [self._part_values(p, schema) for p in self.parts]
+            table = Table(path=self.path, schema=schema, values=np.concatenate(values))
+        return self._counted(table, int(table.values.shape[0]))
+
+    def _counted(self, parsed, rows: int):
+        """``parsed``, when the data holds the ``claims.n_records`` rows the manifest signs."""
+        problem = rows_problem(rows, self.predicate)
+        if problem:
+            raise _fail(f"{self.path}/{MANIFEST}", "MANIFEST_INCOHERENT", problem)
+        return parsed
+
+    def _part_values(self, part: tuple[str, str, int], schema) -> np.ndarray:
+        """One part's rows, from bytes checked against the signed digest, holding exactly the signed columns."""
+        from verifier.data.tables import read_table_bytes
+
+        shown = f"{self.path}/{part[0]}"
+        raw = read_part(self.root, part, self.path)
+        shape = data_shape(part[0], raw)
+        problem = columns_problem(None if shape is None else shape[0], schema.names)
+        if problem:
+            raise _fail(shown, "DATA_COLUMNS_MISMATCH", problem)
+        return read_table_bytes(shown, raw, schema).values
 
 
 def _strict_object(raw: bytes, shown: str, reason: str, what: str) -> dict[str, Any]:
@@ -502,6 +526,43 @@ def _envelope(root: Path, shown: str) -> tuple[bytes, Any, bytes, str]:
     return signature, hint, payload, payload_type
 
 
+def _check_columns(root: Path, shown: str, predicate: dict[str, Any], files: list[tuple[str, bytes | None]]) -> None:
+    """The data holds exactly the signed schema's columns (:mod:`verifier.releases.data_columns`) and the
+    ``claims.n_records`` rows; a part is read from its footer alone (its digest was checked as it streamed, and is
+    checked again when it is parsed)."""
+    names = [a["name"] for a in predicate["schema"]["attributes"]]
+    rows: int | None = 0
+    for name, raw in files:
+        if raw is None:
+            try:
+                with open(root / name, "rb") as handle:
+                    raw = _parquet_footer(handle)
+            except OSError as exc:
+                raise _fail(f"{shown}/{name}", "FILE_UNREADABLE", f"cannot be read ({exc.strerror})") from None
+        shape = data_shape(name, raw)
+        problem = columns_problem(None if shape is None else shape[0], names)
+        if problem:
+            raise _fail(f"{shown}/{name}", "DATA_COLUMNS_MISMATCH", problem)
+        rows = None if shape is None or rows is None else rows + shape[1]
+    problem = None if rows is None else rows_problem(rows, predicate)
+    if problem:
+        raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_INCOHERENT", problem)
+
+
+def _parquet_footer(handle) -> bytes:
+    """A Parquet file's footer with its magic bytes before it: what its schema is read from, whatever its size."""
+    size = handle.seek(0, os.SEEK_END)
+    if size < 12:
+        return b""
+    handle.seek(size - 8)
+    tail = handle.read(8)
+    length = int.from_bytes(tail[:4], "little")
+    if tail[4:] != b"PAR1" or length + 12 > size:
+        return b""
+    handle.seek(size - 8 - length)
+    return b"PAR1" + handle.read(length) + tail
+
+
 def verify_release(
     directory: str | Path,
     key: TrustedKey,
@@ -554,6 +615,8 @@ def verify_release(
     contents = {name: _read_listed(root / name, sha256, size, f"{shown}/{name}")
                 for name, sha256, size in listed if not is_part(name)}
     data = b"" if parts else contents.pop(data_name)
+    _check_columns(root, shown, statement["predicate"], [(data_name, data)] if not parts else
+                   [(name, None) for name, _, _ in parts])
     if DATAPACKAGE in contents:
         problem = datapackage_problem(statement["predicate"], listed, contents[DATAPACKAGE])
         if problem:

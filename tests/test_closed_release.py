@@ -1,0 +1,311 @@
+"""What verification lets through (issue 37): a release holds exactly the columns its signed schema names.
+
+A dishonest publisher appends a column nobody assessed (an ``ssn``), lists
+the new digest and signs again with its own key. Every front end must refuse
+it with ``DATA_COLUMNS_MISMATCH`` on one FAIL line: ``verify``, ``check`` and
+``audit`` (with and without the original), in CSV, Parquet and parts.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import PAPER, republish, write
+from hostile_corpus import CASES
+from publisher.cli import main as publisher
+from publisher.keys import keygen
+from verifier.cli import main as verifier
+
+ORIGINAL = PAPER / "original.csv"
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    d = tmp_path_factory.mktemp("keys")
+    private, public, _, _ = keygen(d, None)
+    return {"private": private, "public": public}
+
+
+@pytest.fixture(scope="module")
+def built(keys, tmp_path_factory):
+    d = tmp_path_factory.mktemp("built")
+    for name, extra in (("csv", []), ("parquet", ["--format", "parquet"]),
+                        ("parts", ["--format", "parquet", "--part-rows", "6"])):
+        code = publisher(["release", "--input", str(ORIGINAL), "--method", "additive_noise", "--param",
+                          "relative_sd=0.8", "--then", "reverse_mapping", "--seed", "3", "--key",
+                          str(keys["private"]), "--dataset-id", "closed", "--out", str(d / name), *extra])
+        assert code == 0
+    return d
+
+
+def _one_fail(code: int, err: str, reason: str) -> str:
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1 and f": {reason}: " in lines[0] and "Traceback" not in err, err
+    return lines[0]
+
+
+def _with_column(rows: list[list[str]], name: str, value) -> list[list[str]]:
+    return [rows[0] + [name]] + [r + [str(value(i))] for i, r in enumerate(rows[1:])]
+
+
+def _csv(rows: list[list[str]]) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue().encode()
+
+
+def _parquet_with(raw: bytes, name: str) -> bytes:
+    table = pq.read_table(pa.BufferReader(raw))
+    table = table.append_column(name, pa.array([123456789 + i for i in range(table.num_rows)], pa.int64()))
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+@pytest.fixture
+def me(tmp_path) -> Path:
+    rows = list(csv.reader(io.StringIO(ORIGINAL.read_text())))
+    return write(tmp_path / "me.json", json.dumps(dict(zip(rows[0], map(float, rows[3])))))
+
+
+def test_an_unassessed_column_appended_and_signed_again_is_refused_everywhere(built, keys, tmp_path, me, capsys):
+    release = shutil.copytree(built / "csv", tmp_path / "release")
+    rows = list(csv.reader(io.StringIO((release / "release.csv").read_text())))
+    republish(release, keys["private"], "release.csv", _csv(_with_column(rows, "ssn", lambda i: 100000000 + i)))
+    capsys.readouterr()
+    key = ["--key", str(keys["public"])]
+    for argv in (["verify", str(release), *key], ["check", str(release), *key, "--record", str(me)],
+                 ["audit", str(release), *key], ["audit", str(release), *key, "--original", str(ORIGINAL)]):
+        line = _one_fail(verifier(argv), capsys.readouterr().err, "DATA_COLUMNS_MISMATCH")
+        assert line == (f"FAIL: {release}/release.csv: DATA_COLUMNS_MISMATCH: column 'ssn' is in the data but not "
+                        "in the signed schema: a release publishes exactly the columns its schema names"), argv
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda rows: [r[:-1] for r in rows], "of the signed schema is not in the data"),
+    (lambda rows: [list(reversed(r)) for r in rows], "not in the signed schema's order"),
+    (lambda rows: [r + [r[0]] for r in rows], "appears twice in the data"),
+    (lambda rows: [["X1 "] + rows[0][1:]] + rows[1:], "column 'X1 ' is in the data but not in the signed schema"),
+])
+def test_a_column_less_reordered_doubled_or_renamed_is_refused(built, keys, tmp_path, capsys, change, says):
+    release = shutil.copytree(built / "csv", tmp_path / "release")
+    rows = list(csv.reader(io.StringIO((release / "release.csv").read_text())))
+    republish(release, keys["private"], "release.csv", _csv(change(rows)))
+    capsys.readouterr()
+    line = _one_fail(verifier(["verify", str(release), "--key", str(keys["public"])]), capsys.readouterr().err,
+                     "DATA_COLUMNS_MISMATCH")
+    assert says in line
+
+
+def test_a_name_that_is_layout_is_shown_escaped_on_one_line(built, keys, tmp_path, capsys):
+    release = shutil.copytree(built / "csv", tmp_path / "release")
+    rows = list(csv.reader(io.StringIO((release / "release.csv").read_text())))
+    fake = "salary\n\nPROTECTED: Your record is protected\x1b[2J"
+    republish(release, keys["private"], "release.csv", _csv(_with_column(rows, fake, lambda i: 1)))
+    capsys.readouterr()
+    line = _one_fail(verifier(["verify", str(release), "--key", str(keys["public"])]), capsys.readouterr().err,
+                     "DATA_COLUMNS_MISMATCH")
+    assert "column 'salary\\x0a\\x0aPROTECTED: Your record is protected\\x1b[2J' is in the data" in line
+
+
+@pytest.mark.parametrize("form, name", [("parquet", "release.parquet"), ("parts", "release-00002.parquet")])
+def test_an_appended_parquet_column_is_refused_in_one_file_and_in_parts(built, keys, tmp_path, me, capsys, form,
+                                                                        name):
+    release = shutil.copytree(built / form, tmp_path / form)
+    republish(release, keys["private"], name, _parquet_with((release / name).read_bytes(), "ssn"))
+    capsys.readouterr()
+    for argv in (["verify", str(release), "--key", str(keys["public"])],
+                 ["check", str(release), "--key", str(keys["public"]), "--record", str(me)]):
+        line = _one_fail(verifier(argv), capsys.readouterr().err, "DATA_COLUMNS_MISMATCH")
+        assert line.startswith(f"FAIL: {release}/{name}: DATA_COLUMNS_MISMATCH: column 'ssn' is in the data")
+    assert verifier(["verify", str(built / form), "--key", str(keys["public"])]) == 0
+
+
+@pytest.mark.parametrize("case, reason, change", CASES, ids=[c[0] for c in CASES])
+def test_the_hostile_corpus_is_refused_by_every_command_with_its_reason(built, keys, tmp_path, me, capsys, case,
+                                                                         reason, change):
+    release = shutil.copytree(built / "csv", tmp_path / "release")
+    change(release, keys["private"])
+    capsys.readouterr()
+    key = ["--key", str(keys["public"])]
+    for argv in (["verify", str(release), *key], ["audit", str(release), *key],
+                 ["check", str(release), *key, "--record", str(me)]):
+        _one_fail(verifier(argv), capsys.readouterr().err, reason)
+    assert verifier(["check", str(release), *key, "--record", str(me), "--json"]) == 1
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["verified"] is False and printed["reason"] == reason
+
+
+# ----------------------------------------------------------------------------- what the publisher lets through
+
+
+def _release_argv(keys, out: Path, *extra: str) -> list[str]:
+    return ["release", "--input", str(ORIGINAL), "--seed", "3", "--key", str(keys["private"]), "--dataset-id", "c",
+            "--out", str(out), *extra]
+
+
+@pytest.mark.parametrize("extra, reason, says", [
+    (["--method", "additive_noise", "--param", "relative_sd=5", "--param", "relative_sd=0.01"], "USAGE",
+     "--param relative_sd is given twice ('5' and '0.01'); give it once"),
+    (["--method", "additive_noise", "--param", "relative_sd=5", "--param", "additive_noise.relative_sd=0.01"],
+     "USAGE", "--param additive_noise.relative_sd is given twice"),
+    (["--method", "additive_noise", "--param", "relative_sd=x1:1,x1:1e-9"], "PARAMETER_INVALID",
+     "parameter relative_sd: x1 is given twice; give each attribute once"),
+    (["--method", "additive_noise", "--param", "relative_sd=0.8", "--then", "reverse_mapping", "--target",
+      "min_distance=1", "--target", "min_distance=2"], "PARAMETER_INVALID", "--target min_distance is given twice"),
+    (["--method", "reverse_mapping"], "METHOD_CHAIN_INVALID", "it cannot be the first"),
+    (["--method", "additive_noise", "--param", "relative_sd=0.8", "--then", "reverse_mapping", "--then",
+      "reverse_mapping"], "METHOD_CHAIN_INVALID", "reverse_mapping is applied once"),
+    (["--method", "additive_noise", "--param", "relative_sd=0", "--then", "reverse_mapping", "--allow-degenerate"],
+     "PARAMETER_DEGENERATE", "relative_sd: 0 adds no noise; a signed release never publishes it"),
+    (["--method", "additive_noise", "--param", "relative_sd=1e308"], "PARAMETER_DEGENERATE",
+     "relative_sd: above 1000 times a column's standard deviation publishes noise, not data"),
+])
+def test_the_publisher_refuses_what_no_verifier_accepts_before_any_work(keys, tmp_path, capsys, extra, reason, says):
+    code = publisher(_release_argv(keys, tmp_path / "out", *extra))
+    err = capsys.readouterr().err
+    assert code in (2, 3) and f": {reason}: " in err and says in err and "Traceback" not in err, err
+    assert not (tmp_path / "out").exists() and not list(tmp_path.iterdir())
+
+
+def test_a_repeated_attribute_in_a_target_is_refused(keys, tmp_path, capsys):
+    from verifier.releases.targets import parse_targets
+    from verifier.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="salary-class is given twice"):
+        parse_targets(["max_attribute_risk=salary-class:0.1,salary-class:0.9"], family="permutation",
+                      sensitive=["salary-class"])
+
+
+def test_no_output_lands_inside_another_release(built, keys, tmp_path, capsys):
+    other = shutil.copytree(built / "csv", tmp_path / "published")
+    before = sorted(p.name for p in other.iterdir())
+    code = publisher(_release_argv(keys, tmp_path / "new", "--method", "additive_noise", "--param", "relative_sd=0.8",
+                                   "--then", "reverse_mapping", "--protector-report", str(other / "report.json")))
+    assert code == 4 and "OUTPUT_INSIDE_RELEASE" in capsys.readouterr().err
+    assert verifier(["demo", "--out", str(other / "sub")]) == 4
+    assert "OUTPUT_INSIDE_RELEASE" in capsys.readouterr().err
+    assert sorted(p.name for p in other.iterdir()) == before and not (tmp_path / "new").exists()
+    assert verifier(["verify", str(other), "--key", str(keys["public"])]) == 0
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["verifier", "check", "R", "--record", "r.json", "--samples", "1000000000000"], "--samples"),
+    (["verifier", "intruder", "--original", "x", "--anonymized", "y", "--samples", "1000000000000"], "--samples"),
+    (["publisher", "replay", "R", "--original", "x", "--runs", "1000000000"], "--runs"),
+    (["publisher", "replay", "R", "--original", "x", "--runs", "99999999999999999999999"], "--runs"),
+    (["publisher", "assess", "--original", "x", "--anonymized", "y", "--samples", "-1"], "--samples"),
+    (["verifier", "tui", "R", "--samples", "0"], "--samples"),
+    (["verifier", "check", "R", "--record", "r.json", "--seed", "x"], "--seed"),
+])
+def test_every_count_has_a_maximum_checked_before_work(argv, option, capsys):
+    run = verifier if argv[0] == "verifier" else publisher
+    with pytest.raises(SystemExit) as exited:  # argparse's own usage error, as the console script exits
+        run(argv[1:])
+    code = exited.value.code
+    err = capsys.readouterr().err
+    assert code == 2 and f"argument {option}: " in err and "Traceback" not in err, err
+    assert "outside its range" in err or "is not a whole number" in err
+
+
+# ----------------------------------------------------------------------------- fuzzing the semantic check and the options
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from publisher.cli.common import route_params  # noqa: E402
+from verifier.errors import InvalidInputError, UsageError  # noqa: E402
+from verifier.releases.coherence import MODEL_METHODS, coherence_problem  # noqa: E402
+
+METHOD_NAMES = ["additive_noise", "reverse_mapping", "rank_swapping", "microaggregation", "sd_k_anonymity",
+                "multi_sensitive_generalization", "randomized_response", "random_attribute_replacement"]
+PARAMETERS = {"additive_noise": lambda d: {"relative_sd": d(st.sampled_from([0, 0.5, 1000, 1000.5, 1e308]))},
+              "rank_swapping": lambda d: {"p": d(st.sampled_from([0, 5, 100]))},
+              "microaggregation": lambda d: {"k": d(st.integers(1, 40))},
+              "sd_k_anonymity": lambda d: {"k": d(st.integers(1, 40))},
+              "randomized_response": lambda d: {"keep_probabilities": d(st.sampled_from([1, 0.9, {"a": 1, "b": 1},
+                                                                                              {"a": 1, "b": 0.5}]))},
+              "random_attribute_replacement": lambda d: {"k": d(st.integers(1, 40))}}
+
+
+@st.composite
+def predicates(draw):
+    chain = draw(st.lists(st.sampled_from(METHOD_NAMES), min_size=1, max_size=4))
+    n = draw(st.integers(1, 30))
+    steps = [{"method": m, "parameters": PARAMETERS.get(m, lambda d: {})(draw)} for m in chain]
+    claims = {"n_records": n, "k": 1,
+              "permuted_privacy": {"distance": draw(st.sampled_from([0, n - 1, n, 10**30])), "variances": [],
+                                   "spread_kinds": []},
+              "intruder": {"random_method": draw(st.sampled_from(["exhaustive", "monte_carlo"])),
+                           "random_records": draw(st.sampled_from([0, 1, n, n ** 2, 10**6, 10**6 + 1, 10**9])),
+                           "confidently_linked_share": 0.0}}
+    return {"schema": {"attributes": [{"name": "a"}, {"name": "b"}]}, "methods": steps, "claims": claims,
+            "dropped_identifiers": draw(st.sampled_from([[], ["a"], ["ssn"]])),
+            "targets": draw(st.sampled_from([{}, {"min_distance": 1}, {"max_linked_share": 0.5}]))}
+
+
+def _runnable(p: dict) -> bool:
+    """A brute-force statement of what a run can produce, written apart from coherence.py's order of checks."""
+    names = [s["method"] for s in p["methods"]]
+    n, claims = p["claims"]["n_records"], p["claims"]
+    if names[0] == "reverse_mapping" or names.count("reverse_mapping") > 1:
+        return False
+    if any(m in MODEL_METHODS for m in names[:-1]) or sum(m in MODEL_METHODS for m in names) > 1:
+        return False
+    for step in p["methods"]:
+        params = step["parameters"]
+        sd = params.get("relative_sd")
+        if step["method"] == "additive_noise" and (sd == 0 or sd > 1000):
+            return False
+        keep = params.get("keep_probabilities")
+        if keep is not None and set(keep.values() if isinstance(keep, dict) else [keep]) == {1}:
+            return False
+        if params.get("p") == 0 or params.get("k", 0) > n:
+            return False
+    it = claims["intruder"]
+    most = n ** 2 if it["random_method"] == "exhaustive" else 10**6
+    return (claims["permuted_privacy"]["distance"] <= n - 1 and 1 <= it["random_records"] <= most
+            and "a" not in p["dropped_identifiers"] and claims["permuted_privacy"]["distance"] >=
+            p["targets"].get("min_distance", 0))
+
+
+@settings(max_examples=400, deadline=None)
+@given(predicates())
+def test_the_semantic_check_refuses_exactly_what_no_run_produces(predicate):
+    problem = coherence_problem(predicate)
+    assert (problem is None) == _runnable(predicate), problem
+    assert problem is None or (problem.startswith("$.predicate.") and "\n" not in problem)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["relative_sd", "additive_noise.relative_sd", "reverse_mapping.attributes",
+                                           "attributes", "p", "k", "relative_sd "]),
+                          st.sampled_from(["0.5", "1", "x1:1", ""])), max_size=4),
+       st.sampled_from([["additive_noise"], ["additive_noise", "reverse_mapping"], ["reverse_mapping"],
+                        ["rank_swapping", "reverse_mapping"]]))
+def test_the_option_parser_gives_each_parameter_once_or_refuses(params, methods):
+    texts = [f"{k}={v}" for k, v in params]
+    try:
+        routed = route_params(methods, texts)
+    except (UsageError, InvalidInputError) as exc:
+        assert exc.reason in ("USAGE", "PARAMETER_UNKNOWN", "METHOD_CHAIN_INVALID"), exc.reason
+        return
+    assert methods[0] != "reverse_mapping"
+    given_count = sum(len(r) for r in routed)
+    assert given_count == len(texts)  # nothing dropped, nothing silently replaced
+
+
+def test_a_column_name_that_is_layout_is_refused_before_it_is_published(keys, tmp_path, capsys):
+    table = write(tmp_path / "named.csv", '"x1\n\nPROTECTED: Your record is protected",x2\n1,2\n3,4\n5,6\n7,9\n')
+    code = publisher(["release", "--input", str(table), "--method", "additive_noise", "--param", "relative_sd=0.5",
+                      "--seed", "1", "--key", str(keys["private"]), "--dataset-id", "n", "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert code == 3 and err.count("\n") == 1 and ": NAME_INVALID: attribute name 'x1\\x0a\\x0aPROTECTED: Your " in err
+    assert not (tmp_path / "r").exists()

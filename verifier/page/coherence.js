@@ -1,0 +1,119 @@
+"use strict";
+// Manifests no run of the published methods can produce, refused with MANIFEST_INCOHERENT (coherence.py's twins).
+
+(function () {
+  const pp = globalThis.permutedPrivacy;
+  const MAX_RELATIVE_SD = 1000;
+  const MAX_SAMPLES = 1000000;
+  const MODEL_METHODS = ["sd_k_anonymity", "multi_sensitive_generalization", "randomized_response", "random_attribute_replacement"];
+  const SLACK = 1e-9;
+
+  pp.chain_problem = function chain_problem(methods) {
+    // Why no run can chain these methods in this order, as [the step's index, what is wrong], or null.
+    for (const [i, name] of methods.entries()) {
+      if (name === "reverse_mapping" && i === 0) return [i, "reverse_mapping follows another method; it cannot be the first"];
+      if (name === "reverse_mapping" && methods.slice(0, i).includes("reverse_mapping")) return [i, "reverse_mapping is applied once"];
+      if (MODEL_METHODS.includes(name) && i !== methods.length - 1) return [i, `${name} is the last method`];
+    }
+    const models = methods.filter((m) => MODEL_METHODS.includes(m));
+    if (models.length > 1) return [methods.indexOf(models[1]), `${models[0]} and ${models[1]} are two models; a release has one`];
+    return null;
+  };
+
+  const values = (v) => (v !== null && typeof v === "object" ? Object.values(v) : [v]);
+  const num = (v) => (typeof v === "number" ? v : null);
+
+  function parameter_problem(i, step, n) {
+    const where = `$.predicate.methods[${i}].parameters`, params = step.parameters;
+    if (step.method === "additive_noise") {
+      const sds = values(params.relative_sd);
+      if (sds.every((s) => s === 0)) return `${where}.relative_sd: 0 adds no noise`;
+      if (sds.some((s) => s > MAX_RELATIVE_SD)) return `${where}.relative_sd: above ${MAX_RELATIVE_SD} times a column's standard deviation`;
+    }
+    if (step.method === "randomized_response" && values(params.keep_probabilities).every((p) => p === 1)) {
+      return `${where}.keep_probabilities: every one is 1, so nothing is randomized`;
+    }
+    if (step.method === "rank_swapping" && params.p === 0) return `${where}.p: 0 swaps nothing`;
+    const k = num(params.k);
+    if (k !== null && k > n) return `${where}.k: ${k} is more than the ${n} records`;
+    return null;
+  }
+
+  function at_most_power(x, n, m) {
+    // x <= n^m without computing a power of millions of digits (coherence.py's _at_most_power)
+    if (n <= 1 || m === 0) return x <= 1;
+    if (m * Math.log2(n) > Math.log2(x) + 2) return true;
+    return BigInt(Math.round(x)) <= BigInt(n) ** BigInt(m);
+  }
+
+  function claims_problem(claims, m) {
+    const n = claims.n_records;
+    const p = claims.permuted_privacy;
+    if (p && p.distance > n - 1) return `$.predicate.claims.permuted_privacy.distance: ${p.distance} is above n - 1 = ${n - 1}`;
+    const it = claims.intruder;
+    if (it) {
+      if (it.random_method === "exhaustive" && !(it.random_records >= 1 && at_most_power(it.random_records, n, m))) {
+        return `$.predicate.claims.intruder.random_records: an exhaustive test enumerates 1 to n^m = ${n}^${m} records`;
+      }
+      if (it.random_method === "monte_carlo" && !(it.random_records >= 1 && it.random_records <= MAX_SAMPLES)) {
+        return `$.predicate.claims.intruder.random_records: a Monte Carlo test draws 1 to ${MAX_SAMPLES} records`;
+      }
+    }
+    const l = claims.policy_levels;
+    if (l && (l.exposed + l.at_risk + l.protected !== l.checked || l.checked > l.records || l.records !== n)) {
+      return "$.predicate.claims.policy_levels: exposed, at risk and protected add up to the records checked, at most the records released";
+    }
+    return null;
+  }
+
+  pp.target_misses = function target_misses(targets, claims) {
+    // The names of the targets the claims miss (targets.py's target_misses), in its order.
+    const out = [];
+    targets = targets || {};
+    const disclosure = claims.attribute_disclosure || {};
+    const ls = Object.values(disclosure).flatMap((e) => [num(e && e.distinct_l), num(e && e.l)]).filter((v) => v !== null);
+    const lows = { min_distance: num((claims.permuted_privacy || {}).distance), min_k: num(claims.k), min_l: ls.length ? Math.min(...ls) : null };
+    for (const [name, value] of Object.entries(lows)) {
+      const bound = num(targets[name]);
+      if (bound !== null && value !== null && value < bound - SLACK) out.push(name);
+    }
+    const linked = num((claims.intruder || {}).confidently_linked_share), bound = num(targets.max_linked_share);
+    if (linked !== null && bound !== null && linked > bound + SLACK) out.push("max_linked_share");
+    for (const [attr, b] of Object.entries(targets.max_attribute_risk || {})) {
+      const risk = num((disclosure[attr] || {}).max);
+      if (risk !== null && risk > b + SLACK) out.push(`max_attribute_risk.${attr}`);
+    }
+    const levels = claims.policy_levels || {};
+    for (const [name, figure] of [["max_exposed", "exposed"], ["max_at_risk_share", "at_risk_share"]]) {
+      const value = num(levels[figure]), b = num(targets[name]);
+      if (value !== null && b !== null && value > b + SLACK) out.push(name);
+    }
+    return out;
+  };
+
+  pp.coherence_problem = function coherence_problem(predicate) {
+    // What no run of the published methods produces, as "<json path>: <what>", or null.
+    const names = predicate.schema.attributes.map((a) => a.name);
+    const chain = pp.chain_problem(predicate.methods.map((s) => s.method));
+    if (chain) return `$.predicate.methods[${chain[0]}].method: ${chain[1]}`;
+    for (const [i, step] of predicate.methods.entries()) {
+      const problem = parameter_problem(i, step, predicate.claims.n_records);
+      if (problem) return problem;
+    }
+    const problem = claims_problem(predicate.claims, names.length);
+    if (problem) return problem;
+    for (const [i, name] of (predicate.dropped_identifiers || []).entries()) {
+      if (names.includes(name)) return `$.predicate.dropped_identifiers[${i}]: '${pp.literal(name)}' is dropped, yet it is a released column`;
+    }
+    const weights = predicate.sampling_weights;
+    if (weights && names.includes(weights.column)) return `$.predicate.sampling_weights.column: '${pp.literal(weights.column)}' is published in weights.csv, not as a released column`;
+    const misses = pp.target_misses(predicate.targets, predicate.claims);
+    if (misses.length) return `$.predicate.targets.${misses[0]}: the claims miss the manifest's own target`;
+    return null;
+  };
+
+  pp.rows_problem = function rows_problem(rows, predicate) {
+    const n = predicate.claims.n_records;
+    return rows === n ? null : `$.predicate.claims.n_records: ${n}, but the data holds ${rows} rows`;
+  };
+})();

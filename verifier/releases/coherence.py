@@ -1,0 +1,167 @@
+"""Manifests no run of the published methods can produce, refused (docs/release-format.md, section 4, step 4).
+
+The published JSON Schema bounds each field's shape, and
+:func:`~verifier.releases.manifest_schema.model_problem` ties the claims to
+the model of the signed methods. Neither can say that a chain of methods is
+one the publisher runs, that a parameter protects anything, or that the
+claims keep the manifest's own signed targets. :func:`coherence_problem`
+does, after the schema and before any figure is read; a failure is one
+``MANIFEST_INCOHERENT`` naming the JSON path. The page runs its twin
+(``coherence.js``), and the publisher refuses the same chains and parameters
+before it anonymizes (:func:`chain_problem`, :func:`step_problem`), even with
+``--allow-degenerate``.
+
+What cannot be:
+
+- a chain that starts with ``reverse_mapping`` (it maps the previous step's
+  values back onto the original's; first, there is no previous step) or
+  repeats it; a generalizing, randomized-response or random-replacement step
+  that is not the last (nothing after it reads its cells or keeps its model)
+  or is one of two such steps;
+- ``relative_sd`` 0 (no noise) or above :data:`MAX_RELATIVE_SD`; keep
+  probabilities that are all 1 (nothing randomized); rank swapping with p 0;
+  a method's k above the records;
+- a distance D above n - 1 (ranks run from 1 to n); an exhaustive
+  random-match test over none or more than n^m records, a Monte Carlo one over none
+  or more than :data:`MAX_SAMPLES`; level counts that do not add up;
+- a dropped identifier, or a weight column, that is a released column;
+- claims that miss the manifest's own targets (no original is needed to see it).
+
+The number of released rows against ``claims.n_records`` is checked where the
+data is parsed (:func:`rows_problem`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from verifier.attacks.intruder import MAX_SAMPLES
+from verifier.releases.family import GENERALIZING
+from verifier.releases.targets import target_misses
+from verifier.text import literal
+
+__all__ = ["MAX_RELATIVE_SD", "MAX_SAMPLES", "MODEL_METHODS", "chain_problem", "coherence_problem", "rows_problem",
+           "step_problem"]
+
+#: noise with a standard deviation more than this many times the column's publishes noise, not data
+MAX_RELATIVE_SD = 1000.0
+#: methods whose model describes the release they make: each is the chain's last step, and only one
+MODEL_METHODS = (*GENERALIZING, "randomized_response", "random_attribute_replacement")
+
+
+def chain_problem(methods: Sequence[str]) -> tuple[int, str] | None:
+    """Why no run can chain ``methods`` in this order, as (the step's index, what is wrong), or None."""
+    for i, name in enumerate(methods):
+        if name == "reverse_mapping" and i == 0:
+            return i, ("reverse_mapping maps a masked table's values back onto the original's, so it follows another "
+                       "method; it cannot be the first")
+        if name == "reverse_mapping" and "reverse_mapping" in methods[:i]:
+            return i, "reverse_mapping is applied once"
+        if name in MODEL_METHODS and i != len(methods) - 1:
+            return i, (f"{name} publishes cells no later method reads and claims under its own model, so it is the "
+                       "last method")
+    models = [m for m in methods if m in MODEL_METHODS]
+    if len(models) > 1:
+        return methods.index(models[1]), f"{models[0]} and {models[1]} are two models; a release has one"
+    return None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def step_problem(step: dict[str, Any], n: int | None) -> tuple[str, str] | None:
+    """Why one ``{"method", "parameters"}`` step protects nothing or cannot run on ``n`` records (None: not known
+    yet), as (the parameter, what is wrong), or None."""
+    params, method = step["parameters"], step["method"]
+    if method == "additive_noise":
+        sds = params["relative_sd"]
+        sds = list(sds.values()) if isinstance(sds, dict) else [sds]
+        if all(s == 0 for s in sds):
+            return "relative_sd", "0 adds no noise"
+        if any(s > MAX_RELATIVE_SD for s in sds):
+            return "relative_sd", f"above {MAX_RELATIVE_SD:g} times a column's standard deviation publishes noise, not data"
+    if method == "randomized_response":
+        keep = params["keep_probabilities"]
+        keep = list(keep.values()) if isinstance(keep, dict) else [keep]
+        if all(p == 1 for p in keep):
+            return "keep_probabilities", "every one is 1, so nothing is randomized"
+    if method == "rank_swapping" and params["p"] == 0:
+        return "p", "0 swaps nothing"
+    k = _number(params.get("k"))
+    if k is not None and n is not None and k > n:
+        return "k", f"{int(k)} is more than the {n} records"
+    return None
+
+
+def _at_most_power(x: int, n: int, m: int) -> bool:
+    """``x <= n^m`` without computing a power of millions of digits (a hostile manifest's n and m)."""
+    if n <= 1 or m == 0:
+        return x <= 1
+    if m * math.log2(n) > x.bit_length() + 1:
+        return True
+    return x <= n ** m
+
+
+def _claims_problem(predicate: dict[str, Any], names: list[str]) -> str | None:
+    claims, n = predicate["claims"], predicate["claims"]["n_records"]
+    pp = claims.get("permuted_privacy")
+    if pp is not None and pp["distance"] > n - 1:
+        return (f"$.predicate.claims.permuted_privacy.distance: {pp['distance']} is above n - 1 = {n - 1}, the "
+                "farthest two ranks of {n} records can be".replace("{n}", str(n)))
+    it = claims.get("intruder")
+    if it is not None:
+        records = it["random_records"]
+        if it["random_method"] == "exhaustive" and not (1 <= records and _at_most_power(records, n, len(names))):
+            return (f"$.predicate.claims.intruder.random_records: an exhaustive test enumerates 1 to n^m = "
+                    f"{n}^{len(names)} records, not {records}")
+        if it["random_method"] == "monte_carlo" and not 1 <= records <= MAX_SAMPLES:
+            return f"$.predicate.claims.intruder.random_records: a Monte Carlo test draws 1 to {MAX_SAMPLES} records"
+    levels = claims.get("policy_levels")
+    if levels is not None:
+        total = levels["exposed"] + levels["at_risk"] + levels["protected"]
+        if total != levels["checked"] or levels["checked"] > levels["records"] or levels["records"] != n:
+            return ("$.predicate.claims.policy_levels: exposed, at risk and protected add up to the records checked, "
+                    "at most the records released")
+    return None
+
+
+def coherence_problem(predicate: dict[str, Any]) -> str | None:
+    """What no run of the published methods produces, as ``<json path>: <what>``, or None.
+
+    Called on a predicate that passed the schema and the model checks.
+    """
+    names = [a["name"] for a in predicate["schema"]["attributes"]]
+    methods = predicate["methods"]
+    chain = chain_problem([step["method"] for step in methods])
+    if chain is not None:
+        return f"$.predicate.methods[{chain[0]}].method: {chain[1]}"
+    n = predicate["claims"]["n_records"]
+    for i, step in enumerate(methods):
+        step_wrong = step_problem(step, n)
+        if step_wrong:
+            return f"$.predicate.methods[{i}].parameters.{step_wrong[0]}: {step_wrong[1]}"
+    problem = _claims_problem(predicate, names)
+    if problem:
+        return problem
+    for i, name in enumerate(predicate.get("dropped_identifiers") or ()):
+        if name in names:
+            return f"$.predicate.dropped_identifiers[{i}]: '{literal(name)}' is dropped, yet it is a released column"
+    weights = predicate.get("sampling_weights")
+    if isinstance(weights, dict) and weights["column"] in names:
+        return (f"$.predicate.sampling_weights.column: '{literal(weights['column'])}' is published in weights.csv, "
+                "not as a released column")
+    misses = target_misses(predicate.get("targets"), predicate["claims"])
+    if misses:
+        return (f"$.predicate.targets.{misses[0].name}: the claims miss the manifest's own target: "
+                f"{misses[0].text()}")
+    return None
+
+
+def rows_problem(rows: int, predicate: dict[str, Any]) -> str | None:
+    """Why ``rows`` released rows are not the ``claims.n_records`` the manifest signs, or None."""
+    n = predicate["claims"]["n_records"]
+    if rows != n:
+        return f"$.predicate.claims.n_records: {n}, but the data holds {rows} rows"
+    return None
