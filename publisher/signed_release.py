@@ -36,7 +36,7 @@ from publisher.version import __version__
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.reidentification import WEIGHTED, table_risk
-from verifier.data.sampling_weights import WEIGHTS, check_weights, weights_csv
+from verifier.data.sampling_weights import WEIGHTS, check_weights, identifying_weights, weights_csv
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError, VerifierError
@@ -264,6 +264,9 @@ def _check_weights(table: Table, column: str | None, weights: np.ndarray | None)
     if weights.shape != (table.n_records,):
         raise InvalidInputError(f"{weights.size} sampling weights for {table.n_records} records", path=table.path,
                                 reason="WEIGHT_INVALID")
+    naming = identifying_weights(weights)
+    if naming:
+        raise InvalidInputError(f"column {literal(column)}: {naming}", path=table.path, reason="WEIGHT_IDENTIFYING")
     return weights
 
 

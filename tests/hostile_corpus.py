@@ -7,8 +7,10 @@ one honest release of the paper's example and must give the same reason. Each ca
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -37,6 +39,22 @@ def _rows(change: Callable[[list[list[str]]], list[list[str]]], mutate=None):
 def _statement(change: Callable[[dict], None]):
     def run(release: Path, key: Path) -> None:
         resign_statement(release, key, lambda s: change(s["predicate"]))
+    return run
+
+
+def _signed_text(change: Callable[[str], str]):
+    """A manifest whose text no serializer writes (a duplicate key, a number that underflows), signed as it is."""
+    def run(release: Path, key: Path) -> None:
+        from publisher.keys import load_private_key
+        from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dumps_manifest, key_id, pae
+
+        manifest = change((release / MANIFEST).read_text()).encode()
+        private = load_private_key(key, None)
+        (release / MANIFEST).write_bytes(manifest)
+        (release / ENVELOPE).write_bytes(dumps_manifest({
+            "payloadType": PAYLOAD_TYPE, "payload": base64.b64encode(manifest).decode(),
+            "signatures": [{"keyid": key_id(private.public_raw),
+                            "sig": base64.b64encode(private.sign(pae(PAYLOAD_TYPE, manifest))).decode()}]}))
     return run
 
 
@@ -75,6 +93,10 @@ CASES: list[Case] = [
     ("a schema name with a direction override", "SCHEMA_INVALID",
      _statement(lambda p: p["schema"]["attributes"][0].update(name="x1\u202e"))),
     ("a row fewer than n_records", "MANIFEST_INCOHERENT", _rows(lambda rows: rows[:-1])),
+    *[(f"a data cell {cell!r}", "DATA_MALFORMED", _rows(lambda rows, cell=cell: [rows[0], [cell] + rows[1][1:], *rows[2:]]))
+      for cell in ("0x10", " 50.1", "1e-400", "5e-324", "1e151", "9007199254740993", "inf", "")],
+    ("a blank line in the data", "DATA_MALFORMED", _rows(lambda rows: [rows[0], rows[1], [], *rows[2:]])),
+    ("a row a cell short", "DATA_MALFORMED", _rows(lambda rows: [rows[0], rows[1][:-1], *rows[2:]])),
     ("reverse_mapping alone", "MANIFEST_INCOHERENT", _methods("reverse_mapping")),
     ("reverse_mapping first", "MANIFEST_INCOHERENT", _methods("reverse_mapping", "additive_noise")),
     ("reverse_mapping twice", "MANIFEST_INCOHERENT", _methods("additive_noise", "reverse_mapping", "reverse_mapping")),
@@ -84,7 +106,15 @@ CASES: list[Case] = [
     ("rank swapping with p 0", "MANIFEST_INCOHERENT",
      _statement(lambda p: p.update(methods=[{"method": "rank_swapping", "parameters": {"p": 0, "attributes": None}},
                                             {"method": "reverse_mapping", "parameters": {"attributes": None}}]))),
-    ("D = 10^30", "MANIFEST_INCOHERENT", _claims(permuted_privacy__distance=10**30)),
+    ("D = 10^30", "MANIFEST_MALFORMED", _claims(permuted_privacy__distance=10**30)),
+    ("D = 10^400", "MANIFEST_MALFORMED", _claims(permuted_privacy__distance=10**400)),
+    ("D = 2^53 + 1", "MANIFEST_MALFORMED", _claims(permuted_privacy__distance=2**53 + 1)),
+    ("D above n - 1", "MANIFEST_INCOHERENT", _claims(permuted_privacy__distance=20)),
+    ("a duplicate key in the manifest", "MANIFEST_MALFORMED",
+     _signed_text(lambda t: t.replace('"datasetId": ', '"datasetId": "other",\n    "datasetId": ', 1))),
+    ("a number that underflows to 0", "MANIFEST_MALFORMED",
+     _signed_text(lambda t: re.sub(r'"hellinger": [^,\n]+', '"hellinger": 1e-400', t, count=1))),
+    ("createdAt 2024-02-30", "SCHEMA_INVALID", _statement(lambda p: p.update(createdAt="2024-02-30T00:00:00Z"))),
     ("n_records 4,000 on 20 rows", "MANIFEST_INCOHERENT", _claims(n_records=4000)),
     ("random_records 0", "MANIFEST_INCOHERENT", _claims(intruder__random_records=0)),
     ("random_records 10^9", "MANIFEST_INCOHERENT", _claims(intruder__random_records=10**9)),

@@ -25,9 +25,10 @@ def test_verifier_help(argv, capsys):
 
 
 def test_usage_error_is_exit_2(capsys, paper_paths):
-    with pytest.raises(SystemExit) as info:
-        main(["distance", "--original", str(paper_paths["original"])])
-    assert info.value.code == 2
+    assert main(["distance", "--original", str(paper_paths["original"])]) == 2  # argparse's error, one FAIL line
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("FAIL: -: USAGE: verifier distance: the following arguments are "
+                                                    "required: --anonymized (see verifier distance --help)"), err
     code = main(["distance", "--original", str(paper_paths["original"]), "--anonymized",
                  str(paper_paths["masked"]), "--record", "21"])
     assert code == 2 and "FAIL:" in capsys.readouterr().err

@@ -392,7 +392,7 @@ def test_tui_needs_a_terminal(paper, capsys):
 @pilot_test
 async def test_random_match_progress_and_cancel(large):
     release, key = large
-    async with opened(release, key, samples=20_000_000) as (app, pilot):
+    async with opened(release, key, samples=10_000_000) as (app, pilot):  # the most a test draws: long enough to cancel
         await fill(pilot, ["0.1", "1.5", "-20"])
         app.screen.query_one("#check").focus()
         await pilot.press("enter")  # her check starts the random-match test her level needs, on its own
@@ -400,7 +400,7 @@ async def test_random_match_progress_and_cancel(large):
             await pilot.pause(0.02)
             if app.progress_seen:
                 break
-        assert app.progress_seen and 0 < app.progress_seen[-1][0] < app.progress_seen[-1][1] == 20_000_000
+        assert app.progress_seen and 0 < app.progress_seen[-1][0] < app.progress_seen[-1][1] == 10_000_000
         assert not app.query_one("#cancel").disabled
         # no level before the test that decides it has run
         checking = shown(app, "#verdict")
@@ -433,7 +433,7 @@ async def test_random_match_options_are_validated(paper):
         first = app._random  # the run her check started with the default options
         assert first is not None
         for field, value, why in [("#alpha", "1.5", "alpha"), ("#alpha", "nan", "alpha"), ("#samples", "0", "samples"),
-                                  ("#samples", "1e3", "samples")]:
+                                  ("#samples", "1e3", "samples"), ("#samples", "10000001", "samples")]:
             app.query_one("#alpha", Input).value = "0.01"
             app.query_one("#samples", Input).value = "1000"
             app.query_one(field, Input).value = value

@@ -159,14 +159,24 @@ def test_targets_are_signed_audited_and_cited_to_her(adult, tmp_path, capsys):
     assert _json(capsys, ["audit", str(release), "--key", key, "--original", str(ADULT)])["passed"]
     linked = predicate["claims"]["intruder"]["confidently_linked_share"]
     assert linked > 0
-    # the publisher re-signs a stricter promise than the data keep: the audit and her verdict hold it to it
-    resign_statement(release, adult / "keys" / "private.pem", lambda s: s["predicate"]["targets"].update(
-        max_linked_share=0.0, max_attribute_risk={"salary-class": 0.5, "occupation": 1.0}))
+    # a stricter promise than the claims keep is refused before any figure is read (issue 37)
+    stricter = {"max_linked_share": 0.0, "max_attribute_risk": {"salary-class": 0.5, "occupation": 1.0}}
+    resign_statement(release, adult / "keys" / "private.pem", lambda s: s["predicate"]["targets"].update(stricter))
+    refused = _json(capsys, ["audit", str(release), "--key", key], code=1)
+    assert refused["reason"] == "MANIFEST_INCOHERENT" and "targets.max_linked_share" in refused["message"]
+
+    def lie(statement: dict) -> None:  # the claims made to keep it: the audit and her verdict hold it to it
+        claims = statement["predicate"]["claims"]
+        claims["intruder"]["confidently_linked_share"] = 0.0
+        claims["attribute_disclosure"]["salary-class"]["max"] = min(claims["attribute_disclosure"]["salary-class"]
+                                                                    ["max"], 0.5)
+    resign_statement(release, adult / "keys" / "private.pem", lie)
     audit = _json(capsys, ["audit", str(release), "--key", key, "--original", str(ADULT)], code=1)
     # a promise her own check holds her figures to also moves the signed counts of records at each level
     failed = {c["claim"]: c.get("note") for c in audit["checks"] if not c["ok"]
               and not c["claim"].startswith("policy_levels.")}
-    assert set(failed) == {"targets.max_linked_share", "targets.max_attribute_risk.salary-class"}
+    assert set(failed) == {"targets.max_linked_share", "targets.max_attribute_risk.salary-class",
+                           "intruder.confidently_linked_share", "attribute_disclosure.salary-class.max"}
     assert failed["targets.max_linked_share"] == (
         f"the recomputed the share of records the intruder links with confidence is {linked:.4g}; the target is at "
         "most 0 (max_linked_share)")

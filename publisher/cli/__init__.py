@@ -12,7 +12,7 @@ from typing import Sequence
 
 from publisher.version import __version__
 from publisher.cli import anonymize, assess, calibrate, demo, keygen, release, replay, schema
-from verifier.frontend import new_parser, run_parsed
+from verifier.frontend import new_parser, parse_or_fail, run_parsed
 
 __all__ = ["build_parser", "main"]
 
@@ -28,4 +28,5 @@ def build_parser():
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_parsed(build_parser().parse_args(argv))
+    args = parse_or_fail(build_parser(), argv)
+    return args if isinstance(args, int) else run_parsed(args)

@@ -37,7 +37,7 @@ def add_method_args(p: argparse.ArgumentParser) -> None:
 def add_intruder_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a link is confident (default 0.01)")
     p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N",
-                   help="random records of the intruder's test when n^m is too many to enumerate (default 10000, at most 1000000)")
+                   help="random records of the intruder's test when n^m is too many to enumerate (default 10000, at most 10000000)")
 
 
 #: bytes per input cell the publisher's commands hold at their peak (release: 1.6 GB at 1e6 x 5, rounded up)

@@ -66,7 +66,7 @@ EXHAUSTIVE_LIMIT = 10**6
 #: Monte Carlo draws when the combinations are too many
 SAMPLES = 10_000
 #: the most draws a random-match test takes (a command's ``--samples``, a manifest's ``random_records``)
-MAX_SAMPLES = 1_000_000
+MAX_SAMPLES = 10_000_000
 #: p-value below which a link is confident
 ALPHA = 0.01
 #: a float holds every count up to here exactly; enumeration stops short of it

@@ -7,12 +7,12 @@ with ``--json``, as JSON.
 
 from __future__ import annotations
 
-import sys
 from typing import Sequence
 
 from verifier.version import __version__
 from verifier.cli import audit, check, demo, distance, intruder, page, reverse_map, tui, verify
-from verifier.frontend import ExitCode, new_parser, run_parsed
+from verifier.errors import UsageError
+from verifier.frontend import ExitCode, new_parser, parse_or_fail, run_parsed
 
 __all__ = ["main", "build_parser", "ExitCode"]
 
@@ -32,15 +32,16 @@ def build_parser():
     return parser
 
 
+def _record_words(args, extra: list[str]) -> UsageError | None:
+    """Stray words after a record command may be her values: argparse would echo them, this never does."""
+    if getattr(args, "command", None) in _RECORD_COMMANDS or getattr(args, "subject_record", None):
+        return UsageError(f"{len(extra)} unexpected {'argument' if len(extra) == 1 else 'arguments'}, not shown; "
+                          "your record is read from a file (--record) or typed in the TUI, never given on the command "
+                          "line, where the shell history and the process list would keep it",
+                          reason="RECORD_ON_COMMAND_LINE")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra:
-        if getattr(args, "command", None) in _RECORD_COMMANDS or getattr(args, "subject_record", None):
-            # argparse would echo the extra words, and they may be her values
-            print(f"FAIL: -: RECORD_ON_COMMAND_LINE: {len(extra)} unexpected {'argument' if len(extra) == 1 else 'arguments'}, not shown; your record is "
-                  "read from a file (--record) or typed in the TUI, never given on the command line, where the "
-                  "shell history and the process list would keep it", file=sys.stderr)
-            return ExitCode.USAGE
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    return run_parsed(args)
+    args = parse_or_fail(build_parser(), argv, _record_words)
+    return args if isinstance(args, int) else run_parsed(args)

@@ -35,7 +35,7 @@ def register(sub, common) -> None:
     add_release_args(p)
     p.add_argument("--record", required=True, metavar="my_record.json", help="your own record (a file)")
     p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
-    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 1000000)")
+    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 10000000)")
     p.add_argument("--exhaustive-limit", type=count("exhaustive_limit"), default=10**6, metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--seed", type=count("seed"), default=0, help="the random-match test's own randomness (default 0)")
     p.add_argument("--no-random-match", action="store_true", help="skip the random-match test")
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     phases = Phases()
     with phases(f"verifying {args.release}"):
         try:
-            release = verified(args)
+            release = verified(args, json_failure=False)
         except ReleaseError as exc:  # her verdict is 'not_verifiable'; the FAIL line follows on stderr
             if args.json:
                 print_json({"verified": False, "reason": exc.reason, "message": exc.message,
@@ -59,7 +59,13 @@ def run(args: argparse.Namespace) -> int:
             raise
     kernels = KernelWarmUp(release.claims["n_records"])  # loads (or compiles) the kernels while the release is read
     with phases("reading and ranking the release"):
-        prepared = prepare(release)
+        try:
+            prepared = prepare(release)
+        except ReleaseError as exc:  # signed, but its data cannot be read: --json still says so, as the page does
+            if args.json:
+                print_json({"verified": True, "reason": exc.reason, "message": exc.message,
+                            "verdict": not_verifiable(exc.reason, exc.message).to_json()})
+            raise
     record = read_record(args.record, prepared.schema)
     with phases(COLD_NOTICE) if kernels.cold else nullcontext():
         kernels.wait()

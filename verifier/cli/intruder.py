@@ -68,7 +68,7 @@ def register(sub, common) -> None:
     how.add_argument("--exhaustive", action="store_true",
                      help="insist on the exact distribution (refused when n^m exceeds --exhaustive-limit)")
     how.add_argument("--monte-carlo", action="store_true", help="always sample, even when enumeration is possible")
-    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 1000000)")
+    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 10000000)")
     p.add_argument("--exhaustive-limit", type=count("exhaustive_limit"), default=10**6, metavar="N",
                    help="enumerate every combination when n^m is at most N (default 1000000)")
     p.add_argument("--seed", type=count("seed"), default=0,

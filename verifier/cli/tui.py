@@ -30,7 +30,7 @@ def register(sub, common) -> None:
     p.add_argument("--fingerprint", metavar="SHA256", help="also require the key's fingerprint to be this")
     p.add_argument("--record", metavar="my_record.json", help="load your record from this file once verified")
     p.add_argument("--alpha", type=float, default=0.01, help="p-value below which a match is confident")
-    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 1000000)")
+    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 10000000)")
     p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
                    "the verifier's default (docs/subject.md, 'The verdict policy')")
 

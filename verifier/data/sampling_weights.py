@@ -12,6 +12,15 @@ record, in the release's row order, as survey microdata ships them; the
 manifest's ``sampling_weights`` names the input column. The weights are read
 with the same strict rules as any numeric column, and each must be a finite
 number above zero.
+
+A weight is published exactly, beside its record, whatever masking the
+record's values went through: a weight no other record has names its record
+to anyone who knows the original's weights (an intruder with the sample
+frame), and with it her released sensitive values. So weights are held to
+what they reveal before anything else (:func:`identifying_weights`): every
+weight must be shared by at least two records, or the publisher refuses
+(``WEIGHT_IDENTIFYING``, saying to how many significant digits rounding
+them makes none unique) and a verifier refuses the release.
 """
 
 from __future__ import annotations
@@ -24,7 +33,8 @@ from verifier.data.schema import Schema
 from verifier.data.tables import format_rows, read_table, read_table_bytes
 from verifier.errors import InvalidInputError
 
-__all__ = ["WEIGHTS", "WEIGHT_COLUMN", "check_weights", "parse_weights", "read_weight_column", "weights_csv"]
+__all__ = ["WEIGHTS", "WEIGHT_COLUMN", "check_weights", "identifying_weights", "parse_weights", "read_weight_column",
+           "weights_csv"]
 
 #: the file of a release that holds its records' sampling weights
 WEIGHTS = "weights.csv"
@@ -38,9 +48,35 @@ def check_weights(values: np.ndarray, where: str, column: str) -> np.ndarray:
     bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
     if bad.size:
         raise InvalidInputError(f"column {column!r}: a sampling weight must be a number above zero, "
-                                f"not {values[bad[0]]!r} (row {format_rows(bad + 1)})", path=where,
+                                f"not {float(values[bad[0]])!r} ({format_rows(bad + 1)})", path=where,
                                 reason="WEIGHT_INVALID")
     return values
+
+
+def _unique_count(values: np.ndarray) -> int:
+    _, counts = np.unique(values, return_counts=True)
+    return int(np.count_nonzero(counts == 1))
+
+
+def identifying_weights(values: np.ndarray) -> str | None:
+    """Why the weights name records (some weight is held by one record alone), or None when every weight is shared.
+
+    The message says how many are unique and the most significant digits at which rounding leaves none unique."""
+    values = np.asarray(values, dtype=np.float64)
+    unique = _unique_count(values)
+    if unique == 0:
+        return None
+    fix = next((d for d in range(6, 0, -1)
+                if _unique_count(np.array([float(f"{v:.{d - 1}e}") for v in values])) == 0), None)
+    advice = (f"rounded to {_digits(fix)} none is unique" if fix is not None
+              else "no rounding to 1 to 6 significant digits leaves none unique; group them")
+    return (f"{unique} of {values.size} records have a sampling weight no other record has: published beside its "
+            "record, a unique weight names the record to anyone who knows the original's weights, whatever the "
+            f"masking ({advice}; or publish without weights)")
+
+
+def _digits(d: int) -> str:
+    return f"{d} significant digit" + ("" if d == 1 else "s")
 
 
 def read_weight_column(path: str | Path, column: str) -> np.ndarray:

@@ -1,9 +1,13 @@
 """Strict JSON parsing: no duplicate keys, no NaN or Infinity, no surprises.
 
 Python's :func:`json.loads` keeps the last value of a duplicated key, accepts
-``NaN`` and ``Infinity``, and turns ``1e400`` into ``inf``
+``NaN`` and ``Infinity``, turns ``1e400`` into ``inf`` and ``1e-400`` into 0
 (``spec/reliability.md`` section 2). Every JSON document the project reads
-(schemas, records, manifests) goes through :func:`loads_strict` instead.
+(schemas, records, manifests) goes through :func:`loads_strict` instead, and
+refuses all of these. A signed document (manifest, envelope, policy, data
+package, hierarchies) is read ``interoperable``: an integer beyond 2**53 is
+refused too, since a browser's JSON reader (the subject's page, whose twin is
+``verifier/page/strict_json.js``) cannot hold it exactly (RFC 7493, I-JSON).
 """
 
 from __future__ import annotations
@@ -36,11 +40,25 @@ def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise StrictJSONError(f"number {text[:40]!r} is out of range")
+    if value == 0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+        raise StrictJSONError(f"number {text[:40]!r} is too small (it would become 0)")
     return value
 
 
-def loads_strict(text: str | bytes) -> Any:
-    """Parse ``text`` as JSON, rejecting duplicate keys and non-finite numbers.
+#: the largest integer every JSON reader holds exactly (a 64-bit float's)
+EXACT_INTEGER = 2**53
+
+
+def _exact_int(text: str) -> int:
+    value = int(text)
+    if abs(value) > EXACT_INTEGER:
+        raise StrictJSONError(f"integer {text[:40]!r} is beyond 2**53, which not every JSON reader holds exactly")
+    return value
+
+
+def loads_strict(text: str | bytes, *, interoperable: bool = False) -> Any:
+    """Parse ``text`` as JSON, rejecting duplicate keys, non-finite numbers and numbers that underflow to 0; and
+    with ``interoperable``, integers beyond 2**53.
 
     Raises
     ------
@@ -60,6 +78,7 @@ def loads_strict(text: str | bytes) -> Any:
             object_pairs_hook=_no_duplicates,
             parse_constant=_reject_constant,
             parse_float=_finite_float,
+            **({"parse_int": _exact_int} if interoperable else {}),
         )
     except StrictJSONError:
         raise

@@ -26,13 +26,13 @@ import signal
 import sys
 import threading
 import warnings
-from typing import Callable
+from typing import Callable, Sequence
 
-from verifier.errors import VerifierError
+from verifier.errors import UsageError, VerifierError
 from verifier.frontend.output import FittedStream, output_width
 from verifier.text import LiteralStream, NameNormalized
 
-__all__ = ["ExitCode", "add_command", "new_parser", "run_parsed"]
+__all__ = ["ExitCode", "OneLineParser", "add_command", "new_parser", "parse_or_fail", "run_parsed"]
 
 EXIT_CODES = ("Exit codes: 0 passed, 1 a check failed, 2 usage error, 3 invalid input data, 4 I/O failure "
               "(a full disk or a closed output included), 130 interrupted (Ctrl-C or SIGTERM).")
@@ -47,6 +47,32 @@ class ExitCode(enum.IntEnum):
     INTERRUPTED = 130
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, whose usage errors are the project's one ``FAIL: -: USAGE: ...`` line (exit 2), not a usage
+    block: a value outside its range, an unknown choice or a missing option reads like every other refusal."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def parse_or_fail(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
+                  extra_refused: Callable[[argparse.Namespace, list[str]], UsageError | None] | None = None
+                  ) -> argparse.Namespace | int:
+    """The parsed arguments, or the exit code 2 once the usage error's one FAIL line is printed.
+
+    Words argparse does not know are a usage error too; ``extra_refused`` may word it otherwise (the verifier's
+    record commands never echo them: they may be her values)."""
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            raise (extra_refused(args, extra) if extra_refused else None) or UsageError(
+                f"{parser.prog}: unrecognized arguments: {' '.join(extra)} (see {parser.prog} --help)")
+    except UsageError as exc:
+        print(exc.diagnostic(), file=sys.stderr)
+        return ExitCode.USAGE
+    return args
+
+
 def new_parser(prog: str, description: str, version: str) -> tuple[argparse.ArgumentParser, argparse._SubParsersAction,
                                                                       argparse.ArgumentParser]:
     """The top parser of a command line, its subcommand group, and the options every subcommand shares."""
@@ -54,8 +80,8 @@ def new_parser(prog: str, description: str, version: str) -> tuple[argparse.Argu
     # SUPPRESS: a subcommand must not reset a -v given before it
     common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                         help="show a traceback on failure")
-    parser = argparse.ArgumentParser(prog=prog, allow_abbrev=False, description=description, epilog=EXIT_CODES,
-                                     parents=[common])
+    parser = OneLineParser(prog=prog, allow_abbrev=False, description=description, epilog=EXIT_CODES,
+                           parents=[common])
     parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
     sub = parser.add_subparsers(required=True, dest="command", metavar="COMMAND")
     return parser, sub, common

@@ -9,7 +9,8 @@ from typing import Sequence
 from verifier.data.memory import ensure_fits
 from verifier.errors import UsageError
 from verifier.releases.facts import open_release
-from verifier.releases.verification import DATA_FILES, VerifiedRelease
+from verifier.releases.verification import DATA_FILES, ReleaseError, VerifiedRelease
+from verifier.frontend.output import print_json
 from verifier.frontend.arguments import count
 
 __all__ = ["add_release_args", "verified"]
@@ -29,7 +30,8 @@ def add_release_args(p: argparse.ArgumentParser) -> None:
 PER_CELL = 150
 
 
-def verified(args: argparse.Namespace, *, per_cell: int = PER_CELL, also: Sequence[str | None] = ()) -> VerifiedRelease:
+def verified(args: argparse.Namespace, *, per_cell: int = PER_CELL, also: Sequence[str | None] = (),
+             json_failure: bool = True) -> VerifiedRelease:
     """Verify the release directory against the user's key; the key never comes from the release.
 
     Once it verifies (its bytes hashed, not yet parsed), the release's table
@@ -41,8 +43,13 @@ def verified(args: argparse.Namespace, *, per_cell: int = PER_CELL, also: Sequen
             "give the trusted public key with --key public.pem (a key inside a release proves nothing)",
             path=args.release, reason="NO_TRUSTED_KEY",
         )
-    release = open_release(args.release, args.key, fingerprint=args.fingerprint, dataset_id=args.dataset_id,
-                           min_version=args.min_version)
+    try:
+        release = open_release(args.release, args.key, fingerprint=args.fingerprint, dataset_id=args.dataset_id,
+                               min_version=args.min_version)
+    except ReleaseError as exc:  # --json says so on stdout as well (the FAIL line follows on stderr)
+        if getattr(args, "json", False) and json_failure:
+            print_json({"verified": False, "reason": exc.reason, "message": exc.message})
+        raise
     data = [Path(args.release) / name for name in DATA_FILES if (Path(args.release) / name).is_file()]
     ensure_fits([(path, None) for path in [*data, *[a for a in also if a]]], per_cell)
     return release

@@ -1,8 +1,8 @@
 """The subject's page: one self-contained HTML file that checks her record in her own browser.
 
-The page is plain JavaScript in this folder (``dsse.js``, ``verification.js``,
+The page is plain JavaScript in this folder (``dsse.js``, ``strict_json.js``, ``verification.js``,
 ``manifest_schema.js`` with the published manifest schema inlined, ``coherence.js``, ``data_columns.js``,
-``ranks.js``,
+``sampling_weights.js``, ``ranks.js``,
 ``spreads.js``, ``disclosure.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``policy.js``
 with the verifier's default verdict policy inlined byte for byte, ``verdict.js``, ``group.js``,
 ``check.js``, ``ui.js``: small functions named after their Python twins), and one dependency: the Parquet reader hyparquet, built once
@@ -24,7 +24,7 @@ from verifier.releases.policy import DEFAULT_POLICY
 __all__ = ["SCRIPTS", "VENDORED", "page_html"]
 
 #: the page's scripts, in the order they are inlined
-SCRIPTS = ("dsse.js", "manifest_schema.js", "coherence.js", "verification.js", "data_columns.js", "ranks.js", "spreads.js", "disclosure.js",
+SCRIPTS = ("dsse.js", "strict_json.js", "manifest_schema.js", "coherence.js", "verification.js", "data_columns.js", "sampling_weights.js", "ranks.js", "spreads.js", "disclosure.js",
            "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "group.js", "check.js",
            "ui.js")
 

@@ -126,7 +126,7 @@
     if (family === "generalized") {
       try {
         const hierarchies = "hierarchies.json" in release.data
-          ? JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(release.data["hierarchies.json"])) : {};
+          ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true }).decode(release.data["hierarchies.json"]), true) : {};
         return pp.group_check(out, p, await pp.read_rows(release.data[release.dataName], release.dataName),
           pp.parse_record(record, p.schema), hierarchies, policy);
       } catch (e) {

@@ -4,7 +4,7 @@
 (function () {
   const pp = globalThis.permutedPrivacy;
   const MAX_RELATIVE_SD = 1000;
-  const MAX_SAMPLES = 1000000;
+  const MAX_SAMPLES = 10000000;
   const MODEL_METHODS = ["sd_k_anonymity", "multi_sensitive_generalization", "randomized_response", "random_attribute_replacement"];
   const SLACK = 1e-9;
 

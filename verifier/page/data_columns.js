@@ -20,11 +20,29 @@
         const metadata = globalThis.hyparquet.parquetMetadata(buffer);
         return [top_level(metadata.schema), Number(metadata.num_rows)];
       }
-      const rows = pp.read_csv(bytes, name);
-      return [rows[0] || [], rows.slice(1).filter((r) => r.length > 1 || r[0] !== "").length];
+      const rows = pp.csv_rows(bytes, name);  // as data_columns.py counts them: the records after the header, blank lines not
+      return [rows[0] || [], rows.slice(1).filter((r) => r.length > 0).length];
     } catch (e) {
       return null;
     }
+  };
+
+  pp.codec_problem = function codec_problem(name, bytes) {
+    // Why a Parquet data file's compression is not one every reader decodes (uncompressed or Snappy), or null.
+    if (!name.endsWith(".parquet")) return null;
+    let metadata;
+    try {
+      metadata = globalThis.hyparquet.parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    } catch (e) {
+      return null;
+    }
+    for (const group of metadata.row_groups) {
+      for (const column of group.columns) {
+        const codec = column.meta_data && column.meta_data.codec;
+        if (codec !== "UNCOMPRESSED" && codec !== "SNAPPY") return `column ${shown(column.meta_data ? column.meta_data.path_in_schema.join(".") : "?")} is compressed with ${codec}; a release's Parquet data is uncompressed or Snappy, which every reader decodes`;
+      }
+    }
+    return null;
   };
 
   const shown = (name) => `'${pp.literal(name)}'`;

@@ -59,7 +59,7 @@
   pp.subject_class = function subject_class(rows, schema, mine, hierarchies = {}) {
     // Her class: the released rows whose every published quasi-identifier contains hers; per sensitive
     // attribute the share of them whose published value is hers (a cell of N values counts 1/N to each).
-    const header = rows[0], body = rows.slice(1).filter((r) => r.length > 1 || r[0] !== "");
+    const header = rows[0], body = rows.slice(1);
     const at = (name) => header.indexOf(name);
     const her = (a, j) => (a.kind === "numeric" ? mine[j] : a.categories[mine[j]]);
     const cells = {};

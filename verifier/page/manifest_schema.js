@@ -112,6 +112,18 @@
         if (!names.includes(name)) return `$.predicate.methods[${i}].parameters.attributes: ${name} is not an attribute`;
       }
     }
+    return pp.created_problem(predicate.createdAt);
+  };
+
+  pp.created_problem = function created_problem(created) {
+    // A real instant (manifest_schema.py's _created_problem): 2024-02-30 or 25:00 is refused.
+    const m = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:[Zz]|[+-](\d{2}):(\d{2}))?$/.exec(created);
+    const bad = "$.predicate.createdAt: not a real RFC 3339 date and time";
+    if (!m) return bad;
+    const [y, mo, d, h, mi, s, oh, om] = m.slice(1).map((v) => (v === undefined ? 0 : Number(v)));
+    const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+    const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
+    if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59 || oh > 23 || om > 59) return bad;
     return null;
   };
 

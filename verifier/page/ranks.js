@@ -5,11 +5,21 @@
   const pp = globalThis.permutedPrivacy;
   const { ReleaseError } = pp;
 
-  pp.read_csv = function read_csv(bytes, path) {
-    // The rows of a release's CSV file (RFC 4180: quoted cells may hold commas, quotes doubled), header first.
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  pp.csv_rows = function csv_rows(bytes, path) {
+    // A CSV file's records as Python's csv module reads them (RFC 4180: quoted cells may hold commas and line
+    // breaks, quotes doubled); a blank line is an empty record.
+    let text;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch (e) {
+      throw new ReleaseError("DATA_MALFORMED", path, "is not UTF-8 text");
+    }
     const rows = [];
-    let row = [], cell = "", quoted = false, i = 0;
+    let row = [], cell = "", quoted = false, wasQuoted = false, i = 0;
+    const endRow = () => {
+      if (row.length || cell !== "" || wasQuoted) row.push(cell);
+      rows.push(row); row = []; cell = ""; wasQuoted = false;
+    };
     while (i < text.length) {
       const c = text[i];
       if (quoted) {
@@ -17,18 +27,44 @@
         if (c === '"') { quoted = false; i += 1; continue; }
         cell += c; i += 1; continue;
       }
-      if (c === '"' && cell === "") { quoted = true; i += 1; continue; }
-      if (c === ",") { row.push(cell); cell = ""; i += 1; continue; }
+      if (c === '"' && cell === "") { quoted = true; wasQuoted = true; i += 1; continue; }
+      if (c === ",") { row.push(cell); cell = ""; wasQuoted = false; i += 1; continue; }
       if (c === "\n" || c === "\r") {
-        row.push(cell); rows.push(row); row = []; cell = "";
+        endRow();
         i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
         continue;
       }
       cell += c; i += 1;
     }
-    if (cell !== "" || row.length) { row.push(cell); rows.push(row); }
     if (quoted) throw new ReleaseError("DATA_MALFORMED", path, "a quoted cell is not closed");
+    if (cell !== "" || row.length || wasQuoted) endRow();
     return rows;
+  };
+
+  pp.read_csv = function read_csv(bytes, path) {
+    // The rows of a release's CSV file, header first, by the table reader's rules (tables.py): blank lines only
+    // at the end, at least one row, every row as wide as the header.
+    const rows = pp.csv_rows(bytes, path);
+    while (rows.length && rows[rows.length - 1].length === 0) rows.pop();
+    if (rows.length < 2) throw new ReleaseError("DATA_MALFORMED", path, "the table has no rows");
+    const width = rows[0].length;
+    const bad = rows.findIndex((r) => r.length !== width);
+    if (bad > 0) throw new ReleaseError("DATA_MALFORMED", path, `row ${bad} ${rows[bad].length ? `has ${rows[bad].length} cells, the header has ${width}` : "is blank"}`);
+    return rows;
+  };
+
+  const CELL = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+  const MAX_MAGNITUDE = 1e150, MIN_NORMAL = 2.2250738585072014e-308;
+
+  pp.numeric_cell = function numeric_cell(cell) {
+    // A numeric cell of a release, by the table reader's rules (docs/input-format.md): a plain ASCII decimal, no
+    // space, no hexadecimal or inf; at most 1e150 and not subnormal; an integer a 64-bit float holds exactly.
+    if (!CELL.test(cell)) return [null, "not a decimal number"];
+    const [v, why] = pp.parse_number(cell);
+    if (why !== null) return [null, `the value ${why}`];
+    if (Math.abs(v) > MAX_MAGNITUDE) return [null, "the value is beyond 1e150 in absolute value"];
+    if (v !== 0 && Math.abs(v) < MIN_NORMAL) return [null, "the value is too small for a 64-bit float (a subnormal number)"];
+    return [v, null];
   };
 
   pp.rank_keys = function rank_keys(rows, schema, path) {
@@ -36,11 +72,11 @@
     const header = rows[0];
     const where = schema.attributes.map((a) => header.indexOf(a.name));
     if (where.some((k) => k < 0)) throw new ReleaseError("DATA_MALFORMED", path, "a column of the schema is not in the data");
-    return rows.slice(1).filter((r) => r.length > 1 || r[0] !== "").map((r, i) => schema.attributes.map((a, j) => {
+    return rows.slice(1).map((r, i) => schema.attributes.map((a, j) => {
       const cell = r[where[j]];
       if (a.kind === "numeric") {
-        const v = Number(cell);
-        if (cell.trim() === "" || !Number.isFinite(v)) throw new ReleaseError("DATA_MALFORMED", path, `column ${JSON.stringify(a.name)}, row ${i + 1}: not a number`);
+        const [v, why] = pp.numeric_cell(cell);
+        if (why !== null) throw new ReleaseError("DATA_MALFORMED", path, `column ${JSON.stringify(a.name)}, row ${i + 1}: ${why}`);
         return v;
       }
       const k = a.categories.indexOf(cell);

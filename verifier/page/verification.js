@@ -39,9 +39,13 @@
     let text;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-      return JSON.parse(text);
     } catch (e) {
-      throw new ReleaseError(reason, path, `${what} is not valid JSON`);
+      throw new ReleaseError(reason, path, `${what} is not UTF-8`);
+    }
+    try {
+      return pp.loads_strict(text, true);
+    } catch (e) {
+      throw new ReleaseError(reason, path, `${what} is not strict JSON: ${e.message}`);
     }
   }
 
@@ -130,10 +134,16 @@
       const shape = pp.data_shape(name, data[name]);
       const problem = pp.columns_problem(shape === null ? null : shape[0], names);
       if (problem) throw new ReleaseError("DATA_COLUMNS_MISMATCH", name, problem);
+      const codec = pp.codec_problem(name, data[name]);
+      if (codec) throw new ReleaseError("DATA_MALFORMED", name, codec);
       rows = shape === null || rows === null ? null : rows + shape[1];
     }
     const counted = rows === null ? null : pp.rows_problem(rows, statement.predicate);
     if (counted) throw new ReleaseError("MANIFEST_INCOHERENT", MANIFEST, counted);
+    if ("weights.csv" in data) {  // signed is not the same as sound: one number above zero per released record
+      const naming = pp.identifying_weights(pp.parse_weights(data["weights.csv"], "weights.csv", statement.predicate.claims.n_records));
+      if (naming) throw new ReleaseError("WEIGHT_IDENTIFYING", "weights.csv", naming);
+    }
     return { statement, fingerprint: trusted.fingerprint, data, dataName: listed[0].name };
   };
 })();

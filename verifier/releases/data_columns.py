@@ -17,7 +17,10 @@ from typing import Sequence
 
 from verifier.text import literal
 
-__all__ = ["data_shape", "columns_problem"]
+__all__ = ["CODECS", "codec_problem", "data_shape", "columns_problem"]
+
+#: the compressions a release's Parquet data may use: what every reader decodes, the page's included
+CODECS = ("UNCOMPRESSED", "SNAPPY")
 
 
 def _shown(name: str) -> str:
@@ -61,3 +64,24 @@ def columns_problem(header: Sequence[str] | None, names: Sequence[str]) -> str |
         duplicate = next(h for h in header if header.count(h) > 1)
         return f"column {_shown(duplicate)} appears twice in the data"
     return "the data's columns are not in the signed schema's order"
+
+
+def codec_problem(name: str, raw: bytes) -> str | None:
+    """Why a Parquet data file's compression is not one every reader decodes (:data:`CODECS`), or None."""
+    if not name.endswith(".parquet"):
+        return None
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        metadata = pq.read_metadata(pa.BufferReader(raw))
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for c in range(group.num_columns):
+            codec = str(group.column(c).compression).upper()
+            if codec not in CODECS:
+                return (f"column {_shown(group.column(c).path_in_schema)} is compressed with {codec}; a release's "
+                        "Parquet data is uncompressed or Snappy, which every reader decodes")
+    return None

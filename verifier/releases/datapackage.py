@@ -102,7 +102,7 @@ def datapackage_problem(predicate: dict[str, Any], listed: Sequence[tuple[str, s
                            schema=schema, data=data, generalized=generalized_columns(predicate["methods"], schema),
                            weights=weights)
     try:
-        got = loads_strict(raw)
+        got = loads_strict(raw, interoperable=True)
     except StrictJSONError as exc:
         return f"it is not strict JSON: {exc}"
     if got == expected:

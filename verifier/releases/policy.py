@@ -172,7 +172,7 @@ def parse_policy(data: bytes, path: str) -> Policy:
     if len(data) > MAX_BYTES:
         raise _invalid("$", f"a policy file holds at most {MAX_BYTES // 1024} KiB", path)
     try:
-        doc = loads_strict(data)
+        doc = loads_strict(data, interoperable=True)
     except StrictJSONError as exc:
         raise _invalid("$", f"not strict JSON ({exc})", path) from None
     if not isinstance(doc, dict):

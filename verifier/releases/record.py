@@ -175,7 +175,8 @@ def read_record(path: str | Path, schema: Schema) -> np.ndarray:
         data = loads_strict(raw)
     except StrictJSONError as exc:
         # the strict parser quotes an out-of-range number; her value stays unsaid
-        why = "a number is out of range" if str(exc).startswith("number") else str(exc)
+        why = (("a number is too small for a 64-bit float (it would become 0)" if "too small" in str(exc)
+                else "a number is out of range") if str(exc).startswith("number") else str(exc))
         raise _fail(name, "RECORD_INVALID", f"not a valid JSON record: {why}") from None
     if not isinstance(data, dict):
         raise _fail(name, "RECORD_INVALID", "a JSON record is one object {\"attribute\": value, ...}")

@@ -41,7 +41,7 @@ import numpy as np
 from verifier.data.bounded_files import read_bounded
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import VerifierError
-from verifier.data.sampling_weights import WEIGHTS, parse_weights
+from verifier.data.sampling_weights import WEIGHTS, identifying_weights, parse_weights
 from verifier.releases.data_files import (
     DATA_FILE,
     DATA_FILES,
@@ -53,7 +53,7 @@ from verifier.releases.data_files import (
     read_part,
 )
 from verifier.releases.coherence import rows_problem
-from verifier.releases.data_columns import columns_problem, data_shape
+from verifier.releases.data_columns import codec_problem, columns_problem, data_shape
 from verifier.releases.datapackage import DATAPACKAGE, datapackage_problem
 from verifier.releases.listed_files import ReleaseError, hash_listed, read_listed
 from verifier.releases.manifest_schema import validate_manifest
@@ -369,7 +369,7 @@ class VerifiedRelease:
 def _strict_object(raw: bytes, shown: str, reason: str, what: str) -> dict[str, Any]:
     """``raw`` parsed as strict JSON that must be an object; otherwise ``reason`` naming ``what``."""
     try:
-        parsed = loads_strict(raw)
+        parsed = loads_strict(raw, interoperable=True)
     except StrictJSONError as exc:
         raise _fail(shown, reason, f"{what} is not strict JSON: {exc}") from None
     if not isinstance(parsed, dict):
@@ -507,7 +507,7 @@ def _envelope(root: Path, shown: str) -> tuple[bytes, Any, bytes, str]:
     env_bytes = _read_capped(root / ENVELOPE, MAX_MANIFEST_BYTES * 2, f"{shown}/{ENVELOPE}")
     env_shown = f"{shown}/{ENVELOPE}"
     try:
-        envelope = loads_strict(env_bytes)
+        envelope = loads_strict(env_bytes, interoperable=True)
     except StrictJSONError as exc:
         raise _fail(env_shown, "SIGNATURE_MALFORMED", f"the envelope is not valid JSON: {exc}") from None
     if not isinstance(envelope, dict) or set(envelope) != {"payloadType", "payload", "signatures"}:
@@ -543,6 +543,9 @@ def _check_columns(root: Path, shown: str, predicate: dict[str, Any], files: lis
         problem = columns_problem(None if shape is None else shape[0], names)
         if problem:
             raise _fail(f"{shown}/{name}", "DATA_COLUMNS_MISMATCH", problem)
+        problem = codec_problem(name, raw)
+        if problem:
+            raise _fail(f"{shown}/{name}", "DATA_MALFORMED", problem)
         rows = None if shape is None or rows is None else rows + shape[1]
     problem = None if rows is None else rows_problem(rows, predicate)
     if problem:
@@ -623,9 +626,12 @@ def verify_release(
             raise _fail(f"{shown}/{DATAPACKAGE}", "DATAPACKAGE_MISMATCH", problem)
     if WEIGHTS in contents:  # signed is not the same as sound: one number above zero per released record
         try:
-            parse_weights(contents[WEIGHTS], f"{shown}/{WEIGHTS}", statement["predicate"]["claims"]["n_records"])
+            weights = parse_weights(contents[WEIGHTS], f"{shown}/{WEIGHTS}", statement["predicate"]["claims"]["n_records"])
         except VerifierError as exc:
             raise _fail(f"{shown}/{WEIGHTS}", "DATA_MALFORMED", exc.message) from None
+        naming = identifying_weights(weights)  # published beside their records, unique weights name them
+        if naming:
+            raise _fail(f"{shown}/{WEIGHTS}", "WEIGHT_IDENTIFYING", naming)
     # 6. manifest.json is the signed payload, byte for byte
     manifest = _read_capped(root / MANIFEST, MAX_MANIFEST_BYTES, f"{shown}/{MANIFEST}")
     if manifest != payload:

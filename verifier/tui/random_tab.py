@@ -11,7 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, ProgressBar, Static
 
-from verifier.attacks.intruder import EXHAUSTIVE_LIMIT, SubjectReport
+from verifier.attacks.intruder import EXHAUSTIVE_LIMIT, MAX_SAMPLES, SubjectReport
 from verifier.releases.record import parse_number
 from verifier.releases.facts import p_value_words
 from verifier.text import number
@@ -64,8 +64,8 @@ class RandomMatchTab(VerticalScroll):
         if why_a or not 0 < float(alpha) < 1:  # type: ignore[arg-type]
             self.status("alpha must be a number strictly between 0 and 1.")
             return None
-        if not (samples_text.isascii() and samples_text.isdigit()) or not 0 < int(samples_text) <= 10**9:
-            self.status("Monte Carlo samples must be a whole number from 1 to 1000000000.")
+        if not (samples_text.isascii() and samples_text.isdigit()) or not 0 < int(samples_text) <= MAX_SAMPLES:
+            self.status(f"Monte Carlo samples must be a whole number from 1 to {MAX_SAMPLES}.")
             return None
         return float(alpha), int(samples_text)  # type: ignore[arg-type]
 

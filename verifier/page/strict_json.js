@@ -1,0 +1,95 @@
+"use strict";
+// Strict JSON (strict_json.py's twin): no duplicate key, no NaN or Infinity, no number that becomes 0 or infinity
+// on the way in, and, in a signed document, no integer beyond 2**53, which a browser cannot hold exactly.
+
+(function () {
+  const pp = globalThis.permutedPrivacy;
+  const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/;
+  const MAX_DEPTH = 500;
+
+  pp.loads_strict = function loads_strict(text, interoperable = false) {
+    // The value of a JSON text; throws an Error whose message says why the text is not strict JSON.
+    let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    const fail = (why) => { throw new Error(why); };
+    const space = () => { while (i < text.length && " \t\n\r".includes(text[i])) i++; };
+    function number() {
+      const m = NUMBER.exec(text.slice(i, i + 1000));
+      if (!m) fail(`position ${i}: expecting value`);
+      const literal = m[0];
+      i += literal.length;
+      const v = Number(literal);
+      if (!Number.isFinite(v)) fail(`number ${literal.slice(0, 40)} is out of range`);
+      if (v === 0 && /[1-9]/.test(literal.split(/[eE]/)[0])) fail(`number ${literal.slice(0, 40)} is too small (it would become 0)`);
+      if (interoperable && !/[.eE]/.test(literal) && BigInt(literal) > 2n ** 53n || interoperable && !/[.eE]/.test(literal) && BigInt(literal) < -(2n ** 53n)) {
+        fail(`integer ${literal.slice(0, 40)} is beyond 2**53, which not every JSON reader holds exactly`);
+      }
+      return v;
+    }
+    function string() {
+      const start = i;
+      i++;
+      while (i < text.length && text[i] !== '"') {
+        const c = text.charCodeAt(i);
+        if (c < 0x20) fail(`position ${i}: control character in a string`);
+        if (text[i] === "\\") {
+          const e = text[i + 1];
+          if (e === "u") { if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail(`position ${i}: bad \\u escape`); i += 6; continue; }
+          if (!'"\\/bfnrt'.includes(e) || e === undefined) fail(`position ${i}: bad escape`);
+          i += 2; continue;
+        }
+        i++;
+      }
+      if (i >= text.length) fail(`position ${start}: unterminated string`);
+      i++;
+      return JSON.parse(text.slice(start, i));
+    }
+    function value(depth) {
+      if (depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH}`);
+      space();
+      const c = text[i];
+      if (c === "{") {
+        i++;
+        const out = {};
+        space();
+        if (text[i] === "}") { i++; return out; }
+        for (;;) {
+          space();
+          if (text[i] !== '"') fail(`position ${i}: expecting a key`);
+          const key = string();
+          if (Object.prototype.hasOwnProperty.call(out, key)) fail(`duplicate key ${JSON.stringify(key)}`);
+          space();
+          if (text[i] !== ":") fail(`position ${i}: expecting ':'`);
+          i++;
+          Object.defineProperty(out, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+          space();
+          if (text[i] === ",") { i++; continue; }
+          if (text[i] === "}") { i++; return out; }
+          fail(`position ${i}: expecting ',' or '}'`);
+        }
+      }
+      if (c === "[") {
+        i++;
+        const out = [];
+        space();
+        if (text[i] === "]") { i++; return out; }
+        for (;;) {
+          out.push(value(depth + 1));
+          space();
+          if (text[i] === ",") { i++; continue; }
+          if (text[i] === "]") { i++; return out; }
+          fail(`position ${i}: expecting ',' or ']'`);
+        }
+      }
+      if (c === '"') return string();
+      for (const [word, v] of [["true", true], ["false", false], ["null", null]]) {
+        if (text.startsWith(word, i)) { i += word.length; return v; }
+      }
+      if (text.startsWith("NaN", i) || text.startsWith("Infinity", i) || text.startsWith("-Infinity", i)) fail("NaN and Infinity are not allowed");
+      return number();
+    }
+    const out = value(0);
+    space();
+    if (i !== text.length) fail(`position ${i}: extra data after the document`);
+    return out;
+  };
+})();
