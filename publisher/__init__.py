@@ -7,6 +7,13 @@ notebook: ``publisher.anonymize(frame, method, **params)`` and
 (docs/api.md).
 """
 
+import sys as _sys
+
+from verifier.console import guard_if_console as _guard_if_console
+
+_guard_if_console(_sys.argv)  # the console command handles Ctrl-C from its first instant (verifier/console.py)
+
+
 from importlib import import_module
 
 from publisher.version import __version__

@@ -222,16 +222,15 @@ def test_the_examples_in_the_docstrings_run(module):
     assert doctest.testmod(module).failed == 0
 
 
-CASC = Path(__file__).resolve().parents[2] / "shared" / "data" / "real" / "sdcMicro_CASCrefmicrodata.csv"
 DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
 
-@pytest.mark.skipif(not CASC.exists(), reason="the CASC file of ../shared/data/real is not here")
 def test_the_notebook_session_of_docs_api_md_runs_as_written():
-    """docs/api.md's session on the CASC file, run as a doctest: its figures are the library's own."""
+    """docs/api.md's session on the paper's example, shipped in the package, run as a doctest exactly as a new user
+    types it (nothing given to it beforehand): its figures are the library's own."""
     pd.set_option("display.width", 120)
     try:
-        result = doctest.testfile(str(DOC), module_relative=False, globs={"CASC": str(CASC)},
+        result = doctest.testfile(str(DOC), module_relative=False, globs={},
                                   optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     finally:
         pd.reset_option("display.width")

@@ -352,3 +352,48 @@ def test_a_json_record_whose_number_underflows_is_refused_as_its_csv_form_is(bui
     assert code == 3 and err.strip() == (f"FAIL: {record}: RECORD_INVALID: not a valid JSON record: a number is too "
                                          "small for a 64-bit float (it would become 0)")
     assert "1e-400" not in err  # her value stays unsaid
+
+
+# ----------------------------------------------------------------------------- what the environment can cause
+
+
+def test_what_the_os_raises_is_one_fail_line(built, keys, tmp_path, capsys):
+    long = tmp_path / ("a" * 300)  # a name longer than the 255 bytes a file system allows
+    loop_a, loop_b = tmp_path / "loop-a", tmp_path / "loop-b"
+    loop_a.symlink_to(loop_b)
+    loop_b.symlink_to(loop_a)
+    for run, argv, reason in (
+            (publisher, ["keygen", "--out", str(long), "--unencrypted"], "PATH_TOO_LONG"),
+            (publisher, _release_argv(keys, long, "--method", "additive_noise", "--param", "relative_sd=0.8"),
+             "PATH_TOO_LONG"),
+            (verifier, ["verify", str(long), "--key", str(keys["public"])], "FILE_UNREADABLE"),
+            (verifier, ["audit", str(long), "--key", str(keys["public"])], "FILE_UNREADABLE"),
+            (verifier, ["verify", str(loop_a), "--key", str(keys["public"])], "FILE_UNREADABLE"),
+            (verifier, ["check", str(loop_a), "--key", str(keys["public"]), "--record", str(ORIGINAL)],
+             "FILE_UNREADABLE"),
+            (verifier, ["audit", str(built / "csv"), "--key", str(keys["public"]), "--original", str(ORIGINAL),
+                        "--engine", "dask", "--scheduler", "tls://127.0.0.1:8786"], "USAGE")):
+        code = run(argv)
+        err = capsys.readouterr().err
+        assert code in (1, 2, 4) and err.count("\n") == 1 and f": {reason}: " in err and "Traceback" not in err, (
+            argv[0], err)
+    assert not list(tmp_path.glob("a*")) and "TLS settings" in err
+
+
+# ----------------------------------------------------------------------------- the first hour: errors say what next
+
+
+def test_a_table_with_categories_and_no_schema_points_to_publisher_schema(keys, tmp_path, capsys):
+    table = write(tmp_path / "people.csv", "age,sex\n" + "".join(f"{20 + i},{'FM'[i % 2]}\n" for i in range(12)))
+    assert publisher(["release", "--input", str(table), "--method", "additive_noise", "--param", "relative_sd=0.8",
+                      "--key", str(keys["private"]), "--dataset-id", "p", "--out", str(tmp_path / "r")]) == 3
+    err = capsys.readouterr().err
+    assert ": VALUE_NOT_NUMERIC: column 'sex'" in err and f"`publisher schema --input {table} --out schema.json`" in err
+
+
+def test_a_missed_target_names_what_moves_it(keys, tmp_path, capsys):
+    code = publisher(_release_argv(keys, tmp_path / "r", "--method", "additive_noise", "--param", "relative_sd=0.8",
+                                   "--then", "reverse_mapping", "--target", "min_distance=15"))
+    err = capsys.readouterr().err
+    assert code == 3 and ": TARGET_MISSED: the release misses its target: the permutation distance D is " in err
+    assert "`publisher calibrate` sweeps one" in err and not (tmp_path / "r").exists()

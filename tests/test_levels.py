@@ -118,12 +118,18 @@ def test_the_protector_sees_the_counts_signs_them_and_the_audit_recomputes_them(
     assert verifier(["audit", str(adult / "sd"), "--key", key, "--json"]) == 0  # from the release alone: unchecked
     unchecked = {u["figure"]: u["reason"] for u in json.loads(capsys.readouterr().out)["unchecked"]}
     assert unchecked["policy_levels.exposed"] == "needs the original table (--original)"
-    # a publisher that understates how many records are exposed, re-signed: the audit catches it
+    # a publisher that understates how many records are exposed, re-signed: counts that no longer add up are
+    # refused before any figure is read (issue 37); counts made to add up are caught by the audit
+    signed = json.loads((adult / "sd" / "manifest.json").read_text())["predicate"]["claims"]["policy_levels"]
     resign_statement(adult / "sd", adult / "keys" / "private.pem",
                      lambda s: s["predicate"]["claims"]["policy_levels"].update(exposed=0))
+    assert verifier(["audit", str(adult / "sd"), "--key", key, "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["reason"] == "MANIFEST_INCOHERENT"
+    resign_statement(adult / "sd", adult / "keys" / "private.pem", lambda s: s["predicate"]["claims"][
+        "policy_levels"].update(exposed=0, exposed_share=0.0, protected=signed["protected"] + signed["exposed"]))
     assert verifier(["audit", str(adult / "sd"), "--key", key, "--original", str(SAMPLE), "--json"]) == 1
     failed = [c["claim"] for c in json.loads(capsys.readouterr().out)["checks"] if not c["ok"]]
-    assert failed == ["policy_levels.exposed"]
+    assert sorted(failed) == ["policy_levels.exposed", "policy_levels.exposed_share", "policy_levels.protected"]
 
 
 def test_a_release_that_exposes_more_records_than_its_target_is_refused(adult, capsys):

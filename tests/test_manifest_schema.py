@@ -105,7 +105,7 @@ LIES = {
     "target above one": (lambda p: p.update(targets={"max_linked_share": 1.5}), "$.predicate.targets.max_linked_share"),
     "target of a non-sensitive attribute": (lambda p: p.update(targets={"max_attribute_risk": {"age": 0.5}}),
                                             "$.predicate.targets.max_attribute_risk"),
-    "size 2**63": (lambda p: None, "$.subject[0].annotations.size"),
+    "size 2**50": (lambda p: None, "$.subject[0].annotations.size"),
 }
 
 
@@ -117,8 +117,8 @@ def test_each_lie_of_the_issue_is_one_schema_failure_with_its_path(world, lie, t
 
     def mutate(statement):
         change(statement["predicate"])
-        if lie == "size 2**63":
-            statement["subject"][0]["annotations"]["size"] = 2**63
+        if lie == "size 2**50":  # above the schema's 2**46 bytes (2**63, beyond 2**53, is not strict JSON at all)
+            statement["subject"][0]["annotations"]["size"] = 2**50
 
     resign_statement(release, world / "keys" / "private.pem", mutate)
     line = _fails_closed(capsys, release, world / "keys" / "public.pem", world / "me.json")

@@ -173,8 +173,9 @@ def test_degenerate_parameters_run_with_the_override():
     pd.testing.assert_frame_equal(y, x)
     with pytest.raises(InvalidInputError, match="larger than the number of records"):
         Microaggregation(k=21).apply(x, schema, random_state=0)
-    with pytest.raises(InvalidInputError, match="after another method"):
-        anonymize(x, schema, [ReverseMapping()], random_state=0)
+    with pytest.raises(InvalidInputError, match="so it follows another method; it cannot be the first") as info:
+        anonymize(x, schema, [ReverseMapping(allow_degenerate=True)], random_state=0)  # no chain runs it first
+    assert info.value.reason == "METHOD_CHAIN_INVALID"
 
 
 def test_anonymize_shuffles_rows_and_keeps_no_seed():

@@ -444,6 +444,11 @@ def test_audit_without_the_original_checks_what_the_release_allows(release, keys
     code = verifier(["audit", str(release), "--key", str(keys["public"])])
     out = capsys.readouterr().out
     assert code == 1 and "FALSE: k" in out and "not checked (needs the original table (--original)): permuted_privacy.distance" in out
+    last = out.strip().splitlines()[-1]  # the line a reader acts on comes last
+    assert last.startswith("AUDIT FAILED: 1 of ") and "checked claims are false (k); " in last and "not checked" in last
+    edit_statement(release, keys["private"], lambda s: s["predicate"]["claims"].update(k=1))
+    assert verifier(["audit", str(release), "--key", str(keys["public"])]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("AUDIT PASSED: all ")
 
 
 # ----------------------------------------------------------------------------- keys and publishing (22-27)

@@ -33,7 +33,7 @@ GOLDEN = Path(__file__).parent / "data" / "golden"
 RECORD = {"x1": 100.87, "x2": 902.21, "x3": 5108.54}
 HOSTILE_NAMES = ["age [years]", "[/]", "[link=https://evil.example]Verified[/link]"]
 HOSTILE_CATEGORIES = ["\rOK", "[b]bold[/b]", "\x1b[31mred", "plain"]
-SENSITIVE = "grade\x1b[2J"  # shown as grade\x1b[2J, never acted on
+SENSITIVE = "grade [red]x[/red]"  # markup, shown as it is (a control character in a name is refused: issue 37)
 
 
 # ----------------------------------------------------------------------------- releases signed here
@@ -546,11 +546,11 @@ async def test_case_35_untrusted_strings_are_shown_literally(hostile, tmp_path, 
         await press_button(pilot, "#check")
         assert app._check is not None and shown(app, "#error-3") == ""
         assert app.report_json() == expected[chosen]
-        assert [r[0] for r in cells(app, "#disclosure")] == ["grade\\x1b[2J"]
+        assert [r[0] for r in cells(app, "#disclosure")] == [SENSITIVE]
         header = [str(c.label) for c in app.query_one("#deviations", DataTable).columns.values()]
-        assert header == ["match", *HOSTILE_NAMES[:3], "grade\\x1b[2J"]
-        assert [r[0] for r in cells(app, "#variances")] == [*HOSTILE_NAMES[:3], "grade\\x1b[2J"]
-        assert "Your grade\\x1b[2J is guessed right" in shown(app, "#verdict")
+        assert header == ["match", *HOSTILE_NAMES[:3], SENSITIVE]
+        assert [r[0] for r in cells(app, "#variances")] == [*HOSTILE_NAMES[:3], SENSITIVE]
+        assert f"Your {SENSITIVE} is guessed right" in shown(app, "#verdict")
         screen = everything_shown(app)
         assert "\x1b" not in screen and "\r" not in screen
         assert "[link=https://evil.example]Verified[/link]" in screen
@@ -564,7 +564,7 @@ def test_case_35_cli_output_literal(hostile, tmp_path, capsys):
     assert verifier(["verify", str(release), "--key", str(key)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\r" not in out and "[link=https://evil.example]Verified[/link]" in out
-    assert "Your grade\\x1b[2J is guessed right" in out  # the verdict names the column, escaped
+    assert f"Your {SENSITIVE} is guessed right" in out  # the verdict names the column as it is, markup inert
     # an error about the record names the field escaped too
     bad = write(tmp_path / "bad.json", json.dumps({HOSTILE_NAMES[0]: 25, HOSTILE_NAMES[1]: 50,
                                                   HOSTILE_NAMES[2]: 5, SENSITIVE: "no such category"}))
@@ -744,6 +744,9 @@ def test_her_report_is_never_written_through_a_link_onto_a_device_or_into_a_rele
     assert not ok and "OUTPUT_UNSAFE" in said and Path("/dev/null").is_char_device()
     ok, said = write_report(str(release / "my_report.md"), "text")
     assert not ok and "OUTPUT_INSIDE_RELEASE" in said and not (release / "my_report.md").exists()
+    for name in (tmp_path / ("a" * 300) / "mine.md", tmp_path / ("a" * 300)):  # names the file system refuses
+        ok, said = write_report(str(name), "text")  # said, and her session goes on
+        assert not ok and "File name too long" in said and "\n" not in said, said
     ok, said = write_report(str(tmp_path / "mine.md"), "text")
     assert ok and (tmp_path / "mine.md").read_text() == "text"
 
@@ -826,3 +829,24 @@ def test_a_group_wider_than_the_window_scrolls_sideways_and_says_so(tmp_path, mo
     assert widest > 0 and scrolled == widest  # the last column is in view (End; the arrows step by one column)
     assert heading.endswith("scroll it sideways with the arrow keys, Home and End, or shift+wheel)")
     assert last.startswith(("{", "F", "M"))  # the sex column's published cell, reached
+
+
+@pilot_test
+@pytest.mark.parametrize("case", ["a signed schema name that is layout", "an unassessed column appended",
+                                  "reverse_mapping first", "a data cell '0x10'"])
+async def test_the_hostile_corpus_is_refused_in_the_tui_with_the_command_lines_reason(paper, tmp_path, case):
+    """The corpus of tests/hostile_corpus.py (shared by the command line and the page) in the TUI: NOT VERIFIED, or
+    for a signed table whose cells cannot be read its reason, with the same code, and no metric."""
+    import shutil
+
+    from hostile_corpus import CASES
+
+    release, key = paper
+    _, reason, change = next(c for c in CASES if c[0] == case)
+    copy = shutil.copytree(release, tmp_path / "hostile")
+    change(copy, key.parent / "private.pem")
+    async with opened(copy, key, size=(100, 30)) as (app, pilot):
+        text = shown(app, "#verification")
+        assert reason in text and "\x1b" not in text, text
+        assert not any(line.startswith("PROTECTED") for line in text.splitlines())  # a name never makes a line
+        assert app._prepared is None and not app.query("#field-0")

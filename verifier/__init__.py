@@ -11,6 +11,13 @@ The verifier never imports the publisher, and nothing here imports a user
 interface: a data subject installs nothing that anonymizes.
 """
 
+import sys as _sys
+
+from verifier.console import guard_if_console as _guard_if_console
+
+_guard_if_console(_sys.argv)  # the console command handles Ctrl-C from its first instant (verifier/console.py)
+
+
 from importlib import import_module
 from typing import TYPE_CHECKING
 

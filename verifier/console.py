@@ -14,9 +14,12 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING
 
-__all__ = ["run_console"]
+if TYPE_CHECKING:  # typing's own import is slow: the names are for readers, the annotations are strings
+    from typing import Callable
+
+__all__ = ["guard_if_console", "guard_start", "run_console"]
 
 INTERRUPTED = 130
 
@@ -35,10 +38,26 @@ def _before_start(signum, frame) -> None:
     os._exit(INTERRUPTED)
 
 
-def run_console(load_main: Callable[[], Callable[[], int]]) -> None:
-    """Load the command line (``load_main`` returns its ``main``), run it, and exit with its code."""
+def guard_start() -> None:
+    """From now until the command's own handlers take over, a Ctrl-C or SIGTERM ends with the one FAIL line.
+
+    Called by the packages' ``__init__`` when the process is a console command, the first thing they do: the
+    window in which Python's default handler prints a ``KeyboardInterrupt`` traceback is then the interpreter's
+    own start alone."""
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _before_start)
+
+
+def guard_if_console(argv: list[str]) -> None:
+    """:func:`guard_start` when this process is the ``verifier`` or ``publisher`` console command, not a notebook
+    or a test importing the package."""
+    if argv and os.path.basename(argv[0]) in ("verifier", "publisher"):
+        guard_start()
+
+
+def run_console(load_main: Callable[[], Callable[[], int]]) -> None:
+    """Load the command line (``load_main`` returns its ``main``), run it, and exit with its code."""
+    guard_start()
     main = load_main()
     code = main()  # the command line puts its own handlers in place while the command runs
     for sig in (signal.SIGINT, signal.SIGTERM):

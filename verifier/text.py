@@ -95,9 +95,10 @@ def note_normalized(given: str, name: str, where: str) -> None:
                       "NFC, spelled with other code points", NameNormalized, stacklevel=3)
 
 
-def plural(n: int, noun: str, *, number: bool = True) -> str:
-    """``1 released record``, ``3 released records`` (``number=False``: the noun alone, in the right number)."""
-    word = noun if int(n) == 1 else noun + "s"
+def plural(n: int, noun: str, *, number: bool = True, plural_form: str | None = None) -> str:
+    """``1 released record``, ``3 released records``, ``1 class``, ``2 classes`` (``plural_form`` where an s is
+    not enough; ``number=False``: the noun alone, in the right number)."""
+    word = noun if int(n) == 1 else (plural_form or noun + "s")
     return f"{int(n)} {word}" if number else word
 
 

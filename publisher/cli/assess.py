@@ -26,7 +26,7 @@ from verifier.frontend import (
     print_json,
     text_table,
 )
-from verifier.text import figure, number
+from verifier.text import figure, number, plural
 from verifier.frontend import count
 
 __all__ = ["register"]
@@ -123,7 +123,8 @@ def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
         return 0
     print(f"Assessment of the generalized release {args.anonymized} against {args.original}: "
           f"{result['n_records']} records ({result['note']})")
-    print(f"  k = {result['k']} ({result['classes']} classes of identical published QI values)")
+    print(f"  k = {result['k']} ({plural(result['classes'], 'class', plural_form='classes')} of identical published "
+          "QI values)")
     print(f"  NCP {number(result['ncp'])}, data utility {number(result['data_utility'])}, "
           f"discernibility DM {result['discernibility']}")
     for key in ("qi_distortion_ratio", "sa_distortion_ratio"):

@@ -69,7 +69,14 @@ def load_input(path: str, schema_path: str | None, *, drop: Sequence[str] = (), 
         if schema is None:
             schema = Schema.all_numeric([n for n in names if n not in drop and n != weight])
     ensure_fits([(path, len(schema.names) if schema else None)], PER_CELL)
-    table = read_table(path, schema)
+    try:
+        table = read_table(path, schema)
+    except InvalidInputError as exc:
+        if schema_path is None and exc.reason in ("VALUE_NOT_NUMERIC", "VALUE_MISSING"):  # say what comes next
+            exc.message += (f"; without --schema every column is read as a number: draft a schema with `publisher "
+                            f"schema --input {path} --out schema.json`, review its kinds and roles, then pass "
+                            "--schema schema.json")
+        raise
     return table, table.schema
 
 

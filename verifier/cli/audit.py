@@ -120,4 +120,15 @@ def run(args: argparse.Namespace) -> int:
                   f"are {json.dumps(rate['value'])}, so anyone guesses that right for them knowing nothing")
         for path in written + ([out] if out else []):
             print(f"wrote {path}")
+        print(audit_verdict(result))
     return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED
+
+
+def audit_verdict(result) -> str:
+    """The audit's last line, what a reader acts on: passed or not, how many claims were checked, and what was not."""
+    false = [c.name for c in result.checks if not c.ok]
+    unchecked = f"; {len(result.unchecked)} not checked (listed above, with why)" if result.unchecked else ""
+    if result.passed:
+        return f"AUDIT PASSED: all {len(result.checks)} checked claims hold{unchecked}."
+    named = ", ".join(false[:3]) + (f" and {len(false) - 3} more" if len(false) > 3 else "")
+    return f"AUDIT FAILED: {len(false)} of {len(result.checks)} checked claims are false ({named}){unchecked}."

@@ -41,6 +41,10 @@ def check_cluster_options(scheduler: str | None, workers: int | None, memory_lim
         match = _ADDRESS.fullmatch(scheduler)
         if match is None or not 0 < int(scheduler.rsplit(":", 1)[1]) < 65536:
             raise UsageError(f"--scheduler takes tcp://HOST:PORT or tls://HOST:PORT, got {scheduler!r}")
+        if scheduler.startswith("tls://") and not _tls_configured():
+            raise UsageError("--scheduler tls://... needs Dask's TLS settings: distributed.comm.tls.ca-file, "
+                             ".client.cert and .client.key in the Dask configuration (or the "
+                             "DASK_DISTRIBUTED__COMM__TLS__CA_FILE, __CLIENT__CERT and __CLIENT__KEY variables)")
     cores = os.cpu_count() or 1
     if workers is not None and not 1 <= workers <= cores:
         raise UsageError(f"--workers is from 1 to this machine's {cores} cores, got {workers}; a larger cluster is "
@@ -54,6 +58,13 @@ def check_cluster_options(scheduler: str | None, workers: int | None, memory_lim
             raise UsageError(f"--memory-limit takes a size such as 4GB or 512MiB, got {memory_limit!r}") from None
         if size < MIN_WORKER_MEMORY:
             raise UsageError(f"--memory-limit {memory_limit} is below the {MIN_WORKER_MEMORY >> 20} MiB a worker needs")
+
+
+def _tls_configured() -> bool:
+    """Whether Dask is configured with the certificates a tls:// connection needs (else it fails with a TypeError)."""
+    import dask
+
+    return all(dask.config.get(f"distributed.comm.tls.{key}", None) for key in ("ca-file", "client.cert"))
 
 
 def _cluster_failure(exc: BaseException) -> bool:

@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 
 from verifier.errors import UsageError, VerifierError
 from verifier.frontend.output import FittedStream, output_width
-from verifier.text import LiteralStream, NameNormalized
+from verifier.text import LiteralStream, NameNormalized, literal
 
 __all__ = ["ExitCode", "OneLineParser", "add_command", "new_parser", "parse_or_fail", "run_parsed"]
 
@@ -198,8 +198,11 @@ def run_parsed(args: argparse.Namespace) -> int:
               "half-written", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except OSError as exc:
-        if args.verbose or exc.errno is None or not _is_stdout(exc, stdout):
+        if args.verbose or exc.errno is None:
             raise
+        if not _is_stdout(exc, stdout):  # any other the OS raises (a name too long, a link loop, a read-only
+            print(_os_failure(exc), file=sys.stderr)  # folder): one line naming the path, never a traceback
+            return ExitCode.IO_ERROR
         _silence_stdout(stdout)
         print(f"FAIL: -: WRITE_FAILED: cannot write the output ({os.strerror(exc.errno)})", file=sys.stderr)
         return ExitCode.IO_ERROR
@@ -207,6 +210,20 @@ def run_parsed(args: argparse.Namespace) -> int:
         sys.stdout = stdout
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+#: what the OS said, as a reason code a script can test
+_OS_REASONS = {errno.ENAMETOOLONG: "PATH_TOO_LONG", errno.ELOOP: "LINK_LOOP", errno.EROFS: "WRITE_FAILED",
+               errno.EACCES: "PERMISSION_DENIED", errno.EPERM: "PERMISSION_DENIED", errno.ENOSPC: "WRITE_FAILED",
+               errno.EDQUOT: "WRITE_FAILED", errno.ENOENT: "FILE_NOT_FOUND", errno.ENOTDIR: "NOT_A_DIRECTORY"}
+
+
+def _os_failure(exc: OSError) -> str:
+    """The one FAIL line of an error the OS raised on a file the command named or wrote."""
+    where = exc.filename if isinstance(exc.filename, str) else "-"
+    shown = where if len(where) <= 120 else where[:60] + "..." + where[-57:]  # a 4,000-character path, cut
+    reason = _OS_REASONS.get(exc.errno, "IO_FAILURE")
+    return f"FAIL: {literal(shown)}: {reason}: {os.strerror(exc.errno)}"
 
 
 def _is_stdout(exc: OSError, stdout) -> bool:

@@ -33,8 +33,11 @@ def release_holding(path: str | Path) -> Path | None:
     """The release folder that ``path`` would land in (a folder holding a release's envelope), or None."""
     here = Path(os.path.abspath(path))
     for folder in here.parents:
-        if (folder / ENVELOPE).exists():
-            return folder
+        try:
+            if (folder / ENVELOPE).exists():
+                return folder
+        except OSError:  # a name too long for the file system holds no release; writing it fails on its own
+            continue
     return None
 
 

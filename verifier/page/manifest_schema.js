@@ -69,7 +69,9 @@
     for (const sub of schema.allOf || []) { const p = pp.schema_problem(value, sub, root, path); if (p) return p; }
     if (schema.anyOf && !schema.anyOf.some((s) => pp.schema_problem(value, s, root, path) === null)) return fail("matches none of its forms");
     if (schema.oneOf && schema.oneOf.filter((s) => pp.schema_problem(value, s, root, path) === null).length !== 1) return fail("does not match exactly one of its forms");
-    if (schema.not && pp.schema_problem(value, schema.not, root, path) === null) return fail("matches what is not allowed");
+    if (schema.not && pp.schema_problem(value, schema.not, root, path) === null) {
+      return fail(typeof value === "string" ? `'${pp.literal(value.slice(0, 80))}' holds a control or direction-changing character; a name is one line of plain text` : "matches what is not allowed");
+    }
     if (schema.if) {
       const branch = pp.schema_problem(value, schema.if, root, path) === null ? schema.then : schema.else;
       if (branch !== undefined) { const p = pp.schema_problem(value, branch, root, path); if (p) return p; }

@@ -10,7 +10,7 @@ from typing import Any
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
-from verifier.text import literal, number
+from verifier.text import literal, number, plural
 
 __all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "formula_cells", "formula_warning", "open_release",
            "p_value_words", "release_facts"]
@@ -108,9 +108,9 @@ def claims_summary(release: VerifiedRelease) -> str:
     """The publisher's main claims in one line, by the release's family: records, k, and D and the
     confidently linked share where ranks apply, the disclosure risk of each sensitive attribute otherwise."""
     claims = release.claims if isinstance(release.claims, dict) else {}
-    parts = [f"{claims.get('n_records')} records", f"k = {claims.get('k')}"]
+    parts = [plural(claims.get('n_records') or 0, "record"), f"k = {claims.get('k')}"]
     if release.family == "generalized":
-        parts.append(f"{claims.get('classes')} classes")
+        parts.append(plural(claims.get("classes") or 0, "class", plural_form="classes"))
     else:
         pp = claims.get("permuted_privacy") or {}
         it = claims.get("intruder") or {}

@@ -25,6 +25,7 @@ from verifier.releases.coherence import coherence_problem
 from verifier.releases.family import family_of
 from verifier.releases.listed_files import fail
 from verifier.releases.targets import TARGETS
+from verifier.text import literal
 
 __all__ = ["MANIFEST_SCHEMA", "manifest_schema", "model_problem", "schema_problem",
            "validate_manifest"]
@@ -68,6 +69,9 @@ def schema_problem(statement: Any) -> str | None:
     if error is None:
         return None
     message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
+    if error.validator == "not" and isinstance(error.instance, str):  # $defs/name: one line of plain text
+        message = (f"'{literal(error.instance[:80])}' holds a control or direction-changing character; a name is "
+                   "one line of plain text")
     return f"{_path(error)}: {message}"
 
 

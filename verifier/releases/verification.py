@@ -28,6 +28,7 @@ The key id in the envelope is only a hint.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import json
 import os
@@ -492,7 +493,19 @@ def _release_root(given: Path, shown: str) -> Path:
     Its real path is used from then on, so the link cannot be swapped midway;
     every file inside is still read without following links.
     """
-    root = given.resolve() if given.is_symlink() else given
+    try:
+        root = given.resolve(strict=True) if given.is_symlink() else given
+        root.stat()
+    except RuntimeError:  # pathlib's word for a loop of links
+        raise _fail(shown, "FILE_UNREADABLE", "is a loop of symbolic links, not a release directory") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _fail(shown, "FILE_UNREADABLE", "is a loop of symbolic links, not a release directory") from None
+        if exc.errno == errno.ENAMETOOLONG:
+            raise _fail(shown, "FILE_UNREADABLE", "is a path longer than this system allows") from None
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+            raise _fail(shown, "FILE_UNREADABLE", f"cannot be read ({exc.strerror})") from None
+        root = Path(os.path.realpath(given)) if given.is_symlink() else given
     if not root.exists():
         where = f"is a link to {root}, which does not exist" if root != given else "no such directory"
         raise _fail(shown, "FILE_MISSING", where)

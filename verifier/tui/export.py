@@ -66,13 +66,15 @@ def write_report(path: str, text: str) -> tuple[bool, str]:
     if not path:
         return False, "Give a file name."
     target = Path(path).expanduser()
-    if target.exists() and not target.is_symlink() and target.is_file():
-        return False, f"{literal(path)} exists; it was not overwritten. Choose another name."
     try:
+        if target.exists() and not target.is_symlink() and target.is_file():
+            return False, f"{literal(path)} exists; it was not overwritten. Choose another name."
         check_output(target, option="the report")  # no link, device, folder, or place inside a release
         write_atomic(target, lambda handle: handle.write(text), mode=0o600)
     except VerifierError as exc:
         return False, literal(exc.diagnostic())
+    except OSError as exc:  # a name too long, a loop of links, a read-only folder: said, and her session goes on
+        return False, f"{literal(path)} cannot be written ({exc.strerror}). Choose another name."
     return True, f"Your report is in {literal(path)}."
 
 
