@@ -793,3 +793,24 @@ def test_a_parquet_codec_the_page_cannot_read_is_refused_by_both(browser, capsys
     assert page["verified"] is cli["verified"] is (reason is None)
     if reason is None:
         assert page["distance"] == cli["distance"]
+
+
+def test_the_page_refuses_a_file_over_the_command_lines_limit_before_reading_it(browser, releases, capsys, tmp_path):
+    """A 108 MB manifest took the tab down: the page checks every file's size before it reads it, with the command
+    line's limits and reason (and its own, larger than any honest release it can check, on the data)."""
+    root, made = releases
+    release, table = made["paper-noise"]
+    copy = shutil.copytree(release, tmp_path / "huge")
+    with open(copy / "manifest.json", "r+b") as handle:  # sparse: 17 MiB on disk in name only
+        handle.truncate(17 << 20)
+    capsys.readouterr()
+    assert verifier(["verify", str(copy), "--key", str(root / "keys" / "public.pem")]) == 1
+    assert ": SIZE_MISMATCH: " in capsys.readouterr().err
+    sizes = browser.execute_script(
+        "const p = window.permutedPrivacy; return [p.size_problem('manifest.json', 17 << 20), "
+        "p.size_problem('manifest.json', 16 << 20), p.size_problem('manifest.dsse.json', 33 << 20), "
+        "p.size_problem('hierarchies.json', 17 << 20), p.size_problem('release.csv', 600 << 20), "
+        "p.size_problem('release.csv', 100 << 20)];")
+    assert [s and s[0] for s in sizes] == ["SIZE_MISMATCH", None, "SIZE_MISMATCH", "SIZE_MISMATCH", "NOT_COMPUTED",
+                                           None]
+    assert "check it with verifier check" in sizes[4][1]

@@ -443,8 +443,10 @@ async def test_random_match_options_are_validated(paper):
 
 def test_histogram_marks_her_distance():
     lines = histogram_lines(np.array([0.1, 0.2, 0.7]), 1, width=10)
-    assert lines == ["distance  random records", "       0  █           10.0%",
-                     "       1  ███         20.0%  <- you (1)", "       2  ██████████  70.0%"]
+    assert lines == ["distance  random records", "       0  █              10%",
+                     "       1  ███            20%  <- you (1)", "       2  ██████████     70%"]
+    # the one number format of the command line and the page (0.25% was 0.2% here and 0.3% in the page)
+    assert histogram_lines(np.array([0.0025, 0.9975]), 0, width=4)[1].endswith(" 0.25%  <- you (0)")
     binned = histogram_lines(np.full(100, 0.01), 57, rows=10)
     assert len(binned) == 11 and binned[6].startswith("   50-59") and binned[6].endswith("<- you (57)")
     assert sum("<- you" in line for line in binned) == 1

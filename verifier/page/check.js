@@ -122,6 +122,9 @@
     if (!/\.(csv|parquet)$/.test(release.dataName)) {
       return { ...out, reason: "NOT_COMPUTED", message: "this page reads releases of one CSV or Parquet file, not parts" };
     }
+    if (p.claims.n_records * p.schema.attributes.length > pp.LIMITS.cells) {  // before a row is decoded
+      return { ...out, reason: "NOT_COMPUTED", message: `this page checks releases of at most ${pp.LIMITS.cells} cells; this one has ${p.claims.n_records} records of ${p.schema.attributes.length} attributes: check it with verifier check` };
+    }
     const family = pp.family_of(p.methods);
     if (family === "generalized") {
       try {

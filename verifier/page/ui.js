@@ -19,6 +19,11 @@
   }
 
   async function readFiles(list) {
+    // Sizes first: a file over its limit is refused before it is read (a 108 MB manifest would take the tab down).
+    for (const f of list) {
+      const big = pp.size_problem(f.name, f.size);
+      if (big) throw new pp.ReleaseError(big[0], f.name, big[1]);
+    }
     const files = {};
     for (const f of list) files[f.name] = new Uint8Array(await f.arrayBuffer());
     return files;
@@ -128,7 +133,7 @@
     return rows.map(([start, share]) => {
       const label = step === 1 ? String(start) : `${start}-${start + step - 1}`;
       const mine = distance >= start && distance < start + step ? "  <- you" : "";
-      return `${label.padStart(11)} ${"#".repeat(Math.round((width * share) / most)).padEnd(width)} ${(100 * share).toFixed(1)}%${mine}`;
+      return `${label.padStart(11)} ${"#".repeat(Math.round((width * share) / most)).padEnd(width)} ${pp.number(share, true)}${mine}`;  // the one number format (number's twin), as the TUI's
     });
   };
 
@@ -171,13 +176,22 @@
   }
 
   window.addEventListener("DOMContentLoaded", () => {
-    $("folder").addEventListener("change", async (e) => { state.files = await readFiles(e.target.files); await tryVerify(); });
+    const load = async (read) => {
+      try {
+        state.files = await read();
+      } catch (e) {  // a file over its limit, refused before it is read
+        state.files = null;
+        say("verify-status", e instanceof pp.ReleaseError ? `FAIL: ${e.path}: ${e.reason}: ${e.message}` : String(e));
+        return;
+      }
+      await tryVerify();
+    };
+    $("folder").addEventListener("change", (e) => load(() => readFiles(e.target.files)));
     const drop = $("drop");
     drop.addEventListener("dragover", (e) => e.preventDefault());
-    drop.addEventListener("drop", async (e) => {
+    drop.addEventListener("drop", (e) => {
       e.preventDefault();
-      state.files = await droppedFiles(e.dataTransfer);
-      await tryVerify();
+      load(() => droppedFiles(e.dataTransfer));
     });
     $("key-file").addEventListener("change", async (e) => { state.pem = await e.target.files[0].text(); $("key-text").value = state.pem; await tryVerify(); });
     $("key-text").addEventListener("change", async (e) => { state.pem = e.target.value; await tryVerify(); });

@@ -83,8 +83,27 @@
     return listed;
   }
 
+  // The command line's limits, checked before a byte is parsed (verification.py's MAX_MANIFEST_BYTES, its twice as
+  // large envelope, MAX_EXTRA_BYTES), and the page's own on the data: a tab holds far less than a process.
+  const MIB = 1 << 20;
+  pp.LIMITS = { "manifest.json": 16 * MIB, "manifest.dsse.json": 32 * MIB, extra: 16 * MIB, data: 512 * MIB,
+    cells: 20000000 };
+
+  pp.size_problem = function size_problem(name, size) {
+    // [reason, why] when a file of this name and size is refused before it is read, else null.
+    const dataLike = /^release(-\d{5})?\.(csv|parquet)$/.test(name) || name === "weights.csv";
+    const limit = pp.LIMITS[name] || (dataLike ? pp.LIMITS.data : pp.LIMITS.extra);
+    if (size <= limit) return null;
+    if (dataLike) return ["NOT_COMPUTED", `holds ${size} bytes, more than the ${limit / MIB} MiB this page reads; check it with verifier check`];
+    return ["SIZE_MISMATCH", `holds ${size} bytes, more than the ${limit} allowed`];
+  };
+
   pp.verifyRelease = async function verifyRelease(files, publicKeyPem) {
     // files: {name: Uint8Array} of one release folder. Returns {statement, fingerprint, data: {name: bytes}}.
+    for (const [name, bytes] of Object.entries(files)) {
+      const big = pp.size_problem(name, bytes.length);
+      if (big) throw new ReleaseError(big[0], name, big[1]);
+    }
     const trusted = await pp.loadPublicKey(publicKeyPem);
     const envPath = ENVELOPE;
     if (!(ENVELOPE in files)) throw new ReleaseError("FILE_MISSING", ENVELOPE, "no manifest.dsse.json in the release");

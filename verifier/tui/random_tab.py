@@ -132,5 +132,5 @@ def histogram_lines(pmf: np.ndarray, distance: int, *, width: int = 30, rows: in
     for a, label, share in zip(starts, labels, sums):
         bar = "█" * round(width * share / top)
         mark = f"  <- you ({distance})" if a <= distance < a + step else ""
-        lines.append(f"{label:>{pad}}  {bar:<{width}} {100 * share:5.1f}%{mark}")
+        lines.append(f"{label:>{pad}}  {bar:<{width}} {number(share, share=True):>7}{mark}")  # as the page's
     return lines
