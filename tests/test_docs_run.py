@@ -34,7 +34,8 @@ NOT_RUN = {
     ("README.md", "python3 -m venv .venv && .venv/bin/pip install -q . && .venv/bin/publisher demo"):
         "it installs the project into a new environment; the demo it ends with runs in tests/test_cli.py",
     ("README.md", "python3 -m venv .venv && .venv/bin/pip install -q '.[test]' && PATH=\"$PWD/.venv/bin:$PATH\" "
-                  "python -m pytest -q -p no:cacheprovider"): "it is this test suite: .ci/run runs it on a fresh clone",
+                  "python -m pytest -q -p no:cacheprovider -n auto --dist loadfile"):
+        "it is this test suite: .ci/run runs it on a fresh clone",
     ("README.md", ".venv/bin/verifier tui DEMO_DIR/release --key DEMO_DIR/keys/public.pem --record "
                   "DEMO_DIR/my_record.json"): "the TUI needs a terminal; tests/test_tui.py drives it with Textual's pilot",
     ("performance.md", "python -m benchmarks            # full sizes (about 3 minutes)"):
