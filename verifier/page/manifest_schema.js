@@ -86,6 +86,9 @@
     const family = pp.family_of(predicate.methods);
     if ("model" in claims && claims.model !== family) return "$.predicate.claims.model: not the model of the signed methods";
     if (new Set(names).size !== names.length) return "$.predicate.schema.attributes: an attribute is listed twice";
+    for (const [i, a] of attrs.entries()) {
+      if (a.kind !== "numeric" && !(Array.isArray(a.categories) && a.categories.length)) return `$.predicate.schema.attributes[${i}].categories: a signed ${a.kind} attribute lists its categories`;
+    }
     const disclosure = claims.attribute_disclosure;
     if (disclosure !== undefined && disclosure !== null) {
       for (const [name, entry] of Object.entries(disclosure)) {

@@ -96,6 +96,9 @@ def model_problem(predicate: dict[str, Any]) -> str | None:
                 "its claims must be computed under that model")
     if len(set(names)) != len(names):
         return "$.predicate.schema.attributes: an attribute is listed twice"
+    for i, a in enumerate(predicate["schema"]["attributes"]):  # a reader ranks a category by its place in the list
+        if a["kind"] != "numeric" and not a.get("categories"):
+            return f"$.predicate.schema.attributes[{i}].categories: a signed {a['kind']} attribute lists its categories"
     disclosure = claims.get("attribute_disclosure")
     if disclosure is not None:
         for name, entry in disclosure.items():
