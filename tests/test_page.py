@@ -814,3 +814,37 @@ def test_the_page_refuses_a_file_over_the_command_lines_limit_before_reading_it(
     assert [s and s[0] for s in sizes] == ["SIZE_MISMATCH", None, "SIZE_MISMATCH", "SIZE_MISMATCH", "NOT_COMPUTED",
                                            None]
     assert "check it with verifier check" in sizes[4][1]
+
+
+@pytest.mark.parametrize("cell, reason", [("[0x10,30]", "DATA_MALFORMED"), ("[20,inf]", "DATA_MALFORMED"),
+                                          ("1e-400", "DATA_MALFORMED"), (None, None)])
+def test_a_generalized_cell_is_read_by_one_rule_in_the_page_and_on_the_command_line(browser, capsys, tmp_path, cell,
+                                                                                   reason):
+    """An interval's bounds follow the table reader's rule in both (0x10 and inf were numbers to one of them)."""
+    import csv
+    import io
+
+    from conftest import republish
+
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"attributes": [
+        {"name": "x1", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "x2", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "x3", "kind": "numeric", "role": "sensitive"}]}))
+    release = tmp_path / "release"
+    assert publisher(["release", "--input", str(PAPER / "original.csv"), "--schema", str(schema), "--method",
+                      "sd_k_anonymity", "--param", "k=3", "--seed", "1", "--allow-degenerate", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "sd", "--out", str(release)]) == 0
+    rows = list(csv.reader(io.StringIO((release / "release.csv").read_text())))
+    if cell is not None:  # None: the honest release, signed again as it is
+        rows[1][0] = cell
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    republish(release, tmp_path / "keys" / "private.pem", "release.csv", out.getvalue().encode())
+    record = _records(PAPER / "original.csv", 1)[0]
+    code, cli = _cli(capsys, release, tmp_path / "keys" / "public.pem", record, tmp_path)
+    page = _in_page(browser, release, tmp_path / "keys" / "public.pem", record)
+    assert cli.get("reason") == page.get("reason") == reason, (cli, page)
+    if reason is None:
+        assert page["class_size"] == cli["class_size"]

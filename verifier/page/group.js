@@ -44,8 +44,9 @@
     if (text === "*") return numeric ? { lo: -Infinity, hi: Infinity, openHi: false } : { values: new Set(attr.categories) };
     if (numeric) {
       const m = INTERVAL.exec(text);
-      const lo = m ? Number(m[1]) : Number(text), hi = m ? Number(m[2]) : Number(text);
-      if (text === "" || Number.isNaN(lo) || Number.isNaN(hi)) throw new pp.ReleaseError("VALUE_NOT_NUMERIC", "release", `${JSON.stringify(text)} is neither a number nor an interval [a,b]`);
+      // each bound by the table reader's rule, as generalized.py's _decimal reads it (no 0x10, inf or 1e-400)
+      const [lo, whyLo] = pp.numeric_cell(m ? m[1] : text), [hi, whyHi] = pp.numeric_cell(m ? m[2] : text);
+      if (whyLo !== null || whyHi !== null) throw new pp.ReleaseError("DATA_MALFORMED", "release", `${JSON.stringify(text)} is neither a number nor an interval [a,b]`);  // the command line's reason for a cell it cannot read
       return { lo, hi, openHi: Boolean(m) && m[3] === ")" };
     }
     if (text.startsWith("{") && text.endsWith("}")) return { values: new Set(text.slice(1, -1).split(",").map((t) => t.trim())) };
