@@ -848,3 +848,43 @@ def test_a_generalized_cell_is_read_by_one_rule_in_the_page_and_on_the_command_l
     assert cli.get("reason") == page.get("reason") == reason, (cli, page)
     if reason is None:
         assert page["class_size"] == cli["class_size"]
+
+
+@pytest.mark.parametrize("form", ["json", "csv"])
+def test_her_record_file_fills_the_pages_form_and_gives_the_command_lines_verdict(browser, releases, capsys, tmp_path,
+                                                                                  form):
+    """She no longer retypes my_record.json: the record-file input fills the form (JSON or a one-row CSV, read as
+    the command line reads them), and the check then gives the command line's verdict for that file."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    root, made = releases
+    release, table = made["paper-noise"]
+    record = _records(table, 3)[2]
+    mine = tmp_path / f"my_record.{form}"
+    mine.write_text(json.dumps(record) if form == "json" else
+                    ",".join(record) + "\n" + ",".join(repr(v) for v in record.values()) + "\n")
+    browser.refresh()
+    browser.find_element(By.ID, "folder").send_keys(str(release))
+    browser.find_element(By.ID, "key-file").send_keys(str(root / "keys" / "public.pem"))
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda d: d.find_element(By.ID, "verify-status").text.startswith(("OK", "FAIL")))
+    browser.find_element(By.ID, "record-file").send_keys(str(mine))
+    wait.until(lambda d: d.find_element(By.ID, "record-status").text.startswith(("Filled", "FAIL")))
+    assert browser.find_element(By.ID, "record-status").text.startswith(f"Filled from {mine.name}. ")
+    filled = {name: browser.find_element(By.CSS_SELECTOR, f'[data-name="{name}"]').get_attribute("value")
+              for name in record}
+    assert {k: float(v) for k, v in filled.items()} == record
+    browser.find_element(By.ID, "check").click()
+    wait.until(lambda d: d.find_element(By.ID, "result").text not in ("", "Checking ..."))
+    capsys.readouterr()
+    assert verifier(["check", str(release), "--key", str(root / "keys" / "public.pem"), "--record", str(mine),
+                     "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    level = {"protected": "PROTECTED", "at_risk": "AT RISK", "exposed": "EXPOSED"}[cli["verdict"]["level"]]
+    assert browser.find_element(By.ID, "result").text.startswith(level + ": ")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"x1": 1, "x1": 2}')  # a duplicate key: refused as the command line refuses it
+    browser.find_element(By.ID, "record-file").send_keys(str(bad))
+    wait.until(lambda d: "bad.json" in d.find_element(By.ID, "record-status").text)
+    assert browser.find_element(By.ID, "record-status").text == "FAIL: bad.json: RECORD_INVALID: not a valid JSON record"

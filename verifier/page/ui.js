@@ -13,6 +13,7 @@
   }
   const $ = (id) => document.getElementById(id);
   const state = { files: null, pem: "", statement: null, policy: null, policyName: null };
+  const RECORD_BYTES = 1 << 20;  // the command line's limit on a record file (bounded_files.LIMITS["record"])
 
   function say(id, text) {
     $(id).textContent = text;
@@ -90,6 +91,41 @@
       form.append(row);
     });
     $("check").disabled = false;
+  }
+
+  pp.record_from_file = function record_from_file(bytes, name) {
+    // Her record file as {attribute: value}, read as record.py reads it: strict JSON, one object, or a CSV file of
+    // one row under its header; the values are checked when the form is checked.
+    if (bytes.length > RECORD_BYTES) throw new pp.ReleaseError("RECORD_TOO_LARGE", name, `a record file holds at most ${RECORD_BYTES} bytes`);
+    if (name.toLowerCase().endsWith(".csv")) {
+      const rows = pp.csv_rows(bytes, name).filter((r) => r.length);
+      if (rows.length !== 2) throw new pp.ReleaseError("RECORD_INVALID", name, "a record file holds exactly one row under its header");
+      return Object.fromEntries(rows[0].map((h, i) => [h, rows[1][i]]));
+    }
+    let doc;
+    try {
+      doc = pp.loads_strict(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    } catch (e) {
+      throw new pp.ReleaseError("RECORD_INVALID", name, "not a valid JSON record");
+    }
+    if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new pp.ReleaseError("RECORD_INVALID", name, 'a JSON record is one object {"attribute": value, ...}');
+    return doc;
+  };
+
+  async function fillFromFile(file) {
+    if (!file) return;
+    if (!state.statement) { say("record-status", "Verify the release first: the form follows its attributes."); return; }
+    try {
+      const record = pp.record_from_file(new Uint8Array(await file.arrayBuffer()), file.name);
+      const attrs = state.statement.predicate.schema.attributes;
+      attrs.forEach((a, j) => {
+        if (Object.prototype.hasOwnProperty.call(record, a.name)) $(`field-${j}`).value = String(record[a.name]);
+      });
+      const missing = attrs.filter((a) => !Object.prototype.hasOwnProperty.call(record, a.name)).length;
+      say("record-status", `Filled from ${file.name}${missing ? `; ${missing} of the release's attributes are not in it: type them` : ""}. Check the values, then check your record.`);
+    } catch (e) {
+      say("record-status", e instanceof pp.ReleaseError ? `FAIL: ${e.path}: ${e.reason}: ${e.message}` : String(e));
+    }
   }
 
   function inWorker(message) {
@@ -201,6 +237,7 @@
       state.policyName = file ? file.name : null;
       say("policy-status", file ? `Your level will be decided by the policy in ${file.name}.` : "Your level will be decided by the verifier's default policy.");
     });
+    $("record-file").addEventListener("change", async (e) => { await fillFromFile(e.target.files[0]); });
     $("check").addEventListener("click", runCheck);
     $("record-form").addEventListener("submit", (e) => { e.preventDefault(); runCheck(); });
   });
