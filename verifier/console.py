@@ -14,10 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # typing's own import is slow: the names are for readers, the annotations are strings
-    from typing import Callable
+from typing import Callable
 
 __all__ = ["guard_if_console", "guard_start", "run_console"]
 

@@ -25,9 +25,9 @@ from verifier.frontend import (
     engine_client,
     print_json,
     text_table,
+    count,
 )
 from verifier.text import figure, number, plural
-from verifier.frontend import count
 
 __all__ = ["register"]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, secret_seed, split_param
 from verifier.frontend.output_paths import check_output
-from verifier.frontend import ProgressBar, UsageError, add_command, print_json, text_table
+from verifier.frontend import ProgressBar, UsageError, add_command, print_json, text_table, count
 from verifier.text import number
-from verifier.frontend import count
 
 __all__ = ["register"]
 

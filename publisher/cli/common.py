@@ -13,8 +13,7 @@ from verifier.data.sampling_weights import read_weight_column
 from verifier.data.schema_file import load_schema
 from verifier.data.tables import column_names, read_table
 from verifier.errors import InvalidInputError
-from verifier.frontend import UsageError, check_non_negative
-from verifier.frontend import count
+from verifier.frontend import UsageError, check_non_negative, count
 
 __all__ = ["add_intruder_args", "add_method_args", "load_input", "load_weights", "route_params", "secret_seed",
            "split_param"]

@@ -13,7 +13,7 @@ from publisher.cli.passphrase import prompt, read_passphrase_file
 from publisher.degenerate import releasable_chain
 from publisher.keys import key_is_encrypted, load_private_key
 from verifier.errors import InputIOError
-from verifier.frontend import Phases, ProgressBar, UsageError, add_command
+from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count
 from verifier.frontend.output_paths import release_holding
 from verifier.releases.facts import claims_summary
 from verifier.releases.family import family_of
@@ -22,7 +22,6 @@ from verifier.releases.verification import TrustedKey, load_public_key, verify_r
 from verifier.releases.exposure import base_rates
 from verifier.releases.policy import load_policy
 from verifier.text import literal, number
-from verifier.frontend import count
 
 __all__ = ["register"]
 

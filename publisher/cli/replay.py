@@ -18,9 +18,9 @@ from verifier.frontend import (
     print_json,
     text_table,
     verified,
+    count,
 )
 from verifier.text import figure, number
-from verifier.frontend import count
 
 if TYPE_CHECKING:
     from publisher.replay import Replay

@@ -8,7 +8,8 @@ import json
 
 from verifier.cli.inputs import check_exhaustive, intruder_options
 from verifier.core.warm_up import COLD_NOTICE, KernelWarmUp
-from verifier.frontend import ExitCode, Phases, ProgressBar, add_command, add_release_args, print_json, text_table, verified
+from verifier.frontend import (ExitCode, Phases, ProgressBar, add_command, add_release_args, count, print_json,
+                               text_table, verified)
 from verifier.releases.facts import formula_warning
 from verifier.releases.policy import load_policy, policy_line
 from verifier.releases.record import read_record, refuse_record_on_command_line
@@ -16,7 +17,6 @@ from verifier.releases.subject import check_record, prepare, random_match
 from verifier.releases.verdict import not_verifiable
 from verifier.releases.verification import ReleaseError
 from verifier.text import figure, number
-from verifier.frontend import count
 
 __all__ = ["register"]
 

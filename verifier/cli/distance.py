@@ -26,9 +26,9 @@ from verifier.frontend import (
     parse_v,
     print_json,
     text_table,
+    count,
 )
 from verifier.text import figure, plural
-from verifier.frontend import count
 
 __all__ = ["register"]
 

@@ -32,11 +32,11 @@ from verifier.frontend import (
     finite,
     print_json,
     text_table,
+    count,
 )
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.facts import p_value_words
 from verifier.text import figure, number, plural
-from verifier.frontend import count
 
 __all__ = ["register", "random_json", "as_dict", "PAIRED_FIGURES", "UNPAIRED_REASON"]
 

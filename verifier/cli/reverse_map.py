@@ -11,9 +11,8 @@ from verifier.cli.inputs import add_pair_args, load_pair
 from verifier.core.ranks import reverse_map
 from verifier.data.tables import write_csv_atomic
 from verifier.errors import InvalidInputError
-from verifier.frontend import ExitCode, add_command, finite, print_json, text_table
+from verifier.frontend import ExitCode, add_command, finite, print_json, text_table, count
 from verifier.text import figure
-from verifier.frontend import count
 
 __all__ = ["register"]
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from verifier.frontend import UsageError, add_command, check_positive, check_probability
+from verifier.frontend import UsageError, add_command, check_positive, check_probability, count
 from verifier.releases.policy import load_policy
 from verifier.releases.record import refuse_record_on_command_line
-from verifier.frontend import count
 
 __all__ = ["register"]
 

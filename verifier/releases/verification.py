@@ -56,7 +56,7 @@ from verifier.releases.data_files import (
 from verifier.releases.coherence import rows_problem
 from verifier.releases.data_columns import codec_problem, columns_problem, data_shape
 from verifier.releases.datapackage import DATAPACKAGE, datapackage_problem
-from verifier.releases.listed_files import ReleaseError, hash_listed, read_listed
+from verifier.releases.listed_files import ReleaseError, hash_listed, open_regular, read_listed
 from verifier.releases.manifest_schema import validate_manifest
 from verifier.releases.listed_files import fail as _fail, read_capped as _read_capped
 
@@ -539,16 +539,17 @@ def _envelope(root: Path, shown: str) -> tuple[bytes, Any, bytes, str]:
     return signature, hint, payload, payload_type
 
 
-def _check_columns(root: Path, shown: str, predicate: dict[str, Any], files: list[tuple[str, bytes | None]]) -> None:
+def _check_columns(root: Path, shown: str, predicate: dict[str, Any], files: list[tuple[str, bytes | int]]) -> None:
     """The data holds exactly the signed schema's columns (:mod:`verifier.releases.data_columns`) and the
-    ``claims.n_records`` rows; a part is read from its footer alone (its digest was checked as it streamed, and is
-    checked again when it is parsed)."""
+    ``claims.n_records`` rows. ``files`` are (name, bytes), or (name, declared size) for a part, which is read from
+    its footer alone, without following a link (its digest was checked as it streamed, and is checked again when
+    it is parsed)."""
     names = [a["name"] for a in predicate["schema"]["attributes"]]
     rows: int | None = 0
     for name, raw in files:
-        if raw is None:
+        if isinstance(raw, int):
             try:
-                with open(root / name, "rb") as handle:
+                with open_regular(root / name, raw, f"{shown}/{name}") as handle:
                     raw = _parquet_footer(handle)
             except OSError as exc:
                 raise _fail(f"{shown}/{name}", "FILE_UNREADABLE", f"cannot be read ({exc.strerror})") from None
@@ -632,7 +633,7 @@ def verify_release(
                 for name, sha256, size in listed if not is_part(name)}
     data = b"" if parts else contents.pop(data_name)
     _check_columns(root, shown, statement["predicate"], [(data_name, data)] if not parts else
-                   [(name, None) for name, _, _ in parts])
+                   [(name, size) for name, _, size in parts])
     if DATAPACKAGE in contents:
         problem = datapackage_problem(statement["predicate"], listed, contents[DATAPACKAGE])
         if problem:
