@@ -128,3 +128,10 @@ CASES: list[Case] = [
     ("claims that miss the manifest's own target", "MANIFEST_INCOHERENT",
      _statement(lambda p: p.update(targets={"min_distance": p["claims"]["permuted_privacy"]["distance"] + 1}))),
 ]
+
+
+def found_when_read(case: str, reason: str) -> bool:
+    """Whether a case is refused where the data is read rather than as the release verifies: a cell the table
+    reader refuses, or a CSV file's rows, which the reader counts as it reads them (a Parquet footer says its rows
+    before). ``check --json`` then says ``"verified": true`` with the reason, in the command line and the page."""
+    return reason == "DATA_MALFORMED" or case == "a row fewer than n_records"

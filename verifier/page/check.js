@@ -99,6 +99,14 @@
     return [header, ...objects.map((o) => header.map((h) => text(o[h])))];
   };
 
+  async function counted_rows(release, predicate) {
+    // The release's rows, when they number the claims.n_records the manifest signs (VerifiedRelease._counted).
+    const rows = await pp.read_rows(release.data[release.dataName], release.dataName);
+    const counted = pp.rows_problem(rows.length - 1, predicate);
+    if (counted) throw new pp.ReleaseError("MANIFEST_INCOHERENT", "manifest.json", counted);
+    return rows;
+  }
+
   pp.checkRecord = async function checkRecord({ files, publicKeyPem, record, options = {} }) {
     // The JSON object `verifier check --json` prints, as far as this page computes it; a failed verification
     // returns {verified: false, reason, message}.
@@ -130,7 +138,7 @@
       try {
         const hierarchies = "hierarchies.json" in release.data
           ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true }).decode(release.data["hierarchies.json"]), true) : {};
-        return pp.group_check(out, p, await pp.read_rows(release.data[release.dataName], release.dataName),
+        return pp.group_check(out, p, await counted_rows(release, p),
           pp.parse_record(record, p.schema), hierarchies, policy);
       } catch (e) {
         if (e instanceof pp.ReleaseError) return { ...out, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
@@ -138,7 +146,7 @@
       }
     }
     try {
-      const keys = pp.rank_keys(await pp.read_rows(release.data[release.dataName], release.dataName), p.schema, release.dataName);
+      const keys = pp.rank_keys(await counted_rows(release, p), p.schema, release.dataName);
       const mine = pp.parse_record(record, p.schema);
       const r = pp.compute_record_distance(keys, mine);
       const kinds = p.schema.attributes.map((a) => a.kind);

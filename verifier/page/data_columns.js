@@ -13,34 +13,24 @@
   }
 
   pp.data_shape = function data_shape(name, bytes) {
-    // A data file's column names and its number of rows; null when they cannot be read (the reader then says why).
+    // What a data file's header says (data_columns.py's DataShape): {names, rows, codecs}, rows from a Parquet
+    // footer (null for CSV, whose rows are counted as they are read); null when it cannot be read.
     try {
       if (name.endsWith(".parquet")) {
-        const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-        const metadata = globalThis.hyparquet.parquetMetadata(buffer);
-        return [top_level(metadata.schema), Number(metadata.num_rows)];
+        const metadata = globalThis.hyparquet.parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+        const codecs = metadata.row_groups.flatMap((g) => g.columns.map((c) => [c.meta_data ? c.meta_data.path_in_schema.join(".") : "?", c.meta_data && c.meta_data.codec]));
+        return { names: top_level(metadata.schema), rows: Number(metadata.num_rows), codecs };
       }
-      const rows = pp.csv_rows(bytes, name);  // as data_columns.py counts them: the records after the header, blank lines not
-      return [rows[0] || [], rows.slice(1).filter((r) => r.length > 0).length];
+      return { names: pp.csv_rows(bytes, name, 1)[0] || [], rows: null, codecs: [] };
     } catch (e) {
       return null;
     }
   };
 
-  pp.codec_problem = function codec_problem(name, bytes) {
+  pp.codec_problem = function codec_problem(shape) {
     // Why a Parquet data file's compression is not one every reader decodes (uncompressed or Snappy), or null.
-    if (!name.endsWith(".parquet")) return null;
-    let metadata;
-    try {
-      metadata = globalThis.hyparquet.parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-    } catch (e) {
-      return null;
-    }
-    for (const group of metadata.row_groups) {
-      for (const column of group.columns) {
-        const codec = column.meta_data && column.meta_data.codec;
-        if (codec !== "UNCOMPRESSED" && codec !== "SNAPPY") return `column ${shown(column.meta_data ? column.meta_data.path_in_schema.join(".") : "?")} is compressed with ${codec}; a release's Parquet data is uncompressed or Snappy, which every reader decodes`;
-      }
+    for (const [column, codec] of shape ? shape.codecs : []) {
+      if (codec !== "UNCOMPRESSED" && codec !== "SNAPPY") return `column ${shown(column)} is compressed with ${codec}; a release's Parquet data is uncompressed or Snappy, which every reader decodes`;
     }
     return null;
   };

@@ -5,9 +5,9 @@
   const pp = globalThis.permutedPrivacy;
   const { ReleaseError } = pp;
 
-  pp.csv_rows = function csv_rows(bytes, path) {
+  pp.csv_rows = function csv_rows(bytes, path, most = Infinity) {
     // A CSV file's records as Python's csv module reads them (RFC 4180: quoted cells may hold commas and line
-    // breaks, quotes doubled); a blank line is an empty record.
+    // breaks, quotes doubled), the first `most` of them; a blank line is an empty record.
     let text;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -20,7 +20,7 @@
       if (row.length || cell !== "" || wasQuoted) row.push(cell);
       rows.push(row); row = []; cell = ""; wasQuoted = false;
     };
-    while (i < text.length) {
+    while (i < text.length && rows.length < most) {
       const c = text[i];
       if (quoted) {
         if (c === '"' && text[i + 1] === '"') { cell += '"'; i += 2; continue; }
@@ -36,6 +36,7 @@
       }
       cell += c; i += 1;
     }
+    if (rows.length >= most) return rows;
     if (quoted) throw new ReleaseError("DATA_MALFORMED", path, "a quoted cell is not closed");
     if (cell !== "" || row.length || wasQuoted) endRow();
     return rows;

@@ -151,12 +151,13 @@
     let rows = 0;
     for (const { name } of listed.filter((e) => /^release(-\d{5})?\.(csv|parquet)$/.test(e.name))) {
       const shape = pp.data_shape(name, data[name]);
-      const problem = pp.columns_problem(shape === null ? null : shape[0], names);
+      const problem = pp.columns_problem(shape === null ? null : shape.names, names);
       if (problem) throw new ReleaseError("DATA_COLUMNS_MISMATCH", name, problem);
-      const codec = pp.codec_problem(name, data[name]);
+      const codec = pp.codec_problem(shape);
       if (codec) throw new ReleaseError("DATA_MALFORMED", name, codec);
-      rows = shape === null || rows === null ? null : rows + shape[1];
+      rows = shape === null || shape.rows === null || rows === null ? null : rows + shape.rows;
     }
+    // a Parquet footer's rows, before a row is decoded; a CSV file's rows are counted as they are read (check.js)
     const counted = rows === null ? null : pp.rows_problem(rows, statement.predicate);
     if (counted) throw new ReleaseError("MANIFEST_INCOHERENT", MANIFEST, counted);
     if ("weights.csv" in data) {  // signed is not the same as sound: one number above zero per released record

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import dataclass
 from typing import Sequence
 
 from verifier.text import literal
 
-__all__ = ["CODECS", "codec_problem", "data_shape", "columns_problem"]
+__all__ = ["CODECS", "DataShape", "codec_problem", "data_shape", "columns_problem"]
 
 #: the compressions a release's Parquet data may use: what every reader decodes, the page's included
 CODECS = ("UNCOMPRESSED", "SNAPPY")
@@ -28,22 +29,34 @@ def _shown(name: str) -> str:
     return f"'{literal(name)}'"
 
 
-def data_shape(name: str, raw: bytes) -> tuple[list[str], int] | None:
-    """The column names of a data file's bytes and its number of rows (records after the header); None when they
-    cannot be read (the table reader then says why, with its own reason). A Parquet file's footer is enough."""
+@dataclass(frozen=True)
+class DataShape:
+    """What a data file's header says: its column names, its rows (a Parquet footer's count; None for CSV, whose rows
+    the table reader counts as it reads them), and each Parquet column's compression."""
+
+    names: list[str]
+    rows: int | None = None
+    codecs: tuple[tuple[str, str], ...] = ()
+
+
+def data_shape(name: str, raw: bytes) -> DataShape | None:
+    """A data file's :class:`DataShape`, from its header alone (a CSV file's first record, a Parquet file's footer);
+    None when it cannot be read (the table reader then says why, with its own reason)."""
     if name.endswith(".parquet"):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         try:
             metadata = pq.read_metadata(pa.BufferReader(raw))
-            return [str(n) for n in metadata.schema.to_arrow_schema().names], int(metadata.num_rows)
         except (pa.ArrowException, OSError, ValueError):
             return None
+        groups = [metadata.row_group(g) for g in range(metadata.num_row_groups)]
+        codecs = tuple((str(group.column(c).path_in_schema), str(group.column(c).compression).upper())
+                       for group in groups for c in range(group.num_columns))
+        return DataShape([str(n) for n in metadata.schema.to_arrow_schema().names], int(metadata.num_rows), codecs)
     try:
         reader = csv.reader(io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", newline=""), strict=True)
-        header = next(reader, [])
-        return header, sum(1 for row in reader if row)
+        return DataShape(next(reader, []))
     except (UnicodeDecodeError, csv.Error):
         return None
 
@@ -66,22 +79,10 @@ def columns_problem(header: Sequence[str] | None, names: Sequence[str]) -> str |
     return "the data's columns are not in the signed schema's order"
 
 
-def codec_problem(name: str, raw: bytes) -> str | None:
+def codec_problem(shape: DataShape | None) -> str | None:
     """Why a Parquet data file's compression is not one every reader decodes (:data:`CODECS`), or None."""
-    if not name.endswith(".parquet"):
-        return None
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        metadata = pq.read_metadata(pa.BufferReader(raw))
-    except (pa.ArrowException, OSError, ValueError):
-        return None
-    for g in range(metadata.num_row_groups):
-        group = metadata.row_group(g)
-        for c in range(group.num_columns):
-            codec = str(group.column(c).compression).upper()
-            if codec not in CODECS:
-                return (f"column {_shown(group.column(c).path_in_schema)} is compressed with {codec}; a release's "
-                        "Parquet data is uncompressed or Snappy, which every reader decodes")
+    for column, codec in shape.codecs if shape is not None else ():
+        if codec not in CODECS:
+            return (f"column {_shown(column)} is compressed with {codec}; a release's Parquet data is uncompressed or "
+                    "Snappy, which every reader decodes")
     return None

@@ -361,7 +361,7 @@ class VerifiedRelease:
         shown = f"{self.path}/{part[0]}"
         raw = read_part(self.root, part, self.path)
         shape = data_shape(part[0], raw)
-        problem = columns_problem(None if shape is None else shape[0], schema.names)
+        problem = columns_problem(None if shape is None else shape.names, schema.names)
         if problem:
             raise _fail(shown, "DATA_COLUMNS_MISMATCH", problem)
         return read_table_bytes(shown, raw, schema).values
@@ -540,10 +540,10 @@ def _envelope(root: Path, shown: str) -> tuple[bytes, Any, bytes, str]:
 
 
 def _check_columns(root: Path, shown: str, predicate: dict[str, Any], files: list[tuple[str, bytes | int]]) -> None:
-    """The data holds exactly the signed schema's columns (:mod:`verifier.releases.data_columns`) and the
-    ``claims.n_records`` rows. ``files`` are (name, bytes), or (name, declared size) for a part, which is read from
-    its footer alone, without following a link (its digest was checked as it streamed, and is checked again when
-    it is parsed)."""
+    """The data holds exactly the signed schema's columns (:mod:`verifier.releases.data_columns`), in Parquet
+    the ``claims.n_records`` rows and only the codecs every reader decodes. ``files`` are (name, bytes), or (name,
+    declared size) for a part, which is read from its footer alone, without following a link (its digest was
+    checked as it streamed, and is checked again when it is parsed)."""
     names = [a["name"] for a in predicate["schema"]["attributes"]]
     rows: int | None = 0
     for name, raw in files:
@@ -554,13 +554,15 @@ def _check_columns(root: Path, shown: str, predicate: dict[str, Any], files: lis
             except OSError as exc:
                 raise _fail(f"{shown}/{name}", "FILE_UNREADABLE", f"cannot be read ({exc.strerror})") from None
         shape = data_shape(name, raw)
-        problem = columns_problem(None if shape is None else shape[0], names)
+        problem = columns_problem(None if shape is None else shape.names, names)
         if problem:
             raise _fail(f"{shown}/{name}", "DATA_COLUMNS_MISMATCH", problem)
-        problem = codec_problem(name, raw)
+        problem = codec_problem(shape)
         if problem:
             raise _fail(f"{shown}/{name}", "DATA_MALFORMED", problem)
-        rows = None if shape is None or rows is None else rows + shape[1]
+        rows = None if shape is None or shape.rows is None or rows is None else rows + shape.rows
+    # Parquet says its rows in the footer: checked here, before a row is decoded (a small file can hold millions);
+    # a CSV file's rows are counted by the table reader as it reads them (VerifiedRelease._counted)
     problem = None if rows is None else rows_problem(rows, predicate)
     if problem:
         raise _fail(f"{shown}/{MANIFEST}", "MANIFEST_INCOHERENT", problem)
