@@ -888,3 +888,22 @@ def test_her_record_file_fills_the_pages_form_and_gives_the_command_lines_verdic
     browser.find_element(By.ID, "record-file").send_keys(str(bad))
     wait.until(lambda d: "bad.json" in d.find_element(By.ID, "record-status").text)
     assert browser.find_element(By.ID, "record-status").text == "FAIL: bad.json: RECORD_INVALID: not a valid JSON record"
+
+
+def test_a_numeric_cell_is_read_by_one_rule_in_the_page_and_on_the_command_line(browser):
+    """numeric_cell (the page) against decimal_cell (the table reader every release is read with) on the hostile
+    cells of issue 37 and their honest neighbours: the same accepted, at the same value, the same refused."""
+    from verifier.data.tables import decimal_cell
+    from verifier.errors import InvalidInputError
+
+    cells = ["0x10", " 50.1", "50.1 ", "1e-400", "5e-324", "1e151", "1e150", "9007199254740993", "9007199254740992",
+             "18014398509481984", "+18014398509481984", "-9007199254740993", "inf", "NaN", "1_0", "", ".5", "5.",
+             "-0", "+1e-300", "2.2250738585072014e-308", "2e-308", "1e309", "00012", "1.5E+3"]
+    page = browser.execute_script("return arguments[0].map((c) => window.permutedPrivacy.numeric_cell(c)[0]);",
+                                  cells)
+    for cell, got in zip(cells, page):
+        try:
+            want = decimal_cell(cell)
+        except InvalidInputError:
+            want = None
+        assert got == want, (cell, got, want)

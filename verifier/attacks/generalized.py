@@ -33,8 +33,7 @@ import numpy as np
 
 from verifier.errors import InvalidInputError
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
-from verifier.data.magnitudes import MAX_MAGNITUDE, MIN_NORMAL
-from verifier.data.tables import number_label
+from verifier.data.tables import decimal_cell, number_label
 from verifier.data.schema import Schema
 
 __all__ = ["Cell", "parse_cell", "assess_generalized", "information_loss"]
@@ -62,24 +61,6 @@ class Cell:
         return self.lo <= v and (v < self.hi if self.open_hi else v <= self.hi)
 
 
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
-def _decimal(text: str) -> float:
-    """A bound of a published cell by the table reader's rule (docs/input-format.md): an ASCII decimal (no
-    ``inf``, ``0x10`` or ``1_0``), at most 1e150, neither subnormal nor a nonzero value that becomes 0, an integer
-    at most 2**53; the page's ``numeric_cell`` reads it alike. ValueError otherwise."""
-    if _DECIMAL.fullmatch(text) is None:
-        raise ValueError(text)
-    v = float(text)
-    mantissa = text.lower().split("e")[0]
-    if abs(v) > MAX_MAGNITUDE or (v != 0 and abs(v) < MIN_NORMAL) or (v == 0 and any(c in "123456789" for c in mantissa)):
-        raise ValueError(text)
-    if not any(c in text for c in ".eE") and abs(int(text)) > 2**53:  # an integer a float holds only approximately
-        raise ValueError(text)
-    return v
-
-
 def parse_cell(text: str, numeric: bool, hierarchy: Hierarchy | None = None) -> Cell:
     """Read one published cell (see the module's list); a bad cell raises InvalidInputError."""
     text = text.strip()
@@ -88,11 +69,11 @@ def parse_cell(text: str, numeric: bool, hierarchy: Hierarchy | None = None) -> 
     if numeric:
         m = _INTERVAL.fullmatch(text)
         try:
-            if m:
-                return Cell(lo=_decimal(m.group(1)), hi=_decimal(m.group(2)), open_hi=m.group(3) == ")")
-            v = _decimal(text)
+            if m:  # each bound by the table reader's rule, as the page's numeric_cell reads it
+                return Cell(lo=decimal_cell(m.group(1)), hi=decimal_cell(m.group(2)), open_hi=m.group(3) == ")")
+            v = decimal_cell(text)
             return Cell(lo=v, hi=v)
-        except ValueError:
+        except InvalidInputError:
             raise InvalidInputError(f"{text!r} is neither a number nor an interval [a,b]", reason="VALUE_NOT_NUMERIC") from None
     if text.startswith("{") and text.endswith("}"):
         return Cell(values=frozenset(t.strip() for t in text[1:-1].split(",")))

@@ -50,7 +50,7 @@ from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
     "Table", "read_table", "table_from_frame", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
-    "csv_text", "current_umask", "format_rows", "number_label", "number_labels", "read_text_cells", "column_names",
+    "csv_text", "current_umask", "decimal_cell", "format_rows", "number_label", "number_labels", "read_text_cells", "column_names",
 ]
 
 MISSING_SENTINELS = frozenset(
@@ -275,6 +275,12 @@ def _fast_table(path: str, raw: bytes, schema: Schema | None) -> Table | None:
             return None
         values[:, j] = parsed
     return Table(path=path, schema=Schema(tuple(attrs)), values=values, text_columns=columns)
+
+
+def decimal_cell(text: str) -> float:
+    """One numeric cell by the rule every numeric column is read with (:func:`_numeric_from_text`): a generalized
+    release's interval bounds, read as a table's cells are. InvalidInputError otherwise."""
+    return float(_numeric_from_text("cell", "cell", [text])[0])
 
 
 def _numeric_from_text(path: str, name: str, cells: Sequence[str]) -> np.ndarray:

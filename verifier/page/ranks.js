@@ -54,17 +54,23 @@
     return rows;
   };
 
-  const CELL = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+  // the strict decimal rule of docs/input-format.md (tables.py's _NUMBER), shared with her record's parse_number
+  pp.DECIMAL = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
   const MAX_MAGNITUDE = 1e150, MIN_NORMAL = 2.2250738585072014e-308;
 
   pp.numeric_cell = function numeric_cell(cell) {
-    // A numeric cell of a release, by the table reader's rules (docs/input-format.md): a plain ASCII decimal, no
-    // space, no hexadecimal or inf; at most 1e150 and not subnormal; an integer a 64-bit float holds exactly.
-    if (!CELL.test(cell)) return [null, "not a decimal number"];
-    const [v, why] = pp.parse_number(cell);
-    if (why !== null) return [null, `the value ${why}`];
+    // One numeric cell of a release by the table reader's rule (tables.py's decimal_cell, _numeric_from_text): a
+    // plain ASCII decimal (no space, hexadecimal or inf), finite, not a nonzero value that becomes 0, at most 1e150
+    // and not subnormal, and an integer a 64-bit float holds exactly. [value, null] or [null, why].
+    if (!pp.DECIMAL.test(cell)) return [null, "not a decimal number"];
+    const v = Number(cell);
+    if (!Number.isFinite(v)) return [null, "the value is too large for a 64-bit float"];
+    if (v === 0 && /[1-9]/.test(cell.split(/[eE]/)[0])) return [null, "the value is too small for a 64-bit float (it would become 0)"];
     if (Math.abs(v) > MAX_MAGNITUDE) return [null, "the value is beyond 1e150 in absolute value"];
     if (v !== 0 && Math.abs(v) < MIN_NORMAL) return [null, "the value is too small for a 64-bit float (a subnormal number)"];
+    if (cell.length > 15 && !/[.eE]/.test(cell) && BigInt(cell.replace(/^\+/, "")) !== BigInt(v)) {
+      return [null, "the value cannot be held exactly by a 64-bit float"];
+    }
     return [v, null];
   };
 
