@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 import json
 
 from verifier.cli.inputs import check_exhaustive, intruder_options
@@ -44,28 +44,30 @@ def register(sub, common) -> None:
     p.set_defaults(exhaustive=False, monte_carlo=False, max_linked_share=None)
 
 
+@contextmanager
+def _refusal_in_json(args: argparse.Namespace, *, verified: bool):
+    """With --json, a release refused here is her 'not_verifiable' verdict on stdout, with the reason (whether it
+    verified: its data may be refused once signed); the FAIL line follows on stderr."""
+    try:
+        yield
+    except ReleaseError as exc:
+        if args.json:
+            print_json({"verified": verified, "reason": exc.reason, "message": exc.message,
+                        "verdict": not_verifiable(exc.reason, exc.message).to_json()})
+        raise
+
+
 def run(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
     refuse_record_on_command_line(args.record)
     policy = load_policy(args.policy)  # before any work: a policy that cannot be read decides nothing
     phases = Phases()
-    with phases(f"verifying {args.release}"):
-        try:
-            release = verified(args, json_failure=False)
-        except ReleaseError as exc:  # her verdict is 'not_verifiable'; the FAIL line follows on stderr
-            if args.json:
-                print_json({"verified": False, "reason": exc.reason, "message": exc.message,
-                            "verdict": not_verifiable(exc.reason, exc.message).to_json()})
-            raise
+    with phases(f"verifying {args.release}"), _refusal_in_json(args, verified=False):
+        release = verified(args, json_failure=False)
     kernels = KernelWarmUp(release.claims["n_records"])  # loads (or compiles) the kernels while the release is read
-    with phases("reading and ranking the release"):
-        try:
-            prepared = prepare(release)
-        except ReleaseError as exc:  # signed, but its data cannot be read: --json still says so, as the page does
-            if args.json:
-                print_json({"verified": True, "reason": exc.reason, "message": exc.message,
-                            "verdict": not_verifiable(exc.reason, exc.message).to_json()})
-            raise
+    # signed, but its data cannot be read: --json still says so, as the page does
+    with phases("reading and ranking the release"), _refusal_in_json(args, verified=True):
+        prepared = prepare(release)
     record = read_record(args.record, prepared.schema)
     with phases(COLD_NOTICE) if kernels.cold else nullcontext():
         kernels.wait()
