@@ -32,6 +32,7 @@ import numpy as np
 from verifier.data.schema import Schema
 from verifier.data.tables import format_rows, read_table, read_table_bytes
 from verifier.errors import InvalidInputError
+from verifier.text import plural
 
 __all__ = ["WEIGHTS", "WEIGHT_COLUMN", "check_weights", "identifying_weights", "parse_weights", "read_weight_column",
            "weights_csv"]
@@ -68,15 +69,11 @@ def identifying_weights(values: np.ndarray) -> str | None:
         return None
     fix = next((d for d in range(6, 0, -1)
                 if _unique_count(np.array([float(f"{v:.{d - 1}e}") for v in values])) == 0), None)
-    advice = (f"rounded to {_digits(fix)} none is unique" if fix is not None
+    advice = (f"rounded to {plural(fix, 'significant digit')} none is unique" if fix is not None
               else "no rounding to 1 to 6 significant digits leaves none unique; group them")
     return (f"{unique} of {values.size} records have a sampling weight no other record has: published beside its "
             "record, a unique weight names the record to anyone who knows the original's weights, whatever the "
             f"masking ({advice}; or publish without weights)")
-
-
-def _digits(d: int) -> str:
-    return f"{d} significant digit" + ("" if d == 1 else "s")
 
 
 def read_weight_column(path: str | Path, column: str) -> np.ndarray:
