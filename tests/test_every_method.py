@@ -481,3 +481,29 @@ def test_one_verdict_in_the_cli_and_the_api_on_every_method(world, method, tmp_p
             assert 0.0 <= entry["prior"] <= 1.0 and mine.attribute_disclosure[name]["prior"] == entry["prior"]
         levels.add(mine.level)
     assert levels <= {"protected", "at_risk", "exposed"}
+
+
+def test_a_claimed_k_of_1_names_the_quasi_identifiers_the_methods_leave_as_they_are(world, tmp_path, capsys):
+    """Issue 37: microaggregation of age claimed k = 1 without saying that sex and race, published as they are, set
+    it. The note names them, from the columns each published step changed; a generalized release needs no note."""
+    from verifier.data.schema_file import load_schema
+
+    for method in ("microaggregation", "sd_k_anonymity"):
+        argv = ["release", "--input", str(world / "x.csv"), "--schema", str(world / "one.json"), *METHODS[method][0],
+                "--allow-degenerate", "--samples", "200", "--seed", "11", "--key", str(world / "keys" / "private.pem"),
+                "--dataset-id", "clinic", "--out", str(tmp_path / method)]
+        capsys.readouterr()
+        assert publisher(argv) == 0
+        out = capsys.readouterr().out
+        claimed = int(re.search(r"\bk = (\d+),", out).group(1))
+        if method == "microaggregation":
+            assert claimed == 1
+            assert ("k = 1: some released records share their quasi-identifier values with no other released record"
+                    in out)
+            assert "the methods publish\n    2 quasi-identifiers as they are (sex, race): grouping" in out
+        else:
+            assert claimed >= 4 and "k = 1:" not in out
+    from publisher.methods import known_methods
+    schema = load_schema(world / "one.json")
+    assert known_methods()["microaggregation"].changed_columns(schema, {"k": 3, "attributes": None}) == ["age", "income"]
+    assert known_methods()["randomized_response"].changed_columns(schema, {"attributes": ["sex"]}) == ["sex"]

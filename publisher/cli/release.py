@@ -21,7 +21,7 @@ from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
 from verifier.releases.exposure import base_rates
 from verifier.releases.policy import load_policy
-from verifier.text import literal, number
+from verifier.text import literal, number, plural
 
 __all__ = ["register"]
 
@@ -100,11 +100,32 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
              f"  signed by fingerprint {verified.key.fingerprint}",
              f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)",
              f"  claims ({claims.get('model')} model): {claims_summary(verified)}"]
+    lines += k_lines(verified)
     if verified.predicate.get("targets"):
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
     lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified))
     lines += information_loss_lines(verified.predicate.get("utility") or {}, claims["n_records"])
     return lines + [f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>"]
+
+
+def k_lines(verified) -> list[str]:
+    """Why a release with ranks claims k = 1: the quasi-identifiers its methods publish as they are."""
+    from publisher.methods import known_methods  # the method classes say which columns each step changed
+
+    if verified.claims.get("k") != 1 or verified.family == "generalized":
+        return []
+    schema, methods = verified.schema(), known_methods()
+    changed = {name for step in verified.methods if step.get("method") in methods
+               for name in methods[step["method"]].changed_columns(schema, step.get("parameters") or {})}
+    kept = [a.name for a in schema.attributes if a.role == "quasi_identifier" and a.name not in changed]
+    why = "some released records share their quasi-identifier values with no other released record"
+    if not kept:
+        return [f"  k = 1: {why}"]
+    names = ", ".join(literal(name) for name in kept)
+    return [f"  k = 1: {why}. k counts records alike on every quasi-identifier, and the methods publish",
+            f"    {plural(len(kept), 'quasi-identifier')} as they are ({names}): grouping or noising the others does "
+            "not make records alike on these; generalize them (sd_k_anonymity) or make them other columns in the "
+            "schema if they identify nobody"]
 
 
 def exposure_lines(claims: dict, protector: dict, rates: dict) -> list[str]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 import pandas as pd
 
@@ -109,6 +109,8 @@ class Method(ABC):
     seed_use: ClassVar[str]
     #: the same table and parameters always give the same rows (only the release's row shuffle is random)
     deterministic: ClassVar[bool] = False
+    #: the compiled (numba) kernels it calls: a fresh install compiles them on the first run, which says so
+    kernels: ClassVar[tuple] = ()
 
     @abstractmethod
     def parameters(self) -> dict[str, Any]:
@@ -117,6 +119,14 @@ class Method(ABC):
     @abstractmethod
     def apply(self, table: pd.DataFrame, schema: Schema, *, random_state, original: pd.DataFrame | None = None) -> MethodResult:
         """The anonymized table, rows in input order, and the method's own metrics."""
+
+    @classmethod
+    def changed_columns(cls, schema: Schema, parameters: Mapping[str, Any]) -> list[str]:
+        """The columns a published step of this method changed: its ``attributes``, or every column of its kinds."""
+        named = parameters.get("attributes")
+        if named is not None:
+            return [str(a) for a in named]
+        return [a.name for a in schema.attributes if a.kind in cls.kinds]
 
     def _targets(self, schema: Schema, attributes: Sequence[str] | None) -> list[int]:
         """Column indices this method changes: the named ones, or every column of a supported kind."""
