@@ -48,6 +48,9 @@ def test_every_command_of_the_demo_fits_80_columns():
         assert f"$ {'publisher' if step in ('keygen', 'release', 'replay') else 'verifier'} {step} " in out
     assert "reidentification.expected_reidentifications" in out  # the audit's longest claim, whole
     assert " \\\n    --key " in out  # a long command continues on the next line, as a shell reads it
+    audit = out.split("$ verifier audit ")[1].split("$ publisher replay ")[0]
+    assert ELLIPSIS not in audit  # issue 37: a long value was cut in the table ("the table i…"); it is whole below it
+    assert 'reidentification.population (true): "the table itself (no sampling weights)"' in " ".join(audit.split())
 
 
 def test_the_other_commands_fit_80_columns(tmp_path):
@@ -62,6 +65,22 @@ def test_the_other_commands_fit_80_columns(tmp_path):
     ):
         proc = _run(tool, *argv)
         assert _widest(proc.stdout) <= 80, (argv[0], proc.stdout)
+
+
+@pytest.mark.skipif(not ADULT.exists(), reason="needs ../shared/data/real/adult_subset_2000.csv")
+def test_a_drafted_schema_is_summed_up_one_role_per_line_fitted_to_the_terminal(tmp_path):
+    """Issue 37: publisher schema summed up the Adult sample's 15 columns in one line of 403 characters, on stderr
+    where nothing fits it to the terminal."""
+    proc = _run("publisher", "schema", "--input", str(ADULT), "--sensitive", "salary-class", "--other", "fnlwgt",
+                "--missing", "category", "--out", "s.json", cwd=tmp_path)
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "wrote s.json: 15 columns"
+    assert lines[-1] == "review the kinds, roles and category orders before you publish it"
+    assert lines[1] == "  quasi-identifiers: age (numeric), workclass (nominal), education (nominal),"
+    assert _widest(proc.stdout) <= 80 and "native-country (nominal)" in " ".join(proc.stdout.split())
+    assert [line for line in lines if not line.startswith("    ")][-3:-1] == ["  sensitive: salary-class (nominal)",
+                                                                            "  other columns: fnlwgt (numeric)"]
+    assert "wrote" not in proc.stderr and json.loads((tmp_path / "s.json").read_text())["attributes"][0]["name"] == "age"
 
 
 @pytest.mark.skipif(not ADULT.exists(), reason="needs ../shared/data/real/adult_subset_2000.csv")
@@ -369,3 +388,28 @@ def test_a_first_check_says_it_prepares_the_kernels(tmp_path):
 
     assert "preparing the search kernels for this machine" in run()
     assert "preparing the search kernels" not in run()
+
+
+def test_a_fresh_install_says_the_methods_kernels_compile_while_it_anonymizes(tmp_path):
+    """Issue 37: a first MDAV release sat 20 s on "anonymizing" with nothing to say why. With numba's cache empty
+    the phase names the methods whose kernels compile; once compiled (here rank swapping's, on a tiny table), it
+    is plain "anonymizing" again."""
+    script = (
+        "import numpy as np, pandas as pd\n"
+        "from publisher.methods import anonymize, anonymizing_label, make_method\n"
+        "from verifier.data.schema import Schema\n"
+        "chain = [make_method('rank_swapping', {'p': '10'}), make_method('microaggregation', {'k': '3'})]\n"
+        "print(anonymizing_label(chain))\n"
+        "x = pd.DataFrame({'a': np.arange(20.0)})\n"
+        "anonymize(x, Schema.all_numeric(['a']), chain[:1], random_state=1)\n"
+        "print(anonymizing_label(chain[:1]))\n"
+        "print(anonymizing_label(chain))\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "anonymizing (compiling rank_swapping and microaggregation for this machine: once after installing, up to "
+        "a minute; later runs load it)",
+        "anonymizing",
+        "anonymizing (compiling microaggregation for this machine: once after installing, up to a minute; later "
+        "runs load it)"]

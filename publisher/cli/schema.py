@@ -8,7 +8,8 @@ import sys
 
 from verifier.data.frictionless import table_schema
 from verifier.data.tables import read_csv_cells, write_atomic
-from verifier.frontend import add_command
+from verifier.frontend import add_command, output_width
+from verifier.frontend.output import FittedStream
 from verifier.frontend.output_paths import check_output
 from verifier.text import literal, plural
 
@@ -50,10 +51,25 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(drafted, indent=2, ensure_ascii=False) + "\n"
     if args.out:
         write_atomic(args.out, lambda handle: handle.write(text))
-        kinds = ", ".join(f"{a.name}: {a.kind}" for a in schema.attributes)
-        print(f"wrote {args.out} ({kinds}); review the kinds, roles and category orders before you publish it",
-              file=sys.stderr)
+        width = output_width()  # stdout is this command's data when there is no --out, so it fits its summary itself
+        stream = FittedStream(sys.stdout, width) if width else sys.stdout
+        stream.write("\n".join(summary_lines(args.out, schema)) + "\n")
+        stream.flush()
     else:
         sys.stdout.write(text)
     return 0
 
+
+
+ROLE_WORDS = {"quasi_identifier": "quasi-identifiers", "sensitive": "sensitive", "other": "other columns"}
+
+
+def summary_lines(out: str, schema) -> list[str]:
+    """What the draft says, one line per role (a 15-column table was one line of 403 characters), each column with
+    its kind."""
+    lines = [f"wrote {out}: {plural(len(schema.attributes), 'column')}"]
+    for role, words in ROLE_WORDS.items():
+        named = [f"{literal(a.name)} ({a.kind})" for a in schema.attributes if a.role == role]
+        if named:
+            lines.append(f"  {words}: {', '.join(named)}")
+    return lines + ["review the kinds, roles and category orders before you publish it"]
