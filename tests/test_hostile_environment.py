@@ -132,6 +132,35 @@ def test_a_signal_ends_a_release_with_one_line_and_nothing_written(world, big, t
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no release, no staging folder, no protector report
 
 
+def test_an_interrupt_python_swallows_still_ends_the_command_at_the_next_phase(capsys):
+    """A SIGINT landing in a weak reference's callback (importlib's module locks) raised a KeyboardInterrupt that
+    Python printed as "Exception ignored" and dropped: a release ran on and exited 0 (issue 37's flaky signal test).
+    The signal is remembered; the next phase raises it, and the command ends with its one INTERRUPTED line."""
+    import argparse
+
+    from verifier.frontend import Phases, run_parsed
+
+    reached = []
+
+    class Dropped:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGINT)  # its handler raises here, where Python swallows the exception
+
+    def command(args) -> int:
+        Dropped()
+        reached.append("after the swallowed interrupt")
+        with Phases()("writing the release"):
+            reached.append("the next phase")
+        return 0
+
+    code = run_parsed(argparse.Namespace(func=command, verbose=False, json=False))
+    err = capsys.readouterr().err
+    assert code == 130 and reached == ["after the swallowed interrupt"]
+    assert err.splitlines() == ["FAIL: -: INTERRUPTED: stopped by Ctrl-C or SIGTERM before it finished; nothing was "
+                                "left half-written"]
+    assert run_parsed(argparse.Namespace(func=lambda args: 0, verbose=False, json=False)) == 0  # forgotten after
+
+
 def test_ctrl_c_ends_a_search_with_one_line(big, tmp_path):
     out = tmp_path / "d.parquet"
     proc = _interrupt(["verifier", "distance", "--original", str(big), "--anonymized", str(big), "--out", str(out)],
@@ -161,6 +190,11 @@ def test_an_output_never_replaces_an_input_a_device_a_link_or_a_file_of_a_releas
     (tmp_path / "taken.md").write_text("mine")
     _one_fail(_run("verifier", *audit, "--report", str(tmp_path / "taken.md")), 4, "OUTPUT_EXISTS")
     assert (tmp_path / "taken.md").read_text() == "mine"
+    (tmp_path / "fresh-distances.png").write_bytes(b"mine")  # issue 37: the plot is named, not --report blamed
+    line = _one_fail(_run("verifier", *audit, "--report", str(tmp_path / "fresh.md")), 4, "OUTPUT_EXISTS")
+    assert line == (f"FAIL: {tmp_path / 'fresh-distances.png'}: OUTPUT_EXISTS: the plot fresh-distances.png that "
+                    f"--report {tmp_path / 'fresh.md'} writes beside itself already exists; it is never replaced")
+    assert not (tmp_path / "fresh.md").exists() and (tmp_path / "fresh-distances.png").read_bytes() == b"mine"
     _one_fail(_run("verifier", "distance", "--original", str(original), "--anonymized", str(original), "--out",
                    str(world / "fifo.csv")), 4, "OUTPUT_UNSAFE")
 
@@ -236,6 +270,45 @@ def test_a_worker_that_dies_is_one_line_not_a_dask_traceback():
             client.submit(os._exit, 1, pure=False).result()
     assert info.value.reason == "CLUSTER_FAILED" and info.value.exit_code == 4
     assert "the Dask cluster failed: KilledWorker" in info.value.message
+
+
+def test_another_server_at_the_scheduler_address_is_named_not_out_of_memory(tmp_path):
+    """Issue 37: an SSH banner at --scheduler was read by Dask as a message length of exabytes (OUT_OF_MEMORY).
+    The address is probed for a Dask scheduler's greeting first; a real scheduler passes the probe."""
+    pytest.importorskip("dask.distributed")
+    import socket
+    import threading
+
+    import distributed
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def greet():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.sendall(b"SSH-2.0-OpenSSH_9.2p1\r\n")
+            conn.close()
+
+    threading.Thread(target=greet, daemon=True).start()
+    try:
+        proc = _run("verifier", "distance", "--original", str(ORIGINAL), "--anonymized", str(ORIGINAL), "--engine",
+                    "dask", "--scheduler", f"tcp://127.0.0.1:{port}", timeout=60)
+    finally:
+        server.close()
+    line = _one_fail(proc, 4, "SCHEDULER_NOT_DASK")
+    assert line == (f"FAIL: tcp://127.0.0.1:{port}: SCHEDULER_NOT_DASK: the server at this address does not answer "
+                    "as a Dask scheduler (it sent 'SSH-2.0-'); give the scheduler's own address, which dask scheduler "
+                    "prints as it starts")
+    from verifier.distributed.cluster import dask_client
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit="512MiB") as cluster:
+        with dask_client(cluster.scheduler_address) as client:
+            assert client.submit(sum, [1, 2, 3]).result() == 6
 
 
 # ----------------------------------------------------------------------------- 4. numbers

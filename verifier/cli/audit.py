@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -73,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
     check_out_file(args.out, args.original)
     policy = load_policy(args.policy) if args.policy else None
     for path in report_paths(args.report):  # the report and every plot it may write beside it
-        check_output(path, option="--report", inputs=[args.original, args.out])
+        option = "--report" if path == args.report else (f"the plot {Path(path).name} that --report {args.report} "
+                                                         "writes beside itself")
+        check_output(path, option=option, inputs=[args.original, args.out])
     if args.engine != "local" and not args.original:
         raise UsageError("--engine dask runs the searches an audit with --original makes: give --original X.csv")
     phases = Phases()
@@ -106,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}); auditing its claims"
               + (" with the original" if original is not None else " from the release alone"))
         rows = [[c.name, rounded(c.claimed), rounded(c.computed), "true" if c.ok else "FALSE"] for c in result.checks]
-        print(text_table(rows, ["claim", "manifest", "recomputed", "verdict"]))
+        short = [r for r in rows if max(len(r[1]), len(r[2])) <= LONGEST_CELL]
+        print(text_table(short, ["claim", "manifest", "recomputed", "verdict"]))
+        print("\n".join(long_claim_lines([r for r in rows if r not in short])))
         for c in result.checks:
             if not c.ok:
                 print(f"FALSE: {c.name}: {c.note or 'the figures differ'}")
@@ -122,6 +127,23 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {path}")
         print(audit_verdict(result))
     return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED
+
+
+#: a figure longer than this (a sentence, a list of variances) is shown whole below the table, never cut in it
+LONGEST_CELL = 16
+
+
+def long_claim_lines(rows: list[list[str]]) -> list[str]:
+    """The claims whose values would be cut in the table ("the table i…"), each whole on its own lines."""
+    if not rows:
+        return []
+    lines = ["claims too long for the table, whole:"]
+    for name, claimed, computed, verdict in rows:
+        if claimed == computed:
+            lines.append(f"  {name} ({verdict}): {claimed}")
+        else:
+            lines += [f"  {name} ({verdict}):", f"    manifest:   {claimed}", f"    recomputed: {computed}"]
+    return lines
 
 
 def audit_verdict(result) -> str:
