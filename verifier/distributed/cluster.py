@@ -13,12 +13,14 @@ import importlib
 import logging
 import os
 import re
+import socket
 from contextlib import contextmanager
 from typing import Iterator
 
 import numpy as np
 
 from verifier.errors import InputIOError, InvalidInputError, UsageError, VerifierError
+from verifier.text import literal
 
 __all__ = ["DASK_EXTRA", "MIN_WORKER_MEMORY", "CONNECT_TIMEOUT", "check_cluster_options", "dask_client",
            "default_pieces", "on_cluster", "require_dask"]
@@ -112,8 +114,12 @@ def dask_client(scheduler: str | None = None, *, workers: int | None = None,
         if workers is not None or memory_limit is not None:
             raise InvalidInputError("--workers and --memory-limit size a local cluster; a running scheduler's "
                                     "workers are sized where they are started", reason="PARAMETER_INVALID")
+        _answers_as_dask(scheduler)
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except MemoryError:  # a length read from another protocol's bytes (the probe passed, the server changed)
+            raise InputIOError("the server at this address does not answer as a Dask scheduler",
+                               path=scheduler, reason="SCHEDULER_NOT_DASK") from None
         except (OSError, TimeoutError) as exc:
             raise InputIOError(f"cannot reach the Dask scheduler within {CONNECT_TIMEOUT} ({str(exc)[:200]})",
                                path=scheduler, reason="SCHEDULER_UNREACHABLE") from None
@@ -133,6 +139,44 @@ def dask_client(scheduler: str | None = None, *, workers: int | None = None,
             _stop(client)
     finally:
         _stop(cluster)
+
+
+#: the longest first message a Dask scheduler sends (its handshake is well under a kilobyte)
+_HANDSHAKE_MOST = 1 << 20
+
+
+def _answers_as_dask(scheduler: str) -> None:
+    """Refuse a ``tcp://`` address where another server listens (``SCHEDULER_NOT_DASK``, exit 4).
+
+    A Dask scheduler writes its handshake as soon as a connection opens: a message of a few hundred bytes,
+    led by its length as 8 little-endian bytes. Dask's client reads such a length from whatever the server
+    sends first, so an SSH banner became a request for exabytes (``OUT_OF_MEMORY``), and a web server, which
+    waits for a request, held the command past its connect timeout. A ``tls://`` scheduler speaks TLS first
+    and is left to Dask.
+    """
+    if not scheduler.startswith("tcp://"):
+        return
+    host, port = scheduler[len("tcp://"):].rsplit(":", 1)
+    wait = float(CONNECT_TIMEOUT.rstrip("s"))
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=wait) as sock:
+            first = b""
+            while len(first) < 8:
+                got = sock.recv(8 - len(first))
+                if not got:
+                    break
+                first += got
+    except socket.timeout:
+        raise InputIOError(f"the server at this address sent nothing within {CONNECT_TIMEOUT}; a Dask scheduler "
+                           "greets a client at once: is it a Dask scheduler's address?", path=scheduler,
+                           reason="SCHEDULER_NOT_DASK") from None
+    except OSError as exc:
+        raise InputIOError(f"cannot reach the Dask scheduler ({exc.strerror or exc})", path=scheduler,
+                           reason="SCHEDULER_UNREACHABLE") from None
+    if len(first) < 8 or int.from_bytes(first, "little") > _HANDSHAKE_MOST:
+        raise InputIOError("the server at this address does not answer as a Dask scheduler (it sent "
+                           f"{literal(first.decode('latin-1'))!r}); give the scheduler's own address, which "
+                           "dask scheduler prints as it starts", path=scheduler, reason="SCHEDULER_NOT_DASK")
 
 
 def _stop(part) -> None:
