@@ -28,11 +28,12 @@ from publisher.claims import permutation_claims
 from publisher.degenerate import degenerate_problems, unchanged_rows
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
-from publisher.methods import Method, anonymize, frame_rows, frame_to_keys
+from publisher.methods import Method, anonymize, anonymizing_label, frame_rows, frame_to_keys
 from publisher.methods.frames import published_cells
 from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes
 from publisher.release_metadata import check_metadata, unsafe_text
 from publisher.version import __version__
+from verifier.core.interrupts import raise_if_interrupted
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.reidentification import WEIGHTED, table_risk
@@ -365,6 +366,7 @@ def _publish(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedK
             write_new(report, dumps_manifest(report_doc), 0o600)
         if before_move is not None:
             before_move(staging, report_doc["protector_only"] or {})
+        raise_if_interrupted()  # Ctrl-C that landed where Python swallows it: the release is not moved in
 
     try:
         _write(target, files, trusted, finish)
@@ -453,7 +455,7 @@ def make_release(
     _check_arguments(target, dataset_id, release_version, data_format, part_rows, table.n_records)
     metadata, weights = _check_inputs(table, target, metadata, protector_report, allow_formula_cells, weight_column,
                                       weights)
-    with phase("anonymizing"):
+    with phase(anonymizing_label(methods)):
         result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
     listed, hierarchies = _publishable(result.parameters)
     family = family_of(listed)

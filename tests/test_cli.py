@@ -151,6 +151,32 @@ def test_phases_show_a_spinner_and_the_time_of_those_over_a_second():
     assert phases.seconds["ranking the anonymized records"] >= 0.1
 
 
+def test_off_a_terminal_a_long_phase_says_it_is_still_running_and_how_long_it_took():
+    """Issue 37: piped, a 70 s release printed nothing until it ended. Off a terminal a phase past piped_after
+    says so once, then its time; a quick one stays silent, and one that fails adds nothing to its FAIL line."""
+    import io
+    import time
+
+    from verifier.frontend import Phases
+
+    log = io.StringIO()
+    phases = Phases(log, piped_after=0.2)
+    with phases("reading x.csv"):
+        pass
+    assert log.getvalue() == ""
+    with phases("anonymizing"):
+        time.sleep(0.6)
+    lines = log.getvalue().splitlines()
+    assert lines[0] == "anonymizing: still running after 0.2 s"
+    assert len(lines) == 2 and 0.6 <= float(lines[1].removeprefix("anonymizing: done in ").removesuffix(" s")) < 5
+    log.truncate(0), log.seek(0)
+    with pytest.raises(ValueError):
+        with phases("failing"):
+            time.sleep(0.4)
+            raise ValueError("the FAIL line says it")
+    assert log.getvalue() == "failing: still running after 0.2 s\n"
+
+
 def test_a_command_on_a_terminal_shows_its_phases(paper_paths, tmp_path):
     import os
     import pty

@@ -18,11 +18,36 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-__all__ = ["QUERY_CHUNK", "held_signals"]
+__all__ = ["QUERY_CHUNK", "held_signals", "interrupt", "raise_if_interrupted", "start_watching"]
 
 #: queries a tree answers in one kernel call: an interrupt waits at most for one such call
 QUERY_CHUNK = 1 << 17
 _HELD = (signal.SIGINT, signal.SIGTERM)
+#: the signals a command received, kept even where the interrupt they raised was swallowed
+_RECEIVED: list[int] = []
+
+
+def interrupt(signum, frame) -> None:
+    """A command's handler of SIGINT and SIGTERM: remember the signal, then raise ``KeyboardInterrupt``.
+
+    Python drops an exception raised where it cannot propagate: a weak reference's callback (importlib's
+    module locks), a ``__del__``. A signal landing there was lost, and a release ran on to exit 0 after
+    Ctrl-C. Remembered, it is raised again at the next :func:`raise_if_interrupted`: each phase of a
+    command, before a release is moved into place, and when the command returns.
+    """
+    _RECEIVED.append(signum)
+    raise KeyboardInterrupt
+
+
+def raise_if_interrupted() -> None:
+    """Raise ``KeyboardInterrupt`` if the command received a signal its interrupt did not end it on."""
+    if _RECEIVED:
+        raise KeyboardInterrupt
+
+
+def start_watching() -> None:
+    """Forget the signals of an earlier command run in this process (a test, the API)."""
+    _RECEIVED.clear()
 
 
 @contextmanager

@@ -28,6 +28,7 @@ import threading
 import warnings
 from typing import Callable, Sequence
 
+from verifier.core.interrupts import interrupt, raise_if_interrupted, start_watching
 from verifier.errors import UsageError, VerifierError
 from verifier.frontend.output import FittedStream, output_width
 from verifier.text import LiteralStream, NameNormalized, literal
@@ -117,11 +118,6 @@ def add_command(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
     return p
 
 
-def _terminated(signum, frame) -> None:
-    """SIGTERM ends a command as Ctrl-C does: through the same clean-up, with the same one line."""
-    raise KeyboardInterrupt
-
-
 def _interrupted(exc: BaseException) -> bool:
     """Ctrl-C, even where it lands inside a compiled kernel (numba reports it as a SystemError around it)."""
     while exc is not None:
@@ -161,8 +157,10 @@ def run_parsed(args: argparse.Namespace) -> int:
         width = None if getattr(args, "json", False) or getattr(args, "data_stdout", False) else output_width()
         sys.stdout = LiteralStream(FittedStream(stdout, width) if width else stdout)
     main_thread = threading.current_thread() is threading.main_thread()
-    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _terminated),
-                signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)} if main_thread else {}
+    start_watching()
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGINT)} if main_thread else {}
+    unraisable = sys.unraisablehook
+    sys.unraisablehook = lambda info: None if isinstance(info.exc_value, KeyboardInterrupt) else unraisable(info)
     try:
         with warnings.catch_warnings():
             if not args.verbose:  # numpy's RuntimeWarnings are no message for people: undefined figures are null
@@ -170,6 +168,7 @@ def run_parsed(args: argparse.Namespace) -> int:
             warnings.simplefilter("default", NameNormalized)
             warnings.showwarning = _note
             code = int(args.func(args))
+            raise_if_interrupted()  # a signal whose interrupt was swallowed on the way still ends the command
         sys.stdout.flush()  # a full disk or a closed pipe is this command's failure, not the interpreter's at exit
         return code
     except VerifierError as exc:
@@ -208,6 +207,7 @@ def run_parsed(args: argparse.Namespace) -> int:
         return ExitCode.IO_ERROR
     finally:
         sys.stdout = stdout
+        sys.unraisablehook = unraisable  # a swallowed interrupt is said once, as INTERRUPTED, not "Exception ignored"
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 

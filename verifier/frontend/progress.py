@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from typing import Iterator, TextIO
 
-__all__ = ["ProgressBar", "Phases"]
+from verifier.core.interrupts import raise_if_interrupted
+
+__all__ = ["PIPED_AFTER", "ProgressBar", "Phases"]
+
+#: off a terminal, a phase that runs longer than this many seconds says so
+PIPED_AFTER = 10.0
 
 
 class ProgressBar:
@@ -63,19 +69,49 @@ class ProgressBar:
 class Phases:
     """The phases of a command on stderr: a spinner while each runs, and its time once it took over a second.
 
-    Use as ``with phases("reading X.csv"): ...``. Like :class:`ProgressBar`,
-    silent unless stderr is a terminal (``force=True`` draws anyway); rich is
-    imported on the first phase drawn. A phase that fails prints nothing: the
-    FAIL line says what happened.
+    Use as ``with phases("reading X.csv"): ...``. Drawn only when stderr is a
+    terminal (``force=True`` draws anyway); rich is imported on the first
+    phase drawn. Off a terminal a phase is silent unless it runs longer than
+    ``piped_after`` seconds (:meth:`_plain`). A phase that fails prints
+    nothing more: the FAIL line says what happened.
     """
 
-    def __init__(self, stream: TextIO | None = None, *, force: bool = False, min_seconds: float = 1.0):
+    def __init__(self, stream: TextIO | None = None, *, force: bool = False, min_seconds: float = 1.0,
+                 piped_after: float = PIPED_AFTER):
+        self.piped_after = piped_after
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = force or bool(getattr(self.stream, "isatty", lambda: False)())
         self._force = force
         self.min_seconds = min_seconds
         self._console = None
         self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def _plain(self, label: str, start: float) -> Iterator[None]:
+        """Off a terminal (a pipe, a log), a phase is silent unless it runs past ``piped_after`` seconds: then one
+        line says it is still running, and one more how long it took (a piped 70 s release said nothing)."""
+        said = threading.Event()
+
+        def still_running() -> None:
+            said.set()
+            self._line(f"{label}: still running after {self.piped_after:g} s")
+
+        timer = threading.Timer(self.piped_after, still_running)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+        if said.is_set():
+            self._line(f"{label}: done in {time.monotonic() - start:.1f} s")
+
+    def _line(self, text: str) -> None:
+        try:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):  # a closed log is no reason to stop the work
+            pass
 
     def _console_for(self):
         if self._console is None:
@@ -87,9 +123,11 @@ class Phases:
 
     @contextmanager
     def __call__(self, label: str) -> Iterator[None]:
+        raise_if_interrupted()  # a signal swallowed in the last phase ends the command before the next
         start = time.monotonic()
         if not self.enabled:
-            yield
+            with self._plain(label, start):
+                yield
             self.seconds[label] = time.monotonic() - start
             return
         console = self._console_for()
