@@ -31,7 +31,7 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from publisher.methods import anonymize, frame_rows, make_method  # loaded when run, not for --help
+    from publisher.methods import anonymize, anonymizing_label, frame_rows, make_method  # loaded when run, not for --help
 
     methods = [args.method, *args.then]
     check_output(args.out, inputs=[args.input, args.schema], force=args.force)
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     phases = Phases()
     with phases(f"reading {args.input}"):
         table, schema = load_input(args.input, args.schema)
-    with phases("anonymizing"):
+    with phases(anonymizing_label(chain)):
         result = anonymize(table.to_frame(), schema, chain, random_state=secret_seed(args))
     frame = result.table if args.keep_order else result.released
     with phases(f"writing {args.out}"):

@@ -15,7 +15,7 @@ from importlib import import_module
 #: where each public name lives, loaded on first use so that ``publisher --help`` starts without the methods
 _WHERE = {
     "AdditiveNoise": "additive_noise", "Method": "base", "MethodResult": "base", "Anonymized": "chain",
-    "anonymize": "chain", "frame_rows": "frames", "frame_to_keys": "frames", "keys_to_frame": "frames",
+    "anonymize": "chain", "anonymizing_label": "chain", "frame_rows": "frames", "frame_to_keys": "frames", "keys_to_frame": "frames",
     "Microaggregation": "microaggregation", "MultiSensitiveGeneralization": "multi_sensitive",
     "RandomAttributeReplacement": "random_replacement", "RandomizedResponse": "randomized_response",
     "RankSwapping": "rank_swapping", "METHODS": "registry", "NUMERIC_METHODS": "registry",
@@ -26,7 +26,7 @@ _WHERE = {
 __all__ = [
     "METHODS", "NUMERIC_METHODS", "AdditiveNoise", "Anonymized", "Method", "MethodResult", "Microaggregation",
     "MultiSensitiveGeneralization", "RandomAttributeReplacement", "RandomizedResponse", "RankSwapping",
-    "ReverseMapping", "SDKAnonymity", "anonymize", "frame_rows", "frame_to_keys", "keys_to_frame",
+    "ReverseMapping", "SDKAnonymity", "anonymize", "anonymizing_label", "frame_rows", "frame_to_keys", "keys_to_frame",
     "known_methods", "make_method",
 ]
 

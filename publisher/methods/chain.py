@@ -14,11 +14,12 @@ import pandas as pd
 
 from publisher.methods.base import Method, fail
 from publisher.randomness import noise_generator
+from verifier.core.warm_up import compiled_kernels
 from verifier.data.schema import Schema
 from verifier.releases.coherence import chain_problem
 from verifier.text import html_table, number
 
-__all__ = ["Anonymized", "anonymize"]
+__all__ = ["Anonymized", "anonymize", "anonymizing_label"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -61,6 +62,16 @@ class Anonymized:
         rows = [("methods", self._chain()), ("records", number(self.released.shape[0])),
                 ("attributes", ", ".join(map(str, self.released.columns))), *self._metrics()]
         return html_table(rows, "Anonymized table (released rows shuffled; the seed is not kept)")
+
+
+def anonymizing_label(methods: Sequence[Method]) -> str:
+    """The phase a command shows while ``methods`` run: on a fresh install it says that their kernels compile
+    (a first MDAV release sat 20 s on "anonymizing" with no word of why)."""
+    cold = list(dict.fromkeys(m.name for m in methods if m.kernels and not compiled_kernels(m.kernels)))
+    if not cold:
+        return "anonymizing"
+    return (f"anonymizing (compiling {' and '.join(cold)} for this machine: once after installing, up to a minute; "
+            "later runs load it)")
 
 
 def anonymize(table: pd.DataFrame, schema: Schema, methods: Sequence[Method], *, random_state) -> Anonymized:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["rank_swap_partners"]
+__all__ = ["KERNELS", "rank_swap_partners"]
 
 
 @nb.njit(cache=True)
@@ -80,3 +80,7 @@ def rank_swap_partners(n, window, uniforms):
         partner[i] = j
         partner[j] = i
     return partner
+
+
+#: the compiled kernels rank swapping calls
+KERNELS = (rank_swap_partners,)

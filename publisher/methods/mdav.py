@@ -26,7 +26,7 @@ import numpy as np
 
 from publisher.methods import point_index
 
-__all__ = ["mdav_groups", "mdav_groups_exhaustive"]
+__all__ = ["KERNELS", "mdav_groups", "mdav_groups_exhaustive"]
 
 
 @nb.njit(cache=True)
@@ -148,6 +148,10 @@ def _mdav(z, k, indexed):
     for t in range(count):
         group[active[t]] = g
     return group
+
+
+#: the compiled kernels MDAV calls (what a fresh install compiles on its first run)
+KERNELS = (_mdav,)
 
 
 def mdav_groups(z: np.ndarray, k: int) -> np.ndarray:

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
-from publisher.methods.mdav import mdav_groups
+from publisher.methods.mdav import KERNELS, mdav_groups
 
 __all__ = ["Microaggregation"]
 
@@ -26,6 +26,7 @@ class Microaggregation(Method):
     parsers = {"k": parse_int, "attributes": parse_names}
     seed_use = "none (MDAV is deterministic)"
     deterministic = True
+    kernels = KERNELS
 
     def __init__(self, *, k: int, attributes: Sequence[str] | None = None, allow_degenerate: bool = False):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:

@@ -9,7 +9,7 @@ import numpy as np
 
 from publisher.methods.base import Method, MethodResult, fail, parse_float, parse_names
 from publisher.methods.frames import frame_to_keys, keys_to_frame
-from publisher.methods.kernels import rank_swap_partners
+from publisher.methods.kernels import KERNELS, rank_swap_partners
 from verifier.core.validation import as_generator
 
 __all__ = ["RankSwapping"]
@@ -28,6 +28,7 @@ class RankSwapping(Method):
     kinds = ("numeric", "ordinal")
     parsers = {"p": parse_float, "attributes": parse_names}
     seed_use = "the choice of swap partners"
+    kernels = KERNELS
 
     def __init__(self, *, p: float, attributes: Sequence[str] | None = None, allow_degenerate: bool = False):
         if not isinstance(p, (int, float)) or not math.isfinite(p) or p < 0 or p > 100:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
 from publisher.methods.frames import published_cells
-from publisher.methods.sd_clustering import sd_classes
+from publisher.methods.sd_clustering import KERNELS, sd_classes
 from publisher.methods.sd_model import SDModel, discernibility, ncp, value_distances
 from verifier.attacks.classes import group_claims
 from verifier.data.schema import Schema
@@ -52,6 +52,7 @@ class SDKAnonymity(Method):
     kinds = ("numeric", "ordinal", "nominal")
     parsers = {"k": parse_int, "attributes": parse_names}
     seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
+    kernels = KERNELS
     deterministic = True
 
     def __init__(self, *, k: int, attributes: Sequence[str] | None = None, allow_degenerate: bool = False):

@@ -32,7 +32,7 @@ import numpy as np
 
 from publisher.methods.sd_model import TIE, SDModel
 
-__all__ = ["sd_classes", "Cells", "ContextCounts"]
+__all__ = ["KERNELS", "sd_classes", "Cells", "ContextCounts"]
 
 _SKIP, _NUMERIC, _CATEGORICAL = 0, 1, 2
 
@@ -317,3 +317,7 @@ def sd_classes(model: SDModel) -> list[list[int]]:
         return [remaining.tolist()] if remaining.size else []
     _place_leftovers(model, x, codes, kinds, classes, remaining.tolist())
     return classes
+
+
+#: the compiled kernels the clustering calls
+KERNELS = (_nearest, _cell_distances, _nearest_cell)

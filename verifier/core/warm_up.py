@@ -27,7 +27,7 @@ from verifier.core.kdtree import RankTree
 from verifier.core.window import prefix_table, run_variance, two_pass_variance, window_moments
 from verifier.data import decimal_cells
 
-__all__ = ["COLD_NOTICE", "WARMED", "KernelWarmUp", "kernels_cached", "warm_build", "warm_reader", "warm_search",
+__all__ = ["COLD_NOTICE", "WARMED", "KernelWarmUp", "compiled_kernels", "kernels_cached", "warm_build", "warm_reader", "warm_search",
            "warm_spreads", "warm_up"]
 
 #: how long a command waits for the process compiling the build's kernels, in seconds
@@ -88,7 +88,12 @@ def kernels_cached(*, reader: bool = True) -> bool:
     Read from numba's own cache index files; where numba keeps them
     elsewhere than it says, the answer is False, which only shows a notice.
     """
-    kernels = WARMED if reader else [k for k in WARMED if k not in decimal_cells.KERNELS]
+    return compiled_kernels(WARMED if reader else [k for k in WARMED if k not in decimal_cells.KERNELS])
+
+
+def compiled_kernels(kernels) -> bool:
+    """Whether numba's cache holds every one of ``kernels`` (``cache=True`` dispatchers), so that they load
+    rather than compile; False where numba keeps its cache elsewhere than it says, which only shows a notice."""
     try:
         return all(os.path.exists(k._cache._cache_file._index_path) for k in kernels)
     except AttributeError:
