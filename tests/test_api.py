@@ -246,3 +246,23 @@ def test_a_subject_of_a_k_anonymous_release_gets_her_group():
     frame = mine.to_frame()
     assert frame["released_record"].tolist() == [9, 10, 11] and set(frame["age"]) == {"[21,25]"}
     assert mine.attribute_disclosure["disease"]["risk"] == pytest.approx(1 / 3)
+
+
+def test_a_frame_column_of_the_wrong_type_is_named_in_pandas_words():
+    """Issue 37: a DataFrame with a text column was refused for its "Parquet type large_string", and one of mixed
+    types with pyarrow's own message; the column is named with its pandas dtype and what to do."""
+    x = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": ["x", "y", "x", "z"]})
+    with pytest.raises(InvalidInputError) as info:
+        verifier.permuted_privacy(x, x)
+    message = str(info.value)
+    assert info.value.reason == "COLUMN_TYPE" and "Parquet" not in message
+    assert f"column 'b' has pandas dtype {x['b'].dtype}, not a number; without a schema every column is numeric: " \
+           "pass schema=" in message
+    schema = verifier.Schema.from_dict({"attributes": [
+        {"name": "a", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "b", "kind": "nominal", "role": "quasi_identifier", "categories": ["1.5", "x", "y", "z"]}]})
+    mixed = x.assign(b=pd.Series([1.5, "y", "x", "z"], dtype=object))
+    with pytest.raises(InvalidInputError) as info:
+        verifier.permuted_privacy(mixed, x, schema)
+    assert "column 'b' mixes values of types float, str; a column holds one type" in str(info.value)
+    assert verifier.permuted_privacy(x, x.iloc[::-1], schema).n_records == 4  # the same frame, read with the schema

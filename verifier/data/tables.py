@@ -456,15 +456,29 @@ def table_from_frame(frame: pd.DataFrame, schema: Schema | None = None, *, name:
     and nominal ones strings or pandas categoricals. ``schema`` ``None``
     takes every column as numeric. ``name`` stands for the frame in messages.
     """
+    import pandas as pd
     import pyarrow as pa
 
     names = [str(c) for c in frame.columns]
     _refuse_duplicates(name, names)
+    given = schema is not None
     schema, positions = _select(name, names, schema)
-    try:
-        table = pa.Table.from_pandas(frame.iloc[:, positions], preserve_index=False)
-    except (pa.ArrowException, TypeError, ValueError) as exc:
-        raise _fail(name, "COLUMN_TYPE", f"a column cannot be read as one type ({str(exc)[:120]})") from None
+    for attr, k in zip(schema.attributes, positions):  # in pandas' words: a DataFrame has no Parquet types
+        column = frame.iloc[:, k]
+        if attr.kind == "numeric" and not (pd.api.types.is_numeric_dtype(column) and
+                                           not pd.api.types.is_bool_dtype(column)):
+            hint = ("the schema says it is numeric" if given else
+                    "without a schema every column is numeric: pass schema= (a file publisher schema drafts, or a "
+                    "Schema) naming its kind")
+            raise _fail(name, "COLUMN_TYPE", f"column {attr.name!r} has pandas dtype {column.dtype}, not a number; "
+                        f"{hint}")
+        try:
+            pa.array(column, from_pandas=True)
+        except (pa.ArrowException, TypeError, ValueError):
+            kinds = sorted({type(v).__name__ for v in column.dropna()})
+            raise _fail(name, "COLUMN_TYPE", f"column {attr.name!r} mixes values of types {', '.join(kinds)}; a "
+                        "column holds one type") from None
+    table = pa.Table.from_pandas(frame.iloc[:, positions], preserve_index=False)
     return _from_arrow(name, table, schema)
 
 
