@@ -410,6 +410,7 @@ def test_the_page_reads_at_360_pixels_and_by_keyboard(browser, releases):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
 
     root, made = releases
     browser.refresh()
@@ -426,8 +427,37 @@ def test_the_page_reads_at_360_pixels_and_by_keyboard(browser, releases):
         assert {"folder", "key-file", "key-text"} <= set(seen)
         for control in ("folder", "key-file", "key-text"):
             assert browser.find_elements(By.CSS_SELECTOR, f'label[for="{control}"]')
+        # issue 37: the histogram's lines wrapped at 360 pixels; each is now one line of the result, bars and all
+        wait = WebDriverWait(browser, 30)
+        wait.until(lambda d: d.find_element(By.ID, "verify-status").text.startswith(("OK", "FAIL")))
+        for name, value in _records(made["paper-noise"][1], 1)[0].items():
+            browser.find_element(By.CSS_SELECTOR, f'[data-name="{name}"]').send_keys(repr(value))
+        browser.find_element(By.ID, "check").click()
+        wait.until(lambda d: d.find_element(By.ID, "result").text not in ("", "Checking ..."))
+        heights = browser.execute_script(FRAGMENTS, "#")
+        assert len(heights) >= 3 and set(heights) == {1}, heights
+        assert sum("<- you" in line for line in browser.find_element(By.ID, "result").text.splitlines()) == 1
+        wide = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert wide[0] <= wide[1], wide
     finally:
         browser.set_window_size(1280, 900)
+
+
+FRAGMENTS = """
+// How many screen lines each line of the result holding the mark takes (a wrapped line takes two or more).
+const pre = document.getElementById("result"), text = pre.firstChild, out = [];
+let at = 0;
+for (const line of text.data.split("\\n")) {
+  if (line.includes(arguments[0])) {
+    const range = document.createRange();
+    range.setStart(text, at);
+    range.setEnd(text, at + line.length);
+    out.push(new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size);
+  }
+  at += line.length + 1;
+}
+return out;
+"""
 
 
 def test_the_pages_tree_answers_as_its_scan(browser):

@@ -44,7 +44,7 @@
     if (text === "*") return numeric ? { lo: -Infinity, hi: Infinity, openHi: false } : { values: new Set(attr.categories) };
     if (numeric) {
       const m = INTERVAL.exec(text);
-      // each bound by the table reader's rule, as generalized.py's _decimal reads it (no 0x10, inf or 1e-400)
+      // each bound by the table reader's rule, as generalized.py's parse_cell reads it (no 0x10, inf or 1e-400)
       const [lo, whyLo] = pp.numeric_cell(m ? m[1] : text), [hi, whyHi] = pp.numeric_cell(m ? m[2] : text);
       if (whyLo !== null || whyHi !== null) throw new pp.ReleaseError("DATA_MALFORMED", "release", `${JSON.stringify(text)} is neither a number nor an interval [a,b]`);  // the command line's reason for a cell it cannot read
       return { lo, hi, openHi: Boolean(m) && m[3] === ")" };

@@ -155,22 +155,35 @@
     });
   }
 
-  pp.histogram_lines = function histogram_lines(distribution, distance, width = 30) {
-    // The random records' distances in at most 30 rows of bars, her distance's row marked (the TUI's twin).
+  pp.histogram_lines = function histogram_lines(distribution, distance, columns = 60) {
+    // The random records' distances in at most 30 rows of bars, her distance's row marked (the TUI's twin); each
+    // line fits `columns` characters (a phone's 360 pixels hold about 40), the bars from 6 to 30 wide.
     const top = Math.max(...Object.keys(distribution).map(Number), distance);
     const step = Math.ceil((top + 1) / 30);
     const rows = [];
     for (let start = 0; start <= top; start += step) {
       let share = 0;
       for (let d = start; d < start + step; d++) share += distribution[String(d)] || 0;
-      rows.push([start, share]);
+      rows.push([step === 1 ? String(start) : `${start}-${start + step - 1}`, start, share]);
     }
-    const most = Math.max(...rows.map((r) => r[1])) || 1;
-    return rows.map(([start, share]) => {
-      const label = step === 1 ? String(start) : `${start}-${start + step - 1}`;
+    const most = Math.max(...rows.map((r) => r[2])) || 1;
+    const pad = Math.max(...rows.map((r) => r[0].length));
+    const shares = rows.map((r) => pp.number(r[2], true));  // the one number format (number's twin), as the TUI's
+    const room = Math.max(...shares.map((s) => s.length));
+    const width = Math.max(6, Math.min(30, columns - pad - room - 2 - "  <- you".length));
+    return rows.map(([label, start, share], i) => {
       const mine = distance >= start && distance < start + step ? "  <- you" : "";
-      return `${label.padStart(11)} ${"#".repeat(Math.round((width * share) / most)).padEnd(width)} ${pp.number(share, true)}${mine}`;  // the one number format (number's twin), as the TUI's
+      return `${label.padStart(pad)} ${"#".repeat(Math.round((width * share) / most)).padEnd(width)} ${shares[i].padStart(room)}${mine}`;
     });
+  };
+
+  const columnsOf = (element) => {
+    // How many characters of its monospace font one line of `element` holds.
+    const measure = document.createElement("canvas").getContext("2d");
+    measure.font = getComputedStyle(element).font;
+    const style = getComputedStyle(element);
+    const inner = element.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return Math.floor(inner / (measure.measureText("0").width || 8));
   };
 
   const policyLine = (policy) => `Your level was decided by the verdict policy "${pp.literal(policy.name)}", version ${policy.version} (SHA-256 ${policy.sha256}).`;
@@ -202,7 +215,7 @@
         (out.claimed.variances ? `, claimed v ${out.claimed.variances[j].toPrecision(4)})` : ")") : "")));
     if (out.p_value !== undefined) {
       lines.push("", "Distances of random records built from the release's columns (yours marked):",
-        ...pp.histogram_lines(out.random_distribution, out.distance));
+        ...pp.histogram_lines(out.random_distribution, out.distance, columnsOf($("result"))));
       lines.push("", `A random record matches as closely ${(100 * out.p_value).toPrecision(4)}% of the time (${out.random_method.replace("_", " ")}, ${out.random_records} random records): ` +
         (out.confidently_linked ? "an intruder who finds your match can be confident it is the right one." : "an intruder cannot tell your match from chance."));
     }
