@@ -69,9 +69,15 @@ class PublishedCells:
 
 
 def column_hierarchy(attr: Attribute, spec: Mapping[str, Any] | None) -> Hierarchy | None:
-    """The published tree that names a categorical column's internal nodes; numeric labels need none."""
-    if spec is None or attr.kind == "numeric":
-        return None  # numeric labels are intervals, which read themselves
+    """The published tree that names a column's internal nodes.
+
+    A numeric column's interval labels read themselves and need none; a labelled tree over its numbers (ARX's
+    ``20-24``, which may hold 21 to 25: docs/release-format.md) is read as a categorical tree whose leaves are
+    the numbers' labels."""
+    if spec is None:
+        return None
+    if attr.kind == "numeric":
+        return build_hierarchy(spec, [], False) if spec.get("type") == "categorical" else None
     return build_hierarchy(spec, list(attr.categories or ()), False, on_unknown="attach_root")
 
 
@@ -79,7 +85,7 @@ def published_cell(text: str, attr: Attribute, hierarchy: Hierarchy | None) -> C
     """What one published cell covers; ``*`` is every value of the column. A bad cell raises CELL_INVALID or
     CATEGORY_UNKNOWN, and its caller says where the cell is."""
     numeric = attr.kind == "numeric"
-    if text.strip() == WILDCARD and (hierarchy is None or WILDCARD not in hierarchy.order):
+    if text.strip() == WILDCARD and (numeric or hierarchy is None or WILDCARD not in hierarchy.order):
         if numeric:
             return Cell(lo=-math.inf, hi=math.inf)
         if attr.categories:

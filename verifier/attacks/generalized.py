@@ -64,6 +64,8 @@ class Cell:
 def parse_cell(text: str, numeric: bool, hierarchy: Hierarchy | None = None) -> Cell:
     """Read one published cell (see the module's list); a bad cell raises InvalidInputError."""
     text = text.strip()
+    if numeric and text == "*":  # every number, whatever tree the column has (a suppressed cell)
+        return Cell(lo=-math.inf, hi=math.inf)
     if hierarchy is not None and text in hierarchy.order:
         return Cell(values=frozenset(hierarchy.leaves(text)))
     if numeric:
@@ -98,6 +100,8 @@ def _size(cell: Cell, column: np.ndarray, numeric: bool) -> tuple[float, int]:
     if numeric:
         span = float(column.max() - column.min())
         if cell.values is None:
+            if math.isinf(cell.hi - cell.lo):  # "*": every value
+                return 1.0, 0
             width = cell.hi - cell.lo
         else:  # a hierarchy node: the numbers it covers
             covered = [float(v) for v in cell.values]
@@ -166,6 +170,9 @@ def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
             continue
         spec = (hierarchies or {}).get(a.name)
         values = [float(v) for v in original[a.name]] if a.kind == "numeric" else list(original[a.name])
+        if a.kind == "numeric" and spec is not None and spec.get("type") == "categorical":
+            hier[a.name] = build_hierarchy(spec, [], False)  # a labelled tree over the numbers (ARX's)
+            continue
         hier[a.name] = build_hierarchy(spec, values, a.kind == "numeric")
     return hier
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from verifier.releases.facts import external_text
+from verifier.releases.family import EXTERNAL
+
 from verifier.releases.targets import target_words
 from verifier.frontend import ExitCode, add_command, add_release_args, print_json, verified
 from verifier.releases.facts import WITHHELD, claims_summary, formula_cells, formula_warning
@@ -25,8 +28,11 @@ def register(sub, common) -> None:
 
 
 def _method_text(step: dict) -> str:
-    params = ", ".join(f"{k}={json.dumps(v)}" for k, v in (step.get("parameters") or {}).items() if v is not None)
-    return f"{step.get('method')}({params})"
+    params = step.get("parameters") or {}
+    if step.get("method") == EXTERNAL:  # the files it publishes are named with their digests, not printed whole
+        return external_text(params)
+    shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in params.items() if v is not None)
+    return f"{step.get('method')}({shown})"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@
   pp.chain_problem = function chain_problem(methods) {
     // Why no run can chain these methods in this order, as [the step's index, what is wrong], or null.
     for (const [i, name] of methods.entries()) {
+      if (name === "external" && methods.length > 1) return [i, "an external step is another tool's whole output: it is the only method of its release"];
       if (name === "reverse_mapping" && i === 0) return [i, "reverse_mapping follows another method; it cannot be the first"];
       if (name === "reverse_mapping" && methods.slice(0, i).includes("reverse_mapping")) return [i, "reverse_mapping is applied once"];
       if (MODEL_METHODS.includes(name) && i !== methods.length - 1) return [i, `${name} is the last method`];
@@ -34,6 +35,7 @@
       return `${where}.keep_probabilities: every one is 1, so nothing is randomized`;
     }
     if (step.method === "rank_swapping" && params.p === 0) return `${where}.p: 0 swaps nothing`;
+    if (step.method === "external" && params.suppressed_records > n) return `${where}.suppressed_records: ${params.suppressed_records} is more than the ${n} records`;
     const k = num(params.k);
     if (k !== null && k > n) return `${where}.k: ${k} is more than the ${n} records`;
     return null;

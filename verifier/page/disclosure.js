@@ -8,7 +8,9 @@
 
   pp.family_of = function family_of(methods) {
     const names = methods.map((m) => m && m.method);
-    if (names.some((n) => GENERALIZING.includes(n))) return "generalized";
+    // another tool's output names the family its cells fit (family.py's _external_generalized)
+    const external = methods.some((m) => m && m.method === "external" && m.parameters && m.parameters.model === "generalized");
+    if (external || names.some((n) => GENERALIZING.includes(n))) return "generalized";
     if (names.includes("randomized_response")) return "randomized_response";
     if (names.includes("random_attribute_replacement")) return "random_replacement";
     return "permutation";

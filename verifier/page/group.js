@@ -16,8 +16,9 @@
 
   pp.column_hierarchy = function column_hierarchy(attr, spec) {
     // A categorical column's published tree, as {label: its leaves}; values it lacks hang from the root
-    // (hierarchy.py's _categorical with on_unknown="attach_root"). Numeric labels are intervals: no tree.
-    if (!spec || attr.kind === "numeric") return null;
+    // (hierarchy.py's _categorical with on_unknown="attach_root"). Numeric interval labels read themselves: no
+    // tree; a labelled tree over the numbers (ARX's 20-24) is read as a categorical tree of their labels.
+    if (!spec || (attr.kind === "numeric" && spec.type !== "categorical")) return null;
     const [[root, kids]] = Object.entries(spec.tree);
     const children = new Map([[root, []]]);
     const walk = (node, parent) => {
@@ -29,7 +30,7 @@
     for (const child of kids) walk(child, root);
     const leaves = (label) => (children.get(label).length ? children.get(label).flatMap(leaves) : [label]);
     const known = new Set(leaves(root));
-    for (const v of [...new Set((attr.categories || []).map(String))].sort()) {
+    for (const v of attr.kind === "numeric" ? [] : [...new Set((attr.categories || []).map(String))].sort()) {
       if (!known.has(v)) { children.set(v, []); children.get(root).push(v); }
     }
     return new Map([...children.keys()].map((label) => [label, leaves(label)]));
@@ -40,6 +41,7 @@
     // node's leaves; "*" everything.
     text = text.trim();
     const numeric = attr.kind === "numeric";
+    if (text === "*" && numeric) return { lo: -Infinity, hi: Infinity, openHi: false };  // every number, tree or not
     if (hierarchy && hierarchy.has(text)) return { values: new Set(hierarchy.get(text)) };
     if (text === "*") return numeric ? { lo: -Infinity, hi: Infinity, openHi: false } : { values: new Set(attr.categories) };
     if (numeric) {
@@ -96,6 +98,32 @@
     return out;
   };
 
+  pp.suppression_line = function suppression_line(rows, suppressed) {
+    // What suppression means for her (group_check.py's suppression_line): both lists are rows numbered from 1.
+    if (!suppressed.length) return null;
+    const among = rows.filter((r) => suppressed.includes(r));
+    if (rows.length && among.length === rows.length) {
+      return `Every released record consistent with your values is one of the ${pp.plural(suppressed.length, "record")} ` +
+        "the tool suppressed (* in every quasi-identifier), and no other matches you: if yours is suppressed, " +
+        `that did not hide it, since an attacker who knows your quasi-identifiers knows it is one of these ${rows.length}.`;
+    }
+    if (among.length) {
+      return `${among.length} of them ${among.length === 1 ? "is a record" : "are records"} the tool suppressed (* in ` +
+        "every quasi-identifier): a suppressed record is consistent with everyone, so it is among every subject's candidates.";
+    }
+    return null;
+  };
+
+  pp.suppressed_rows = function suppressed_rows(rows, schema) {
+    // The released rows (numbered from 1) with * in every quasi-identifier (suppression.py's suppressed_rows).
+    const header = rows[0];
+    const qi = schema.attributes.filter((a) => a.role === "quasi_identifier").map((a) => header.indexOf(a.name));
+    const out = [];
+    if (!qi.length) return out;
+    rows.slice(1).forEach((r, i) => { if (qi.every((j) => r[j].trim() === "*")) out.push(i + 1); });
+    return out;
+  };
+
   pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy) {
     // verifier check --json for a generalized release: her group, her risks with their base rates, her verdict.
     const found = pp.subject_class(rows, predicate.schema, mine, hierarchies);
@@ -109,6 +137,8 @@
       broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, null, false, found.class_size)] };
     const details = [pp.claims_line(broken, k !== null)];
     if (found.class_size) details.push(`${pp.plural(found.class_size, "released record")} ${found.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers: an attacker who knows them cannot tell which one is yours.`);
+    const said = pp.suppression_line(found.rows, pp.suppressed_rows(rows, predicate.schema));
+    if (said) details.push(said);
     for (const [name, r] of Object.entries(disclosure)) details.push(pp.disclosure_line(name, r, "among the released records whose published values contain yours"));
     details.push(NO_RANKS);
     return { ...base, model: "generalized", class_size: found.class_size, class_rows: found.rows, claimed: { k },

@@ -104,6 +104,9 @@
       return "$.predicate.claims.permuted_privacy: not one variance and spread kind per attribute";
     }
     if (claims.k > claims.n_records) return "$.predicate.claims.k: more than the records";
+    if (claims.suppression && (family !== "generalized" || !predicate.methods.some((s) => s.method === "external"))) {
+      return "$.predicate.claims.suppression: only a generalized release another tool made claims its suppression figures";
+    }
     const targets = predicate.targets || {};
     for (const name of Object.keys(targets)) {
       const families = TARGET_FAMILIES[name];

@@ -42,7 +42,8 @@ from verifier.core.permutation import spread_kind
 from verifier.core.record_rows import distance_columns
 from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
-from verifier.releases.family import derived_parameters
+from verifier.releases.external_step import external_checks, not_replayable
+from verifier.releases.family import EXTERNAL, derived_parameters
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import prepare
@@ -264,6 +265,10 @@ def audit_release(release: VerifiedRelease, original: Table | None = None,
     ledger = _Ledger(release, last=lambda done: _policy_levels(done, original, policy))
     if "model" in release.claims:
         ledger.check("model", release.family)
+    for i, step in enumerate(release.methods):  # another tool's output: its files are checked, its run is not
+        if isinstance(step, dict) and step.get("method") == EXTERNAL:
+            ledger.unchecked[f"methods[{i}]"] = not_replayable(step.get("parameters") or {})
+    ledger.checks += [ClaimCheck(*found) for found in external_checks(release.methods, release.hierarchies)]
     if release.family == "generalized":
         return _audit_generalized(ledger, original, original_weights)
     return _audit_ranked(ledger, original, original_weights, searches)

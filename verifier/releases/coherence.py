@@ -13,6 +13,7 @@ before it anonymizes (:func:`chain_problem`, :func:`step_problem`), even with
 
 What cannot be:
 
+- an ``external`` step (another tool's output) beside any other step;
 - a chain that starts with ``reverse_mapping`` (it maps the previous step's
   values back onto the original's; first, there is no previous step) or
   repeats it; a generalizing, randomized-response or random-replacement step
@@ -37,7 +38,7 @@ import math
 from typing import Any, Sequence
 
 from verifier.attacks.intruder import MAX_SAMPLES
-from verifier.releases.family import GENERALIZING
+from verifier.releases.family import EXTERNAL, GENERALIZING
 from verifier.releases.targets import target_misses
 from verifier.text import literal
 
@@ -53,6 +54,9 @@ MODEL_METHODS = (*GENERALIZING, "randomized_response", "random_attribute_replace
 def chain_problem(methods: Sequence[str]) -> tuple[int, str] | None:
     """Why no run can chain ``methods`` in this order, as (the step's index, what is wrong), or None."""
     for i, name in enumerate(methods):
+        if name == EXTERNAL and len(methods) > 1:
+            return i, ("an external step is another tool's whole output, published as it is: it is the only method "
+                       "of its release")
         if name == "reverse_mapping" and i == 0:
             return i, ("reverse_mapping maps a masked table's values back onto the original's, so it follows another "
                        "method; it cannot be the first")
@@ -89,6 +93,8 @@ def step_problem(step: dict[str, Any], n: int | None) -> tuple[str, str] | None:
             return "keep_probabilities", "every one is 1, so nothing is randomized"
     if method == "rank_swapping" and params["p"] == 0:
         return "p", "0 swaps nothing"
+    if method == EXTERNAL and n is not None and params["suppressed_records"] > n:
+        return "suppressed_records", f"{params['suppressed_records']} is more than the {n} records"
     k = _number(params.get("k"))
     if k is not None and n is not None and k > n:
         return "k", f"{int(k)} is more than the {n} records"

@@ -5,6 +5,7 @@ Shared by ``verifier verify``, ``verifier check``, the TUI and the reports.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
@@ -12,7 +13,7 @@ from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
 from verifier.text import literal, number, plural
 
-__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "formula_cells", "formula_warning", "open_release",
+__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "external_text", "formula_cells", "formula_warning", "open_release",
            "p_value_words", "release_facts"]
 
 
@@ -121,6 +122,24 @@ def claims_summary(release: VerifiedRelease) -> str:
         if isinstance(entry, dict):
             parts.append(f"risk of {literal(name)} at most {_fig(entry.get('max'), share=True)} ({literal(entry.get('mode'))})")
     return ", ".join(parts)
+
+
+def external_text(params: dict) -> str:
+    """An external step in one line: the tool, the model its cells fit, the suppressed records, and each file
+    it publishes by name and SHA-256 (the files themselves are in the manifest)."""
+    config = params.get("configuration")
+    files = params.get("hierarchy_files") or {}
+    parts = [f"produced by {json.dumps(params.get('produced_by'), ensure_ascii=False)} outside this tool, so no one "
+             "can rerun it here",
+             f"{params.get('model')} cells",
+             plural(params.get("suppressed_records") or 0, "record") + " suppressed",
+             "configuration: " + (f"{json.dumps(config.get('name'), ensure_ascii=False)} (sha256 {config.get('sha256')})"
+                                  if isinstance(config, dict) else "none given")]
+    if files:
+        parts.append("hierarchies: " + ", ".join(
+            f"{literal(column)} from {json.dumps(f.get('name'), ensure_ascii=False)} (sha256 {str(f.get('sha256'))[:16]}...)"
+            for column, f in files.items() if isinstance(f, dict)))
+    return "external: " + "; ".join(parts)
 
 
 def p_value_words(p: float, alpha: float, *, whose: str = "your") -> str:

@@ -15,6 +15,11 @@ family                      methods                             attribute disclo
 ``permutation``             the rank-based methods              her match set in rank space
 ==========================  ==================================  ===============================
 
+A release made by another tool has one ``external`` step whose ``model``
+parameter says which family its cells fit: ``generalized`` (intervals,
+hierarchy nodes, masked strings, ``*``: its quasi-identifier and sensitive
+columns are read as generalized cells) or ``permutation`` (plain values).
+
 Permutation distance and the random-match test need ranks: they apply to
 every family but ``generalized``, whose cells stand for sets of values.
 """
@@ -23,12 +28,16 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["GENERALIZING", "FAMILIES", "DERIVED_PARAMETERS", "derived_parameters", "family_of", "generalized_columns", "ranks_apply",
+__all__ = ["EXTERNAL", "GENERALIZING", "FAMILIES", "DERIVED_PARAMETERS", "derived_parameters", "family_of", "generalized_columns", "ranks_apply",
            "step_parameters", "NO_RANKS"]
 
 #: method name -> the roles whose columns it publishes as generalized cells
 GENERALIZING = {"sd_k_anonymity": ("quasi_identifier",),
                 "multi_sensitive_generalization": ("quasi_identifier", "sensitive")}
+#: the step of a release another tool made; its ``model`` parameter names its family
+EXTERNAL = "external"
+#: the roles an external step's generalized cells may be in (a tool suppresses and recodes either)
+EXTERNAL_ROLES = ("quasi_identifier", "sensitive")
 #: method name -> (parameter the publisher derived from the original table, the parameter whose presence makes it
 #: derived, or None if always): randomized response's keep probabilities, optimal for the target l (paper 000,
 #: section 4); the replacement probabilities random attribute replacement used (paper 004, section 5)
@@ -54,10 +63,16 @@ def _names(methods: Sequence[Any]) -> list[str]:
     return [str(step.get("method")) for step in methods if isinstance(step, dict)]
 
 
+def _external_generalized(methods: Sequence[Any]) -> bool:
+    """Whether the chain is another tool's output whose cells are generalized."""
+    return any(isinstance(step, dict) and step.get("method") == EXTERNAL and isinstance(step.get("parameters"), dict)
+               and step["parameters"].get("model") == "generalized" for step in methods)
+
+
 def family_of(methods: Sequence[Any]) -> str:
     """The family of a chain of methods (a list of ``{"method", "parameters"}``)."""
     names = _names(methods)
-    if any(n in GENERALIZING for n in names):
+    if any(n in GENERALIZING for n in names) or _external_generalized(methods):
         return "generalized"
     if "randomized_response" in names:
         return "randomized_response"
@@ -81,7 +96,7 @@ def step_parameters(methods: Sequence[Any], name: str) -> dict[str, Any] | None:
 
 def generalized_columns(methods: Sequence[Any], schema) -> list[str]:
     """The columns published as generalized cells: those of the roles each generalizing method generalizes."""
-    roles: set[str] = set()
+    roles: set[str] = set(EXTERNAL_ROLES if _external_generalized(methods) else ())
     for name in _names(methods):
         roles.update(GENERALIZING.get(name, ()))
     return [a.name for a in schema.attributes if a.role in roles]

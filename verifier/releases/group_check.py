@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from verifier.attacks.classes import subject_class
+from verifier.attacks.suppression import suppressed_rows
 from verifier.releases.facts import MODEL_WORDS, release_facts
 from verifier.releases.family import NO_RANKS
 from verifier.releases.exposure import with_base_rate
@@ -27,7 +28,7 @@ from verifier.releases.verdict import (HerFigures, Verdict, claims_line, disclos
                                       policy_verdict, target_breaches)
 from verifier.text import figure, markdown, plural
 
-__all__ = ["GroupCheck", "check_group"]
+__all__ = ["GroupCheck", "check_group", "suppression_line"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -92,6 +93,8 @@ class GroupCheck:
         if self.class_size:
             details.append(f"{plural(self.class_size, 'released record')} {'is' if self.class_size == 1 else 'are'} consistent with your "
                            "quasi-identifiers: an attacker who knows them cannot tell which one is yours.")
+        said = suppression_line(self.rows, (np.flatnonzero(suppressed_rows(self.prepared.published)) + 1).tolist())
+        details += [said] if said else []
         details += [disclosure_line(name, r, MODEL_WORDS["group"]) for name, r in self.disclosure.items()]
         details.append(NO_RANKS)
         return policy_verdict(policy or default_policy(), self.figures(), details=details)
@@ -128,6 +131,25 @@ class GroupCheck:
                       f"{figure(r['delta'])} | {r['candidates']} | {markdown(json.dumps(r['best_guess']))} |"
                       for n, r in self.disclosure.items()]
         return "\n".join(lines) + "\n"
+
+
+def suppression_line(rows: list[int], suppressed: list[int]) -> str | None:
+    """What suppression means for her, when the release has suppressed records (``*`` in every quasi-identifier;
+    both lists are released rows numbered from 1): a suppressed record is consistent with everyone, so it is
+    among her candidates; when nothing else is, suppressing hers hid nothing."""
+    if not suppressed:
+        return None
+    among = sorted(set(rows) & set(suppressed))
+    if rows and len(among) == len(rows):
+        return (f"Every released record consistent with your values is one of the {plural(len(suppressed), 'record')} "
+                "the tool suppressed (* in every quasi-identifier), and no other matches you: if yours is suppressed, "
+                f"that did not hide it, since an attacker who knows your quasi-identifiers knows it is one of these "
+                f"{len(rows)}.")
+    if among:
+        return (f"{len(among)} of them {'is a record' if len(among) == 1 else 'are records'} the tool suppressed (* in "
+                "every quasi-identifier): a suppressed record is consistent with everyone, so it is among every "
+                "subject's candidates.")
+    return None
 
 
 def check_group(prepared: Any, record: np.ndarray) -> GroupCheck:

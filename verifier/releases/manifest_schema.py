@@ -22,7 +22,7 @@ from importlib import resources
 from typing import Any
 
 from verifier.releases.coherence import coherence_problem
-from verifier.releases.family import family_of
+from verifier.releases.family import EXTERNAL, family_of
 from verifier.releases.listed_files import fail
 from verifier.releases.targets import TARGETS
 from verifier.text import literal
@@ -119,6 +119,10 @@ def model_problem(predicate: dict[str, Any]) -> str | None:
                 f"{len(pp['spread_kinds'])} spread kinds for {len(names)} attributes")
     if claims["k"] > claims["n_records"]:
         return f"$.predicate.claims.k: {claims['k']} is more than the {claims['n_records']} records"
+    if "suppression" in claims and (family != "generalized" or
+                                    not any(step["method"] == EXTERNAL for step in predicate["methods"])):
+        return ("$.predicate.claims.suppression: only a generalized release another tool made claims its suppression "
+                "figures")
     for name in predicate.get("targets") or {}:
         families = TARGETS[name][1]
         if families is not None and family not in families:

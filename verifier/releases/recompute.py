@@ -19,8 +19,9 @@ import numpy as np
 from verifier.attacks.reidentification import class_population, class_sizes, reidentification_risk
 from verifier.attacks.classes import PublishedCells, group_claims, leaf_confidence
 from verifier.attacks.models import replacement_release_claims, rr_claims
+from verifier.attacks.suppression import suppression_claims
 from verifier.data.schema import Schema
-from verifier.releases.family import step_parameters
+from verifier.releases.family import EXTERNAL, step_parameters
 
 __all__ = ["diversity_claims", "family_disclosure", "group_release_claims", "rr_keep"]
 
@@ -58,6 +59,8 @@ def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]
     if msg is not None or len(published.sensitive) > 1:
         alpha = (msg or {}).get("alpha_sa")  # only a method that sets alpha has it as a target
         claims["diversity"] = diversity_claims(published, float(alpha) if isinstance(alpha, (int, float)) else None)
+    if step_parameters(methods, EXTERNAL) is not None:  # another tool's output: ARX's figures, to compare with its own
+        claims["suppression"] = suppression_claims(published)
     return claims
 
 
