@@ -247,7 +247,7 @@ def _publishable(methods: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], d
     out, hierarchies = [], None
     for step in methods:
         params = dict(step["parameters"])
-        if step["method"] == "multi_sensitive_generalization" and params.get("hierarchies"):
+        if isinstance(params.get("hierarchies"), dict) and params["hierarchies"]:  # two-step generalization, a tool's
             hierarchies = params["hierarchies"]
             params["hierarchies"] = HIERARCHIES
         out.append({"method": step["method"], "parameters": params})

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import PAPER, resign_statement
+from conftest import PAPER, SHARED, resign_statement
 from hostile_corpus import CASES
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
@@ -537,6 +537,42 @@ def test_her_group_in_a_k_anonymous_release_in_the_page_equals_the_command_line(
             # the gains over the base rate: the same prior, and the risk's last bits carried through a difference
             close = {f: pytest.approx(entry[f], rel=1e-12, abs=1e-12) for f in ("risk", "beta", "delta")}
             assert page["attribute_disclosure"][name] == {**entry, **close}
+
+
+@pytest.mark.skipif(not (SHARED / "external" / "arx" / "input.csv").exists(), reason="needs ../shared/data/external/arx")
+@pytest.mark.parametrize("output", ["arx_global_suppression5", "arx_local_recoding"])
+def test_a_release_made_with_arx_in_the_page_equals_the_command_line(browser, capsys, tmp_path, output):
+    """Issue 38: ARX's output published as an external release; her group (ARX's hierarchy labels over ages read
+    through their tree: its 20-24 holds 21 to 25), her risks, what suppression means for her and her verdict, as
+    verifier check --json gives them, for records ARX suppressed and records it kept."""
+    import csv
+
+    arx = SHARED / "external" / "arx"
+    rows = list(csv.DictReader((arx / "input.csv").open()))
+    attrs = [{"name": "age", "kind": "numeric", "role": "quasi_identifier"}] + [
+        {"name": n, "kind": "nominal", "role": "sensitive" if n == "salary-class" else "quasi_identifier",
+         "categories": sorted({r[n] for r in rows})} for n in list(rows[0])[1:]]
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": attrs}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    trees = [a for c in ("age", "education", "marital-status", "race", "sex")
+             for a in ("--hierarchy", f"{c}={arx / 'hierarchies' / f'adult_hierarchy_{c}.csv'}")]
+    assert publisher(["release", "--input", str(arx / "input.csv"), "--schema", str(tmp_path / "schema.json"),
+                      "--anonymized", str(arx / f"{output}.csv"), "--produced-by", "ARX 3.9.2", *trees, "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", output, "--out",
+                      str(tmp_path / "release")]) == 0
+    written = list(csv.reader((arx / f"{output}.csv").open()))[1:]
+    suppressed = [i for i, r in enumerate(written) if r[:5] == ["*"] * 5][:2]
+    key = tmp_path / "keys" / "public.pem"
+    said = 0
+    for i in [*suppressed, 0, 1, 2]:
+        record = {**rows[i], "age": int(rows[i]["age"])}
+        code, cli = _cli(capsys, tmp_path / "release", key, record, tmp_path)
+        page = _in_page(browser, tmp_path / "release", key, record)
+        assert code == 0 and cli["model"] == page["model"] == "generalized", page
+        for field in ("class_size", "class_rows", "claimed", "claim_holds", "verdict"):
+            assert page[field] == cli[field], (output, i, field)
+        said += any("the tool suppressed" in line for line in cli["verdict"]["lines"])
+    assert said >= 2  # the suppressed records, at least, are told what suppression means for them
 
 
 def test_a_parquet_release_in_the_page_equals_the_command_line(browser, releases, capsys, tmp_path):

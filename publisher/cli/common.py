@@ -19,10 +19,11 @@ __all__ = ["add_intruder_args", "add_method_args", "load_input", "load_weights",
            "split_param"]
 
 
-def add_method_args(p: argparse.ArgumentParser) -> None:
+def add_method_args(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     """``--method``, ``--then``, ``--param``, ``--seed``, ``--allow-degenerate``; the help lists every method."""
-    p.add_argument("--method", required=True, metavar="NAME",
-                   help=f"one of {', '.join(METHOD_NAMES)} (see docs/methods.md)")
+    p.add_argument("--method", required=required, metavar="NAME",
+                   help=f"one of {', '.join(METHOD_NAMES)} (see docs/methods.md)"
+                   + ("" if required else "; or --anonymized for another tool's output"))
     p.add_argument("--then", action="append", default=[], metavar="NAME",
                    help="a method chained after it, typically reverse_mapping (repeatable)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",

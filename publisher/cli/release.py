@@ -35,7 +35,19 @@ def register(sub, common) -> None:
     )
     p.add_argument("--input", required=True, metavar="X.csv")
     p.add_argument("--schema", metavar="schema.json", help="column kinds, roles and category orders")
-    add_method_args(p)
+    add_method_args(p, required=False)
+    external = p.add_argument_group(
+        "a release another tool made (ARX, sdcMicro, mu-ARGUS; docs/methods.md)",
+        "Publish the tool's output of --input instead of running a method: its rows are shuffled with the secret "
+        "seed, its claims computed under the model its cells fit, and the tool, its configuration and its "
+        "hierarchies published in the manifest.")
+    external.add_argument("--anonymized", metavar="FILE",
+                          help="the tool's output (CSV, rows in --input's order, suppressed records kept as *)")
+    external.add_argument("--produced-by", metavar="TOOL", help='the tool and its version ("ARX 3.9.2")')
+    external.add_argument("--configuration", metavar="FILE",
+                          help="the tool's configuration or project file, published with its SHA-256 (at most 1 MiB)")
+    external.add_argument("--hierarchy", action="append", default=[], metavar="COLUMN=FILE",
+                          help="a column's hierarchy in ARX's semicolon format, as the tool used it (repeatable)")
     add_intruder_args(p)
     p.add_argument("--key", required=True, metavar="private.pem", help="the signing key")
     p.add_argument("--passphrase-file", metavar="FILE", help="the key's passphrase (default: asked on the terminal)")
@@ -100,12 +112,22 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
              f"  signed by fingerprint {verified.key.fingerprint}",
              f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)",
              f"  claims ({claims.get('model')} model): {claims_summary(verified)}"]
-    lines += k_lines(verified)
+    lines += k_lines(verified) + suppression_lines(claims.get("suppression"))
     if verified.predicate.get("targets"):
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
     lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified))
     lines += information_loss_lines(verified.predicate.get("utility") or {}, claims["n_records"])
     return lines + [f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>"]
+
+
+def suppression_lines(figures: dict | None) -> list[str]:
+    """Another tool's release in the figures that tool reports (ARX leaves its suppressed records out)."""
+    if not figures:
+        return []
+    return [f"  as ARX counts, leaving out the {plural(figures['suppressed_records'], 'suppressed record')}: "
+            f"{plural(figures['classes'], 'class', plural_form='classes')}, the smallest of "
+            f"{number(figures['smallest_class'])}; prosecutor risk highest {number(figures['highest_prosecutor_risk'])}, "
+            f"average {number(figures['average_prosecutor_risk'])}"]
 
 
 def k_lines(verified) -> list[str]:
@@ -184,10 +206,12 @@ def run(args: argparse.Namespace) -> int:
     if release_holding(report) is not None:  # another, already published release would stop verifying
         raise InputIOError(f"--protector-report lies inside the release {release_holding(report)}, which would stop "
                            "verifying; write it elsewhere", path=report, reason="OUTPUT_INSIDE_RELEASE")
-    methods = [args.method, *args.then]
-    routed = route_params(methods, args.param)
-    chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
-    releasable_chain(chain)
+    external = _external_arguments(args)
+    if external is None:
+        methods = [args.method, *args.then]
+        routed = route_params(methods, args.param)
+        chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
+        releasable_chain(chain)
     expected = load_public_key(args.public_key) if args.public_key else None
     passphrase = None
     if key_is_encrypted(args.key):
@@ -200,7 +224,15 @@ def run(args: argparse.Namespace) -> int:
         table, _ = load_input(args.input, args.schema, drop=list(dict.fromkeys(args.drop_identifier)),
                               weight=args.weight_column)
         weights = load_weights(args.input, args.weight_column)
-    targets = parse_targets(args.target, family=family_of([{"method": m} for m in methods]),
+    if external is not None:
+        from publisher.methods.external import ExternalTool
+
+        with phases(f"reading {args.anonymized}"):
+            chain = [ExternalTool.read(table, args.anonymized, produced_by=args.produced_by,
+                                       configuration=args.configuration, hierarchies=external)]
+        releasable_chain(chain)
+    targets = parse_targets(args.target, family=family_of([{"method": m.name, "parameters": m.parameters()}
+                                                           for m in chain]),
                             sensitive=[a.name for a in table.schema.attributes if a.role == "sensitive"])
     trusted = TrustedKey(raw=key.public_raw, path=args.key)
 
@@ -231,6 +263,33 @@ def run(args: argparse.Namespace) -> int:
                  before_move=announce)
     return 0
 
+
+
+def _external_arguments(args: argparse.Namespace) -> dict[str, str] | None:
+    """The ARX hierarchy files by column when --anonymized publishes another tool's output ({} without any), None
+    when a method of this tool runs; a mix of the two, or either half missing, is a usage error."""
+    if args.anonymized is None:
+        if args.produced_by or args.configuration or args.hierarchy:
+            raise UsageError("--produced-by, --configuration and --hierarchy describe another tool's output: give "
+                             "it with --anonymized FILE")
+        if not args.method:
+            raise UsageError("give --method NAME to anonymize here, or --anonymized FILE --produced-by TOOL to "
+                             "publish another tool's output")
+        return None
+    if args.method or args.then or args.param or args.allow_degenerate:
+        raise UsageError("--anonymized publishes another tool's output as it is: no --method, --then, --param or "
+                         "--allow-degenerate goes with it")
+    if not args.produced_by:
+        raise UsageError('--anonymized needs --produced-by naming the tool and its version ("ARX 3.9.2")')
+    files: dict[str, str] = {}
+    for item in args.hierarchy:
+        column, sep, path = item.partition("=")
+        if not sep or not column or not path:
+            raise UsageError(f"--hierarchy takes COLUMN=FILE, got {literal(item)!r}")
+        if column in files:
+            raise UsageError(f"--hierarchy {literal(column)} is given twice; give each column once")
+        files[column] = path
+    return files
 
 
 def information_loss_lines(utility: dict, n: int) -> list[str]:
