@@ -3,7 +3,8 @@
 The publisher may import the verifier (it computes its claims with the
 verifier's own code); the verifier never imports the publisher. In a
 notebook: ``publisher.anonymize(frame, method, **params)`` and
-``publisher.release(frame, method, key=..., out=..., dataset_id=...)``
+``publisher.release(frame, method, key=..., out=..., dataset_id=...)``, or for another tool's output
+``publisher.release_external(frame, anonymized, produced_by=..., key=..., out=..., dataset_id=...)``
 (docs/api.md).
 """
 
@@ -18,12 +19,13 @@ from importlib import import_module
 
 from publisher.version import __version__
 
-__all__ = ["__version__", "anonymize", "release"]
+__all__ = ["__version__", "anonymize", "release", "release_external"]
 
 
 def __getattr__(name: str):
-    """``anonymize`` and ``release`` are loaded on first use: the console command starts without them."""
-    if name not in ("anonymize", "release"):
+    """``anonymize``, ``release`` and ``release_external`` are loaded on first use: the console command starts
+    without them."""
+    if name not in ("anonymize", "release", "release_external"):
         raise AttributeError(f"module 'publisher' has no attribute {name!r}")
     value = getattr(import_module("publisher.api"), name)
     globals()[name] = value

@@ -27,7 +27,7 @@ from verifier.data.schema_file import load_schema
 from verifier.data.tables import table_from_frame
 from verifier.errors import InvalidInputError
 
-__all__ = ["anonymize", "release"]
+__all__ = ["anonymize", "release", "release_external"]
 
 
 def _chain(method: str, params: Mapping[str, Any], then: Mapping[str, Mapping[str, Any]] | None,
@@ -95,4 +95,31 @@ def release(frame: pd.DataFrame, method: str, *, key: str | Path, out: str | Pat
                         seed=seed, alpha=alpha, samples=samples, data_format=data_format, metadata=metadata,
                         publish_protector_figures=publish_protector_figures, protector_report=report,
                         weight_column=weight_column, weights=weights, allow_degenerate=allow_degenerate,
+                        allow_uninformative=allow_uninformative)
+
+
+def release_external(frame: pd.DataFrame, anonymized: str | Path, *, produced_by: str, key: str | Path,
+                     out: str | Path, dataset_id: str, schema: Schema | str | Path | None = None,
+                     configuration: str | Path | None = None, hierarchies: Mapping[str, str | Path] | None = None,
+                     passphrase: bytes | None = None, release_version: int = 1, data_format: str = "csv",
+                     alpha: float = 0.01, samples: int = 10_000, seed: int | None = None,
+                     allow_uninformative: bool = False, metadata: Mapping[str, str] | None = None) -> Path:
+    """Publish another tool's output of ``frame`` (the CSV file ``anonymized``) as ``publisher release
+    --anonymized`` does; returns the release directory.
+
+    ``produced_by`` names the tool and its version (``"ARX 3.9.2"``); ``configuration`` is its configuration
+    file and ``hierarchies`` its ARX hierarchy file by column, each published in the manifest. The rows are
+    shuffled with the secret ``seed`` (default: fresh entropy) and the claims follow the model the cells fit
+    (docs/methods.md section 5).
+    """
+    from publisher.methods.external import ExternalTool
+
+    table = _table(frame, schema)
+    chain = [ExternalTool.read(table, anonymized, produced_by=produced_by, configuration=configuration,
+                               hierarchies=hierarchies)]
+    releasable_chain(chain)
+    return make_release(table, chain, load_private_key(key, passphrase), out, dataset_id=dataset_id,
+                        release_version=release_version, seed=seed, alpha=alpha, samples=samples,
+                        data_format=data_format, metadata=metadata,
+                        protector_report=f"{str(out).rstrip('/')}.protector.json",
                         allow_uninformative=allow_uninformative)

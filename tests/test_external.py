@@ -320,3 +320,22 @@ def test_a_hierarchy_file_whose_tree_is_not_the_one_the_cells_are_read_with_fail
     false = [c for c in audit["checks"] if not c["ok"]]
     assert [(c["claim"], c["note"]) for c in false] == [
         ("methods[0].hierarchy_files.sex", "its tree is not the one hierarchies.json reads the cells with")]
+
+
+def test_the_python_api_publishes_and_checks_another_tool_s_release(world, tmp_path):
+    """A notebook's path: publisher.release_external, then verifier.open_release and verifier.check_record."""
+    import pandas as pd
+
+    import publisher as publisher_api
+    import verifier as verifier_api
+
+    frame = pd.read_csv(ARX / "input.csv")
+    out = publisher_api.release_external(
+        frame, ARX / "arx_global_suppression5.csv", produced_by="ARX 3.9.2", key=world / "keys" / "private.pem",
+        out=tmp_path / "api", dataset_id="api", schema=world / "schema.json",
+        hierarchies={c: ARX / "hierarchies" / f"adult_hierarchy_{c}.csv" for c in QI}, seed=3)
+    release = verifier_api.open_release(out, world / "keys" / "public.pem")
+    assert release.claims["suppression"]["classes"] == _arx_figures()["arx_global_suppression5"]["classes"]
+    record = {**frame.iloc[0].to_dict(), "age": int(frame.iloc[0]["age"])}
+    checked = verifier_api.check_record(release, record=record)
+    assert checked.class_size >= 5 and checked.distance is None and checked.level in ("protected", "at_risk")
