@@ -852,3 +852,39 @@ async def test_the_hostile_corpus_is_refused_in_the_tui_with_the_command_lines_r
         assert reason in text and "\x1b" not in text, text
         assert not any(line.startswith("PROTECTED") for line in text.splitlines())  # a name never makes a line
         assert app._prepared is None and not app.query("#field-0")
+
+
+@pilot_test
+async def test_a_release_made_with_arx_is_checked_in_the_tui_as_on_the_command_line(tmp_path, capsys):
+    """Issue 38: ARX's local recoding of the Adult sample, published as an external release; the subject ARX
+    suppressed (line 502 of its input) sees what suppression means for her, and her report is the command line's."""
+    import csv
+
+    from publisher.cli import main as publisher
+
+    arx = Path(__file__).resolve().parents[2] / "shared" / "data" / "external" / "arx"
+    if not (arx / "input.csv").exists():
+        pytest.skip("needs ../shared/data/external/arx")
+    rows = list(csv.DictReader((arx / "input.csv").open()))
+    attrs = [{"name": "age", "kind": "numeric", "role": "quasi_identifier"}] + [
+        {"name": n, "kind": "nominal", "role": "sensitive" if n == "salary-class" else "quasi_identifier",
+         "categories": sorted({r[n] for r in rows})} for n in list(rows[0])[1:]]
+    (tmp_path / "s.json").write_text(json.dumps({"attributes": attrs}))
+    (tmp_path / "me.json").write_text(json.dumps({**rows[500], "age": int(rows[500]["age"])}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    trees = [a for c in ("age", "education", "marital-status", "race", "sex")
+             for a in ("--hierarchy", f"{c}={arx / 'hierarchies' / f'adult_hierarchy_{c}.csv'}")]
+    assert publisher(["release", "--input", str(arx / "input.csv"), "--schema", str(tmp_path / "s.json"),
+                      "--anonymized", str(arx / "arx_local_recoding.csv"), "--produced-by", "ARX 3.9.2", *trees,
+                      "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "arx", "--out",
+                      str(tmp_path / "release")]) == 0
+    key, record = tmp_path / "keys" / "public.pem", tmp_path / "me.json"
+    expected = cli_report(tmp_path / "release", key, record, capsys)
+    async with opened(tmp_path / "release", key, size=(100, 40), record_path=str(record)) as (app, pilot):
+        await settle(pilot)
+        assert app.query_one("#random", TabPane).disabled is True  # generalized cells: no random-match test
+        assert "the tool suppressed" in " ".join(shown(app, "#verdict").split())
+        assert shown(app, "#verdict").startswith("EXPOSED")
+        report = app.report_json()
+    report["release"] = expected["release"] = None
+    assert report == expected and expected["class_size"] == 2
