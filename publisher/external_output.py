@@ -194,11 +194,13 @@ def read_tool_output(path: str, raw: bytes, original: Table, trees: Mapping[str,
                       for c in dict.fromkeys(cells[attr.name]))
     if generalized and outside:  # a generalized cell stands for a set holding the truth; a changed value does not
         name, row = next(iter(outside.items()))
+        tree = "" if name in trees else (f"; if the tool's labels come from a hierarchy, give it with --hierarchy "
+                                         f"{literal(name)}=FILE (ARX's 20-24 may hold 21 to 25)")
         raise _fail(path, "CELL_NOT_COVERING", f"column {literal(name)!r}, {format_rows([row])}: "
                     f"{literal(texts[name][row - 1].strip())!r} does not contain the original record's value in this "
                     "row. A tool's rows are in the original's order (ARX, sdcMicro and mu-ARGUS keep it), and a file "
-                    "with generalized cells keeps every other value true; a tool that also perturbs values (noise, "
-                    "microaggregation) publishes no generalized cell, or is published in two releases")
+                    "with generalized cells keeps every other value true (a tool that also perturbs values publishes "
+                    f"no generalized cell){tree}")
     out = {}
     for attr in schema.attributes:
         if attr.name in cells and generalized:

@@ -61,7 +61,9 @@ def _signed_text(change: Callable[[str], str]):
 def _methods(*names: str):
     steps = {"additive_noise": {"relative_sd": 0.8, "correlated": False, "attributes": None},
              "reverse_mapping": {"attributes": None}, "rank_swapping": {"p": 5, "attributes": None},
-             "sd_k_anonymity": {"k": 3, "attributes": None}}
+             "sd_k_anonymity": {"k": 3, "attributes": None},
+             "external": {"produced_by": "ARX 3.9.2", "model": "permutation", "configuration": None,
+                          "hierarchy_files": {}, "hierarchies": None, "suppressed_records": 0}}
     return _statement(lambda p: p.update(methods=[{"method": n, "parameters": steps[n]} for n in names]))
 
 
@@ -107,6 +109,14 @@ CASES: list[Case] = [
     ("reverse_mapping twice", "MANIFEST_INCOHERENT", _methods("additive_noise", "reverse_mapping", "reverse_mapping")),
     ("a generalization then noise", "MANIFEST_INCOHERENT", _methods("sd_k_anonymity", "additive_noise")),
     ("relative_sd 0", "MANIFEST_INCOHERENT", _noise(0)),
+    ("another tool's output beside a method", "MANIFEST_INCOHERENT", _methods("external", "reverse_mapping")),
+    ("another tool's output with more suppressed records than records", "MANIFEST_INCOHERENT",
+     _statement(lambda p: p.update(methods=[{"method": "external", "parameters": {
+         "produced_by": "ARX 3.9.2", "model": "permutation", "configuration": None, "hierarchy_files": {},
+         "hierarchies": None, "suppressed_records": p["claims"]["n_records"] + 1}}]))),
+    ("ARX's suppression figures in a release no tool made", "SCHEMA_INVALID",
+     _claims(suppression={"suppressed_records": 0, "classes": 1, "smallest_class": 20, "highest_prosecutor_risk": 0.05,
+                          "average_prosecutor_risk": 0.05})),
     ("relative_sd 1e308", "MANIFEST_INCOHERENT", _noise(1e308)),
     ("rank swapping with p 0", "MANIFEST_INCOHERENT",
      _statement(lambda p: p.update(methods=[{"method": "rank_swapping", "parameters": {"p": 0, "attributes": None}},

@@ -339,3 +339,17 @@ def test_the_python_api_publishes_and_checks_another_tool_s_release(world, tmp_p
     record = {**frame.iloc[0].to_dict(), "age": int(frame.iloc[0]["age"])}
     checked = verifier_api.check_record(release, record=record)
     assert checked.class_size >= 5 and checked.distance is None and checked.level in ("protected", "at_risk")
+
+
+def test_arx_labels_without_their_hierarchy_are_refused_with_what_to_give(world, capsys, tmp_path):
+    """Read as intervals, ARX's age labels miss their own values (its 20-24 holds 25): the refusal names the row
+    and the --hierarchy that reads them."""
+    capsys.readouterr()
+    assert publisher(["release", "--input", str(ARX / "input.csv"), "--schema", str(world / "schema.json"),
+                      "--anonymized", str(ARX / "arx_local_recoding.csv"), "--produced-by", "ARX 3.9.2",
+                      *_hierarchies()[2:], "--key", str(world / "keys" / "private.pem"), "--dataset-id", "x", "--out",
+                      str(tmp_path / "r")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"FAIL: {ARX / 'arx_local_recoding.csv'}: CELL_NOT_COVERING: column 'age', row ")
+    assert err.endswith("give it with --hierarchy age=FILE (ARX's 20-24 may hold 21 to 25)")
+    assert not (tmp_path / "r").exists()
