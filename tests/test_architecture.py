@@ -28,7 +28,8 @@ import verifier
 ROOT = Path(verifier.__file__).resolve().parent
 PUBLISHER = Path(publisher.__file__).resolve().parent
 
-RANK = {"base": 0, "data": 1, "core": 2, "attacks": 3, "distributed": 4, "releases": 5, "frontend": 6, "api": 7, "tui": 7,
+RANK = {"base": 0, "data": 1, "core": 2, "attacks": 3, "distributed": 4, "releases": 5, "transparency": 5, "frontend": 6,
+        "api": 7, "tui": 7,
         "page": 7,
         "cli": 8, "entry": 8}
 BASE = {"errors", "text", "plots", "version", "console", "compiling"}

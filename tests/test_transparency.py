@@ -148,3 +148,112 @@ def test_tile_paths_and_the_tiles_of_a_70000_leaf_tree_are_the_c2sp_examples():
     assert [t for t in tiles if t[2] != 256] == [(0, 273, 112), (1, 1, 17), (2, 0, 1)]
     assert [t for t in tiles if t[0] == 1 and t[2] == 256] == [(1, 0, 256)]
     assert log_tiles(256) == [(0, 0, 256), (1, 0, 1)] and log_tiles(0) == []
+
+
+def test_a_verifier_key_whose_base64_holds_a_plus_is_read():
+    """transparency-dev/formats' test key: '+' inside the key's base64 (a name never holds one)."""
+    from verifier.transparency.note import parse_vkey, vkey
+
+    key = "TEST+7997405c+AQcC+FTVKf0jlTdHDY3rbevmnKxxPjigCXlVtGe6RIr6"
+    assert vkey(*parse_vkey(key, "vkey")) == key
+
+
+# ----------------------------------------------------------------------------- the log as files
+
+
+def test_tiles_written_for_600_entries_read_back_as_the_same_tree_at_every_checkpoint_size(tmp_path):
+    """Entry bundles and tiles over three level-0 tiles and a level-1 tile: each size a checkpoint could state is
+    read back as the tree it was written from; the files a later size needs are not read for an earlier one."""
+    from verifier.transparency.tiles import read_log, write_tiles
+
+    entries = [f"entry {i}".encode() * (1 + i % 3) for i in range(600)]
+    tree = Tree()
+    for size in range(1, 601):
+        tree.append(leaf_hash(entries[size - 1]))
+        if size in (1, 2, 255, 256, 257, 511, 512, 513, 600):
+            write_tiles(tmp_path, tree, entries[:size])
+            read, got = read_log(tmp_path, size)
+            assert read.root() == tree.root(size) and got == entries[:size]
+    for size in (1, 256, 257, 511):  # older sizes still read from the partial tiles their checkpoints needed
+        assert read_log(tmp_path, size)[0].root() == tree.root(size)
+    assert (tmp_path / "tile" / "1" / "000.p" / "2").stat().st_size == 64
+
+
+@pytest.mark.parametrize("damage, reason", [
+    ("a truncated tile", "LOG_MALFORMED"), ("an over-long tile", "LOG_MALFORMED"),
+    ("a partial tile served for a full one", "LOG_MALFORMED"), ("an entry that is not its leaf", "LOG_INCONSISTENT"),
+    ("an upper tile its level below contradicts", "LOG_INCONSISTENT"), ("a missing bundle", "LOG_MALFORMED"),
+])
+def test_a_log_whose_files_disagree_is_refused(tmp_path, damage, reason):
+    from verifier.releases.listed_files import ReleaseError
+    from verifier.transparency.tiles import read_log, write_tiles
+
+    entries = [f"entry {i}".encode() for i in range(300)]
+    tree = Tree([leaf_hash(e) for e in entries])
+    write_tiles(tmp_path, tree, entries)
+    full, bundle = tmp_path / "tile" / "0" / "000", tmp_path / "tile" / "entries" / "000"
+    if damage == "a truncated tile":
+        full.write_bytes(full.read_bytes()[:-1])
+    elif damage == "an over-long tile":
+        full.write_bytes(full.read_bytes() + b"\x00")
+    elif damage == "a partial tile served for a full one":
+        full.write_bytes(full.read_bytes()[:32 * 200])
+    elif damage == "an entry that is not its leaf":
+        bundle.write_bytes(bundle.read_bytes().replace(b"entry 7", b"entry X"))
+    elif damage == "an upper tile its level below contradicts":
+        upper = tmp_path / "tile" / "1" / "000.p" / "1"
+        upper.write_bytes(bytes(32))
+    else:
+        bundle.unlink()
+    with pytest.raises(ReleaseError) as info:
+        read_log(tmp_path, 300)
+    assert info.value.reason == reason
+
+
+def test_a_release_log_from_the_command_line(tmp_path, capsys):
+    """publisher log init, three releases appended with --log, each proof checked by verifier verify --proof; a
+    proof of another release, a dataset id and version logged twice, and a changed tile are refused."""
+    import json
+
+    from publisher.cli import main as publisher
+    from verifier.cli import main as verifier
+    from conftest import PAPER
+
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["keygen", "--out", str(tmp_path / "logkeys"), "--unencrypted"]) == 0
+    capsys.readouterr()
+    log = tmp_path / "log"
+    assert publisher(["log", "init", str(log), "--origin", "stats.example/releases", "--key",
+                      str(tmp_path / "logkeys" / "private.pem"), "--json"]) == 0
+    (tmp_path / "log.vkey").write_text(json.loads(capsys.readouterr().out)["verifier_key"] + "\n")
+    release = ["release", "--input", str(PAPER / "original.csv"), "--method", "additive_noise", "--param",
+               "relative_sd=0.8", "--then", "reverse_mapping", "--samples", "200", "--seed", "5", "--allow-degenerate",
+               "--key",
+               str(tmp_path / "keys" / "private.pem"), "--dataset-id", "demo", "--log", str(log), "--log-key",
+               str(tmp_path / "logkeys" / "private.pem")]
+    for version in (1, 2, 3):
+        assert publisher([*release, "--release-version", str(version), "--out", str(tmp_path / f"r{version}")]) == 0
+        assert f"logged in {log} at index {version - 1} of {version}; its proof: " in capsys.readouterr().out
+    key, vkey = str(tmp_path / "keys" / "public.pem"), str(tmp_path / "log.vkey")
+    for version in (1, 2, 3):
+        assert verifier(["verify", str(tmp_path / f"r{version}"), "--key", key, "--proof",
+                         str(tmp_path / f"r{version}.tlog-proof"), "--log-key", vkey, "--json"]) == 0
+        said = json.loads(capsys.readouterr().out)["log"]
+        assert said == {"origin": "stats.example/releases", "index": version - 1, "size": version}
+    assert verifier(["verify", str(tmp_path / "r1"), "--key", key, "--proof", str(tmp_path / "r2.tlog-proof"),
+                     "--log-key", vkey]) == 1
+    assert ": LOG_PROOF_INVALID: it does not prove this release at index 1" in capsys.readouterr().err
+    assert publisher([*release, "--release-version", "2", "--out", str(tmp_path / "again")]) == 3
+    assert "RELEASE_EXISTS" in capsys.readouterr().err and not (tmp_path / "again").exists()
+    assert not (tmp_path / "again.tlog-proof").exists()
+    other = tmp_path / "other.vkey"  # the proof checked with another log's key: its signature is not there
+    assert publisher(["log", "init", str(tmp_path / "log2"), "--origin", "stats.example/releases", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--json"]) == 0
+    other.write_text(json.loads(capsys.readouterr().out)["verifier_key"])
+    assert verifier(["verify", str(tmp_path / "r1"), "--key", key, "--proof", str(tmp_path / "r1.tlog-proof"),
+                     "--log-key", str(other)]) == 1
+    assert ": LOG_SIGNATURE: its checkpoint carries no signature of the log's key" in capsys.readouterr().err
+    tile = log / "tile" / "0" / "000.p" / "3"
+    tile.write_bytes(bytes(len(tile.read_bytes())))
+    assert publisher([*release, "--release-version", "4", "--out", str(tmp_path / "r4")]) == 1
+    assert "LOG_INCONSISTENT" in capsys.readouterr().err and not (tmp_path / "r4").exists()

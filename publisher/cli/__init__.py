@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from publisher.version import __version__
-from publisher.cli import anonymize, assess, calibrate, demo, keygen, release, replay, schema
+from publisher.cli import anonymize, assess, calibrate, demo, keygen, log, release, replay, schema
 from verifier.frontend import new_parser, parse_or_fail, run_parsed
 
 __all__ = ["build_parser", "main"]
 
-COMMANDS = (schema, anonymize, assess, calibrate, keygen, release, replay, demo)
+COMMANDS = (schema, anonymize, assess, calibrate, keygen, release, replay, log, demo)
 
 
 def build_parser():

@@ -14,7 +14,7 @@ from publisher.degenerate import releasable_chain
 from publisher.keys import key_is_encrypted, load_private_key
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count
-from verifier.frontend.output_paths import release_holding
+from verifier.frontend.output_paths import check_output, release_holding
 from verifier.releases.facts import claims_summary
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
@@ -94,6 +94,12 @@ def register(sub, common) -> None:
                    help="count the records at each level under this verdict policy instead of the verifier's "
                    "default (docs/subject.md); the manifest names it, and max_exposed and max_at_risk_share "
                    "targets are held to its counts")
+    p.add_argument("--log", metavar="LOG",
+                   help="append the release to this log (publisher log init) once it is signed, and write its proof "
+                   "beside the release as DIR.tlog-proof; a dataset id and version already logged is refused "
+                   "(RELEASE_EXISTS) before any work")
+    p.add_argument("--log-key", metavar="log.pem", help="the log's signing key (default: --key)")
+    p.add_argument("--log-passphrase-file", metavar="FILE", help="read the log key's passphrase from this file")
     p.add_argument("--out", required=True, metavar="DIR", help="the release directory to create")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
@@ -219,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.passphrase_file:
         passphrase = read_passphrase_file(args.passphrase_file)
     key = load_private_key(args.key, passphrase, expected=expected)
+    log_key = _log_key(args, key)
     phases = Phases()
     with phases(f"reading {args.input}"):
         table, _ = load_input(args.input, args.schema, drop=list(dict.fromkeys(args.drop_identifier)),
@@ -237,9 +244,12 @@ def run(args: argparse.Namespace) -> int:
     trusted = TrustedKey(raw=key.public_raw, path=args.key)
 
     def announce(staging: Path, protector: dict) -> None:
-        """The summary, written and flushed before the release is moved into place (nothing half-done)."""
+        """The summary, written and flushed before the release is moved into place (nothing half-done); with
+        --log, the release appended to the log first and its proof written beside it."""
         verified = verify_release(staging, trusted)
         lines = _summary(verified, args, protector)
+        if log_key is not None:
+            lines[-1:-1] = _append_to_log(args, verified, log_key)
         try:
             sys.stdout.write("\n".join(lines) + "\n")
             sys.stdout.flush()
@@ -263,6 +273,37 @@ def run(args: argparse.Namespace) -> int:
                  before_move=announce)
     return 0
 
+
+
+def _proof_path(args: argparse.Namespace) -> str:
+    return f"{str(args.out).rstrip('/')}.tlog-proof"
+
+
+def _log_key(args: argparse.Namespace, key):
+    """The log's signing key when --log appends the release (checked, with the log, before any work), else None."""
+    if args.log is None:
+        if args.log_key or args.log_passphrase_file:
+            raise UsageError("--log-key and --log-passphrase-file go with --log LOG")
+        return None
+    from publisher.cli.log import load_log_key
+    from publisher.release_log import refuse_logged
+
+    log_key = load_log_key(args.log_key, args.log_passphrase_file) if args.log_key else key
+    check_output(_proof_path(args), option="the proof --log writes")
+    refuse_logged(args.log, args.dataset_id, args.release_version, log_key)
+    return log_key
+
+
+def _append_to_log(args: argparse.Namespace, verified, log_key) -> list[str]:
+    """Append the verified release to the log and write its proof beside it; the summary's lines about it."""
+    from publisher.keys import write_new
+    from publisher.release_log import append_leaf
+
+    index, proof = append_leaf(args.log, verified, log_key)
+    write_new(Path(_proof_path(args)), proof, 0o644)
+    size = proof.split(b"\n\n", 1)[1].split(b"\n")[1].decode()
+    return [f"  logged in {args.log} at index {index} of {size}; its proof: {_proof_path(args)} (give it to "
+            "verifier verify --proof with the log's verifier key)"]
 
 
 def _external_arguments(args: argparse.Namespace) -> dict[str, str] | None:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from verifier.releases.facts import external_text
+from verifier.frontend import ExitCode, UsageError, add_command, add_release_args, print_json, verified
+from verifier.releases.facts import WITHHELD, claims_summary, external_text, formula_cells, formula_warning
 from verifier.releases.family import EXTERNAL
-
 from verifier.releases.targets import target_words
-from verifier.frontend import ExitCode, add_command, add_release_args, print_json, verified
-from verifier.releases.facts import WITHHELD, claims_summary, formula_cells, formula_warning
 
 __all__ = ["register"]
 
@@ -25,6 +23,12 @@ def register(sub, common) -> None:
         "4 the key file is unusable.",
     )
     add_release_args(p)
+    p.add_argument("--proof", metavar="FILE",
+                   help="the release's proof from its log (DIR.tlog-proof): check that the log holds this release, "
+                   "in a tree its checkpoint signs")
+    p.add_argument("--log-key", metavar="log.vkey",
+                   help="the log's verifier key (one line, as publisher log init prints it), from where the log "
+                   "publishes it; needed with --proof")
 
 
 def _method_text(step: dict) -> str:
@@ -35,8 +39,24 @@ def _method_text(step: dict) -> str:
     return f"{step.get('method')}({shown})"
 
 
+def _logged(args: argparse.Namespace, release):
+    """Where the log holds the release (--proof, --log-key), or None when no proof is given."""
+    if (args.proof is None) != (args.log_key is None):
+        raise UsageError("--proof and --log-key go together: the proof, and the key of the log it is from")
+    if args.proof is None:
+        return None
+    from verifier.transparency.proof import check_logged
+
+    return check_logged(release, args.proof, args.log_key)
+
+
+NOT_LOGGED = ("no log proof given (--proof): this shows who signed the release, not that everyone is shown the "
+              "same one")
+
+
 def run(args: argparse.Namespace) -> int:
     release = verified(args)
+    logged = _logged(args, release)
     claims = release.claims
     found = formula_cells(release)
     if args.json:
@@ -52,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
             "dropped_identifiers": release.predicate.get("dropped_identifiers"),
             "sampling_weights": release.predicate.get("sampling_weights"),
             "targets": release.predicate.get("targets") or {},
+            "log": None if logged is None else {"origin": logged.checkpoint.origin, "index": logged.index,
+                                                "size": logged.checkpoint.size},
         })
         return ExitCode.OK
     print(f"OK: {release.path}")
@@ -76,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  data in {len(release.parts)} Parquet parts ({release.data_files[0]} to {release.data_files[-1]}), "
               f"{release.data_size} bytes, each checked against its own signed digest")
     print(f"  withheld: {WITHHELD}")
+    print(f"  log: {NOT_LOGGED if logged is None else logged.words() + ', in a tree the log signed'}")
     print(f"  claims: {claims_summary(release)}")
     targets = target_words(release.predicate.get("targets"))
     print("  targets the publisher promised: " + (", ".join(targets) if targets else

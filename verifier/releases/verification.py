@@ -262,6 +262,8 @@ class VerifiedRelease:
     again, and checked again, when it is parsed (:mod:`verifier.releases.data_files`)."""
     root: str = ""
     """The folder the release was read from (a link to it resolved once): where its parts are read again."""
+    manifest_sha256: str = ""
+    """The SHA-256 of the signed manifest (manifest.json, the envelope's payload): what a release log records."""
 
     @property
     def data_files(self) -> list[str]:
@@ -660,4 +662,5 @@ def verify_release(
         raise _fail(shown, "ROLLBACK", f"is release version {predicate['releaseVersion']}, older than the "
                     f"version {min_version} you asked for at least")
     return VerifiedRelease(path=shown, key=key, statement=statement, data_name=data_name, data=data,
-                           extras=contents, parts=parts, root=str(root))
+                           extras=contents, parts=parts, root=str(root),
+                           manifest_sha256=hashlib.sha256(payload).hexdigest())

@@ -54,7 +54,7 @@ def vkey(name: str, kind: int, public_raw: bytes) -> str:
 
 def parse_vkey(text: str, where: str) -> tuple[str, int, bytes]:
     """``(name, type, public key)`` of a verifier key, its key ID checked (``LOG_KEY_INVALID`` otherwise)."""
-    parts = text.strip().split("+")
+    parts = text.strip().split("+", 2)  # the base64 of the key may hold "+"; a name never does
     if len(parts) != 3 or not parts[0] or not re.fullmatch(r"[0-9a-f]{8}", parts[1]):
         raise fail(where, "LOG_KEY_INVALID", "a verifier key reads NAME+KEYID+BASE64 (publisher log init prints it)")
     try:

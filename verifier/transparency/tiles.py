@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verifier.releases.listed_files import fail, read_capped
+from verifier.releases.listed_files import ReleaseError, fail, read_capped
 from verifier.transparency.merkle import HASH_SIZE, Tree, leaf_hash
 
-__all__ = ["TILE_WIDTH", "entries_path", "log_tiles", "read_log", "tile_hashes", "tile_path"]
+__all__ = ["TILE_WIDTH", "entries_path", "log_tiles", "read_log", "tile_hashes", "tile_path", "write_tiles"]
 
 TILE_WIDTH = 256
 #: the longest entry an entry bundle can hold (its length is a uint16)
@@ -68,9 +68,20 @@ def tile_hashes(tree: Tree, level: int, index: int, width: int) -> bytes:
     return b"".join(tree.hash(start + i * span, start + (i + 1) * span) for i in range(width))
 
 
+def _capped(path: Path, limit: int) -> bytes:
+    """A file of the log, at most ``limit`` bytes; missing or too long, the log is malformed."""
+    try:
+        return read_capped(path, limit, str(path))
+    except ReleaseError as exc:
+        if exc.reason not in ("FILE_MISSING", "SIZE_MISMATCH"):
+            raise
+        said = "is missing" if exc.reason == "FILE_MISSING" else f"holds more than the {limit} bytes"
+        raise fail(str(path), "LOG_MALFORMED", f"{said}: the checkpoint's tree needs it, whole") from None
+
+
 def _read(root: Path, relative: str, size: int) -> bytes:
     shown = str(root / relative)
-    content = read_capped(root / relative, size, shown)
+    content = _capped(root / relative, size)
     if len(content) != size:
         raise fail(shown, "LOG_MALFORMED", f"holds {len(content)}{'+' if len(content) > size else ''} bytes; the "
                    f"checkpoint's tree needs {size}")
@@ -102,7 +113,7 @@ def read_log(root: Path, size: int) -> tuple[Tree, list[bytes]]:
             continue
         raw = _read(root, tile_path(0, index, width), width * HASH_SIZE)
         bundle_path = entries_path(index, width)
-        bundle = read_capped(root / bundle_path, width * (MAX_ENTRY + 2), str(root / bundle_path))
+        bundle = _capped(root / bundle_path, width * (MAX_ENTRY + 2))
         found = _entries(bundle, width, str(root / bundle_path))
         for i, entry in enumerate(found):
             if leaf_hash(entry) != raw[i * HASH_SIZE:(i + 1) * HASH_SIZE]:
@@ -116,3 +127,23 @@ def read_log(root: Path, size: int) -> tuple[Tree, list[bytes]]:
             raise fail(str(root / tile_path(level, index, width)), "LOG_INCONSISTENT",
                        "its hashes are not the roots of the full tiles below it")
     return tree, entries
+
+
+def write_tiles(root: Path, tree: Tree, entries: list[bytes]) -> None:
+    """Write every entry bundle and tile of the tree of ``len(entries)`` leaves into ``root``, each atomically; a
+    file already there with the same bytes is left (full tiles never change), one left past a checkpoint by a
+    stopped writer is written again. The caller writes the checkpoint after, so that it covers them."""
+    from verifier.data.tables import write_atomic_bytes
+
+    def put(relative: str, content: bytes) -> None:
+        path = root / relative
+        if path.is_file() and not path.is_symlink() and path.read_bytes() == content:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic_bytes(path, content)
+
+    for level, n, width in log_tiles(len(entries)):
+        if level == 0:
+            put(entries_path(n, width), b"".join(len(e).to_bytes(2, "big") + e
+                                                 for e in entries[n * TILE_WIDTH:n * TILE_WIDTH + width]))
+        put(tile_path(level, n, width), tile_hashes(tree, level, n, width))

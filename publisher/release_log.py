@@ -1,0 +1,124 @@
+"""The publisher's side of the release log (issue 39): make a log, and append a release to it.
+
+``publisher log init DIR --origin NAME --key log.pem`` writes the empty log: a checkpoint of size 0 signed
+with the log's key. ``publisher release ... --log DIR`` appends the verified release's leaf
+(:func:`verifier.transparency.proof.release_leaf`) and writes its proof beside the release.
+
+Appending never leaves the log's checkpoint covering a file that is not there: the entry bundles and tiles of
+the new tree are written first, each atomically, and the checkpoint last. A run stopped between them leaves
+files past the checkpoint, which no reader fetches (a client reads only what a checkpoint it verified needs)
+and the next append writes again. One append at a time holds the log's lock. A second leaf for a dataset id
+and version already logged is refused (``RELEASE_EXISTS``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from publisher.keys import SigningKey
+from verifier.data.tables import write_atomic_bytes
+from verifier.errors import InputIOError, InvalidInputError
+from verifier.releases.listed_files import read_capped
+from verifier.transparency.merkle import EMPTY_ROOT, Tree, leaf_hash
+from verifier.transparency.note import (ED25519_TYPE, MAX_NOTE_BYTES, checkpoint_text, parse_checkpoint, parse_note,
+                                        signature_line, verify_signature)
+from verifier.transparency.proof import leaf_identity, proof_text
+from verifier.transparency.tiles import read_log, write_tiles
+
+__all__ = ["append_leaf", "init_log", "refuse_logged"]
+
+CHECKPOINT = "checkpoint"
+_LOCK = ".lock"
+
+
+def _signed_checkpoint(origin: str, tree: Tree, key: SigningKey) -> bytes:
+    text = checkpoint_text(origin, len(tree.leaves), tree.root() if tree.leaves else EMPTY_ROOT)
+    return (text + "\n" + signature_line(origin, ED25519_TYPE, key.public_raw, key.sign(text.encode()))).encode()
+
+
+def init_log(directory: str | Path, origin: str, key: SigningKey) -> Path:
+    """A new, empty log in ``directory`` (which must not exist, or be empty) named ``origin``."""
+    root = Path(directory)
+    if not origin or any(c.isspace() or c == "+" for c in origin) or len(origin) > 255:
+        raise InvalidInputError("--origin names the log without spaces or '+' (a schema-less URL such as "
+                                "stats.example/releases), in at most 255 characters", reason="PARAMETER_INVALID")
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise InputIOError("already exists and is not an empty folder; a log is never made over another",
+                           path=str(root), reason="OUTPUT_EXISTS")
+    root.mkdir(parents=True, exist_ok=True)
+    write_atomic_bytes(root / CHECKPOINT, _signed_checkpoint(origin, Tree(), key))
+    return root
+
+
+@contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    try:
+        handle = os.open(root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise InputIOError(f"cannot open the log's lock ({exc.strerror})", path=str(root), reason="LOG_UNWRITABLE") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)
+
+
+def _current(root: Path, key: SigningKey) -> tuple[str, Tree, list[bytes]]:
+    """The log's origin, tree and entries, its checkpoint verified with the log's own key."""
+    shown = str(root / CHECKPOINT)
+    note = parse_note(read_capped(root / CHECKPOINT, MAX_NOTE_BYTES, shown), shown)
+    checkpoint = parse_checkpoint(note.text, shown)
+    if verify_signature(note, checkpoint.origin, key.public_raw, shown) is None:
+        raise InvalidInputError(f"the checkpoint is not signed by this key as {checkpoint.origin}: is it the log's "
+                                "key?", path=shown, reason="KEY_MISMATCH")
+    tree, entries = read_log(root, checkpoint.size)
+    if (tree.root() if tree.leaves else EMPTY_ROOT) != checkpoint.root:
+        raise InvalidInputError("the tiles do not hash to the checkpoint's root", path=shown,
+                                reason="LOG_INCONSISTENT")
+    return checkpoint.origin, tree, entries
+
+
+def _logged(entries: list[bytes], origin: str, dataset_id: str, version: int) -> bool:
+    """Whether the log already holds a leaf of this dataset id and version."""
+    mine = [f"origin {origin}", f"dataset {json.dumps(dataset_id)}", f"version {version}"]
+    return any(entry.decode("utf-8", "replace").splitlines()[1:4] == mine for entry in entries)
+
+
+def refuse_logged(directory: str | Path, dataset_id: str, version: int, key: SigningKey) -> None:
+    """``RELEASE_EXISTS`` before any work when the log already holds this dataset id and version; ``LOG_MISSING``
+    when ``directory`` is no log, and ``KEY_MISMATCH`` when ``key`` does not sign it."""
+    root = Path(directory)
+    if not (root / CHECKPOINT).is_file():
+        raise InputIOError("is not a release log (no checkpoint): make one with publisher log init", path=str(root),
+                           reason="LOG_MISSING")
+    origin, _, entries = _current(root, key)
+    if _logged(entries, origin, dataset_id, version):
+        raise InvalidInputError(f"dataset {dataset_id!r} version {version} is already in the log; a new release "
+                                "takes a new --release-version", path=str(root), reason="RELEASE_EXISTS")
+
+
+def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, bytes]:
+    """Append the leaf of the verified ``release`` to the log in ``directory``; its index and its proof file."""
+    root = Path(directory)
+    if not (root / CHECKPOINT).is_file():
+        raise InputIOError("is not a release log (no checkpoint): make one with publisher log init", path=str(root),
+                           reason="LOG_MISSING")
+    with _locked(root):
+        origin, tree, entries = _current(root, key)
+        leaf = leaf_identity(origin, release)
+        if _logged(entries, origin, release.dataset_id, release.release_version):
+            raise InvalidInputError(f"dataset {release.dataset_id!r} version {release.release_version} is already in "
+                                    "the log; a new release takes a new --release-version", path=str(root),
+                                    reason="RELEASE_EXISTS")
+        index = tree.append(leaf_hash(leaf))
+        entries.append(leaf)
+        write_tiles(root, tree, entries)
+        checkpoint = _signed_checkpoint(origin, tree, key)
+        write_atomic_bytes(root / CHECKPOINT, checkpoint)  # last: it now covers every file written above
+    return index, proof_text(index, tree.inclusion(index), checkpoint)
+

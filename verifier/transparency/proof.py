@@ -1,0 +1,121 @@
+"""A release's place in the log: its leaf, and its proof file (c2sp.org/tlog-proof).
+
+The leaf is a short text any verifier rebuilds from a verified release, so that the log vouches for this
+release and no other::
+
+    permuted-privacy release
+    origin stats.example/releases
+    dataset "adult"
+    version 1
+    manifest sha256 <the signed manifest's SHA-256>
+    key <the signing key's fingerprint>
+
+The proof file is ``c2sp.org/tlog-proof@v1``, ``index <i>``, the inclusion hashes in base64 one per line (leaf
+side first), a blank line, and the checkpoint's signed note as the log wrote it. :func:`verify_proof` checks it
+against the log's key and origin: the checkpoint's signature, and the leaf of this release at that index in
+that tree (RFC 9162 2.1.3.2). A proof for another release, another index or another tree is refused
+(``LOG_PROOF_INVALID``).
+"""
+
+from __future__ import annotations
+
+import base64
+
+import json
+import re
+from dataclasses import dataclass
+
+from verifier.releases.listed_files import fail
+from verifier.transparency.merkle import HASH_SIZE, leaf_hash, verify_inclusion
+from verifier.transparency.note import (ED25519_TYPE, MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note,
+                                        parse_vkey, verify_signature)
+
+__all__ = ["PROOF_HEADER", "Logged", "check_logged", "leaf_identity", "proof_text", "verify_proof"]
+
+PROOF_HEADER = "c2sp.org/tlog-proof@v1"
+_INDEX = re.compile(r"index (0|[1-9][0-9]{0,18})")
+#: the longest inclusion proof: one hash per level of a tree of 2^63 leaves
+MAX_PATH = 63
+
+
+def leaf_identity(origin: str, release) -> bytes:
+    """The log entry of a verified release (the text of this module's docstring)."""
+    return (f"permuted-privacy release\norigin {origin}\ndataset {json.dumps(release.dataset_id)}\n"
+            f"version {release.release_version}\nmanifest sha256 {release.manifest_sha256}\n"
+            f"key {release.key.fingerprint}\n").encode("utf-8")
+
+
+def proof_text(index: int, path: list[bytes], checkpoint_note: bytes) -> bytes:
+    lines = [PROOF_HEADER, f"index {index}", *(base64.b64encode(h).decode() for h in path), ""]
+    return ("\n".join(lines) + "\n").encode() + checkpoint_note
+
+
+@dataclass(frozen=True)
+class Logged:
+    """Where a release is logged: its index in the checkpoint's tree, and the checkpoint."""
+
+    index: int
+    checkpoint: Checkpoint
+
+    def words(self) -> str:
+        return f"logged at index {self.index} of {self.checkpoint.size} in {self.checkpoint.origin}"
+
+
+def _parse(raw: bytes, where: str) -> tuple[int, list[bytes], bytes]:
+    if len(raw) > MAX_NOTE_BYTES:
+        raise fail(where, "LOG_MALFORMED", f"holds more than the {MAX_NOTE_BYTES} bytes a proof may")
+    head, sep, note = raw.partition(b"\n\n")
+    try:
+        lines = head.decode("ascii").split("\n")
+    except UnicodeDecodeError:
+        lines = []
+    if not sep or len(lines) < 2 or lines[0] != PROOF_HEADER:
+        raise fail(where, "LOG_MALFORMED", f"a proof file starts with {PROOF_HEADER}, then its index and hashes, "
+                   "a blank line and the checkpoint")
+    rest = lines[1:]
+    if rest and rest[0].startswith("extra "):
+        rest = rest[1:]  # opaque data the format allows; nothing here trusts or needs it
+    index = _INDEX.fullmatch(rest[0]) if rest else None
+    if index is None or len(rest) - 1 > MAX_PATH:
+        raise fail(where, "LOG_MALFORMED", "the proof's index line is 'index' and a decimal without a leading zero, "
+                   f"followed by at most {MAX_PATH} hashes")
+    path = []
+    for line in rest[1:]:
+        try:
+            hashed = base64.b64decode(line, validate=True)
+        except ValueError:
+            hashed = b""
+        if len(hashed) != HASH_SIZE:
+            raise fail(where, "LOG_MALFORMED", "each inclusion hash is 32 bytes in base64, one per line")
+        path.append(hashed)
+    return int(index.group(1)), path, note
+
+
+def verify_proof(raw: bytes, release, log_public_raw: bytes, origin: str, where: str) -> Logged:
+    """Check the proof file ``raw`` of the verified ``release`` against the log's key and origin."""
+    index, path, note_raw = _parse(raw, where)
+    note = parse_note(note_raw, where)
+    checkpoint = parse_checkpoint(note.text, where)
+    if checkpoint.origin != origin:
+        raise fail(where, "LOG_PROOF_INVALID", f"its checkpoint is of the log {checkpoint.origin!r}, not {origin!r}")
+    if verify_signature(note, origin, log_public_raw, where, kind=ED25519_TYPE) is None:
+        raise fail(where, "LOG_SIGNATURE", f"its checkpoint carries no signature of the log's key ({origin})")
+    leaf = leaf_hash(leaf_identity(origin, release))
+    if not verify_inclusion(index, checkpoint.size, leaf, path, checkpoint.root):
+        raise fail(where, "LOG_PROOF_INVALID", f"it does not prove this release at index {index} of the log's tree "
+                   f"of {checkpoint.size}: a proof of another release, index or tree")
+    return Logged(index, checkpoint)
+
+
+def check_logged(release, proof_path: str, vkey_path: str) -> Logged:
+    """The proof file at ``proof_path`` of the verified ``release``, checked against the log's verifier key in the
+    file ``vkey_path`` (one line, ``publisher log init`` prints it; its name is the log's origin)."""
+    from verifier.data.bounded_files import read_bounded
+    from verifier.releases.verification import KEY_READ_REASONS, KeyFileError
+
+    text = read_bounded(vkey_path, "key", error=KeyFileError, reasons=KEY_READ_REASONS).decode("utf-8", "replace")
+    origin, kind, public = parse_vkey(text, vkey_path)
+    if kind != ED25519_TYPE:
+        raise fail(vkey_path, "LOG_KEY_INVALID", "a log's key signs with Ed25519 (type 0x01); this is a witness's")
+    raw = read_bounded(proof_path, "json", error=KeyFileError, reasons=KEY_READ_REASONS)
+    return verify_proof(raw, release, public, origin, proof_path)
