@@ -74,6 +74,13 @@ def resign_statement(release: Path, private_key: Path, mutate) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _a_state_folder_of_its_own(monkeypatch, tmp_path_factory):
+    """The checkpoints a verifier remembers (verifier/transparency/history.py) go to a folder of the test session,
+    never the caller's home: a log made afresh by one run would otherwise contradict the memory of the last."""
+    monkeypatch.setenv("PERMUTED_PRIVACY_STATE", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(autouse=True)
 def _no_caller_terminal_width(monkeypatch):
     """Tests pass whatever the caller's terminal: an exported COLUMNS (or LINES) would wrap every command's output
     to it. A test that depends on a width sets it itself."""

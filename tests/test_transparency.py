@@ -239,7 +239,9 @@ def test_a_release_log_from_the_command_line(tmp_path, capsys):
         assert verifier(["verify", str(tmp_path / f"r{version}"), "--key", key, "--proof",
                          str(tmp_path / f"r{version}.tlog-proof"), "--log-key", vkey, "--json"]) == 0
         said = json.loads(capsys.readouterr().out)["log"]
-        assert said == {"origin": "stats.example/releases", "index": version - 1, "size": version}
+        assert {k: said[k] for k in ("origin", "index", "size")} == {"origin": "stats.example/releases",
+                                                                      "index": version - 1, "size": version}
+        assert len(said["history"]) == 1  # remembered, or not comparable with the size remembered
     assert verifier(["verify", str(tmp_path / "r1"), "--key", key, "--proof", str(tmp_path / "r2.tlog-proof"),
                      "--log-key", vkey]) == 1
     assert ": LOG_PROOF_INVALID: it does not prove this release at index 1" in capsys.readouterr().err
@@ -257,3 +259,102 @@ def test_a_release_log_from_the_command_line(tmp_path, capsys):
     tile.write_bytes(bytes(len(tile.read_bytes())))
     assert publisher([*release, "--release-version", "4", "--out", str(tmp_path / "r4")]) == 1
     assert "LOG_INCONSISTENT" in capsys.readouterr().err and not (tmp_path / "r4").exists()
+
+
+# ----------------------------------------------------------------------------- her memory of the log
+
+
+def _logged_releases(tmp_path, capsys, versions=(1, 2)):
+    """A log, its verifier key and releases of dataset 'demo' appended to it, as the command line makes them."""
+    import json
+
+    from publisher.cli import main as publisher
+    from conftest import PAPER
+
+    for keys in ("keys", "logkeys"):
+        assert publisher(["keygen", "--out", str(tmp_path / keys), "--unencrypted"]) == 0
+    capsys.readouterr()
+    assert publisher(["log", "init", str(tmp_path / "log"), "--origin", "stats.example/releases", "--key",
+                      str(tmp_path / "logkeys" / "private.pem"), "--json"]) == 0
+    (tmp_path / "log.vkey").write_text(json.loads(capsys.readouterr().out)["verifier_key"] + "\n")
+    for version in versions:
+        assert publisher(["release", "--input", str(PAPER / "original.csv"), "--method", "additive_noise", "--param",
+                          "relative_sd=0.8", "--then", "reverse_mapping", "--samples", "200", "--seed", "5",
+                          "--allow-degenerate", "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id",
+                          "demo", "--release-version", str(version), "--log", str(tmp_path / "log"), "--log-key",
+                          str(tmp_path / "logkeys" / "private.pem"), "--out", str(tmp_path / f"r{version}")]) == 0
+    capsys.readouterr()
+
+
+def _verify(tmp_path, capsys, version, *extra, code=0):
+    from verifier.cli import main as verifier
+
+    assert verifier(["verify", str(tmp_path / f"r{version}"), "--key", str(tmp_path / "keys" / "public.pem"),
+                     "--proof", str(tmp_path / f"r{version}.tlog-proof"), "--log-key", str(tmp_path / "log.vkey"),
+                     "--state", str(tmp_path / "state"), *extra]) == code
+    return capsys.readouterr()
+
+
+def test_her_client_remembers_the_log_and_catches_two_histories(tmp_path, capsys):
+    """The first proof is remembered; a later one of a larger tree is checked against it with the log's files; a
+    log that signs another tree of the same size (a fork), or serves an older checkpoint than she saw, is
+    refused with the code of its kind; her release is the only entry of its dataset id and version."""
+    import shutil
+
+    from publisher.keys import load_private_key
+    from verifier.transparency.note import checkpoint_text, signature_line
+
+    _logged_releases(tmp_path, capsys)
+    out = _verify(tmp_path, capsys, 1).out
+    assert "log: logged at index 0 of 1 in stats.example/releases" in out
+    assert "remembered: size 1" in out
+    out = _verify(tmp_path, capsys, 2).out  # size 2, not comparable with size 1 without the log's files
+    assert "not compared with the checkpoint of size 1 you saw before: give --log" in out
+    out = _verify(tmp_path, capsys, 2, "--log", str(tmp_path / "log")).out
+    assert "the only entry of its dataset and version in the log's 2 entries" in out and "remembered: size 2" in out
+    out = _verify(tmp_path, capsys, 1, "--log", str(tmp_path / "log")).out
+    assert "newer versions logged: 2" in out
+
+    # a fork: the log signs a tree of size 2 with another root; her memory of size 2 catches it
+    key = load_private_key(tmp_path / "logkeys" / "private.pem", None)
+    text = checkpoint_text("stats.example/releases", 2, bytes(32))
+    forged = (text + "\n" + signature_line("stats.example/releases", 1, key.public_raw, key.sign(text.encode()))).encode()
+    proof = (tmp_path / "r2.tlog-proof").read_bytes()
+    (tmp_path / "r2.tlog-proof").write_bytes(proof.split(b"\n\n", 1)[0] + b"\n\n" + forged)
+    err = _verify(tmp_path, capsys, 2, code=1).err
+    assert ": LOG_PROOF_INVALID: " in err  # its leaf is not under that root either
+    (tmp_path / "r2.tlog-proof").write_bytes(proof)
+
+    # a rollback: the log's files put back to their state at size 1, after she saw size 2
+    old = tmp_path / "old-log"
+    shutil.copytree(tmp_path / "log", old)
+    (old / "checkpoint").write_bytes((tmp_path / "r1.tlog-proof").read_bytes().split(b"\n\n", 1)[1])
+    err = _verify(tmp_path, capsys, 1, "--log", str(old), code=1).err
+    assert ": LOG_ROLLBACK: the log's newest checkpoint (size 1) is older than the checkpoint you saw before" in err
+
+
+def test_a_fork_at_the_size_she_remembers_is_equivocation(tmp_path, capsys):
+    """Two logs of one origin and key, each with one release: the second proof has her remembered size and
+    another root (LOG_EQUIVOCATION), and its tree does not extend hers (LOG_INCONSISTENT with the files)."""
+    import shutil
+
+    _logged_releases(tmp_path, capsys, versions=(1,))
+    assert "remembered: size 1" in _verify(tmp_path, capsys, 1).out
+    other = tmp_path / "other"
+    other.mkdir()
+    for name in ("keys", "logkeys", "log.vkey"):
+        (shutil.copytree if (tmp_path / name).is_dir() else shutil.copy)(tmp_path / name, other / name)
+    from publisher.cli import main as publisher
+    from publisher.release_log import init_log
+    from publisher.keys import load_private_key
+    from conftest import PAPER
+
+    init_log(other / "log", "stats.example/releases", load_private_key(other / "logkeys" / "private.pem", None))
+    assert publisher(["release", "--input", str(PAPER / "original.csv"), "--method", "rank_swapping", "--param",
+                      "p=10", "--samples", "200", "--seed", "3", "--allow-degenerate", "--key",
+                      str(other / "keys" / "private.pem"), "--dataset-id", "other", "--log", str(other / "log"),
+                      "--log-key", str(other / "logkeys" / "private.pem"), "--out", str(other / "r1")]) == 0
+    capsys.readouterr()
+    (other / "state").symlink_to(tmp_path / "state")  # her one memory
+    err = _verify(other, capsys, 1, code=1).err
+    assert ": LOG_EQUIVOCATION: the log signed two trees of size 1 with different roots" in err

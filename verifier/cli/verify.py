@@ -29,6 +29,13 @@ def register(sub, common) -> None:
     p.add_argument("--log-key", metavar="log.vkey",
                    help="the log's verifier key (one line, as publisher log init prints it), from where the log "
                    "publishes it; needed with --proof")
+    p.add_argument("--log", metavar="DIR",
+                   help="with --proof, the log's files (its folder, as its web server serves it): check that the "
+                   "proof, the checkpoints you saw before and the log's newest are one history, and that this "
+                   "release is the only entry of its dataset id and version")
+    p.add_argument("--state", metavar="DIR",
+                   help="where the checkpoints you have seen are remembered (default: $PERMUTED_PRIVACY_STATE, "
+                   "else $XDG_STATE_HOME/permuted-privacy, else ~/.local/state/permuted-privacy)")
 
 
 def _method_text(step: dict) -> str:
@@ -40,14 +47,23 @@ def _method_text(step: dict) -> str:
 
 
 def _logged(args: argparse.Namespace, release):
-    """Where the log holds the release (--proof, --log-key), or None when no proof is given."""
+    """Where the log holds the release and what its history shows (--proof, --log-key, --log, --state), or
+    (None, []) when no proof is given."""
     if (args.proof is None) != (args.log_key is None):
         raise UsageError("--proof and --log-key go together: the proof, and the key of the log it is from")
     if args.proof is None:
-        return None
+        if args.log or args.state:
+            raise UsageError("--log and --state go with --proof FILE --log-key log.vkey")
+        return None, []
+    from pathlib import Path
+
+    from verifier.transparency.history import check_history
     from verifier.transparency.proof import check_logged
 
-    return check_logged(release, args.proof, args.log_key)
+    logged, public = check_logged(release, args.proof, args.log_key)
+    view = check_history(release, logged.checkpoint, logged.note, logged.checkpoint.origin, public, log=args.log,
+                         state=Path(args.state) if args.state else None)
+    return logged, view.lines
 
 
 NOT_LOGGED = ("no log proof given (--proof): this shows who signed the release, not that everyone is shown the "
@@ -56,7 +72,7 @@ NOT_LOGGED = ("no log proof given (--proof): this shows who signed the release, 
 
 def run(args: argparse.Namespace) -> int:
     release = verified(args)
-    logged = _logged(args, release)
+    logged, history = _logged(args, release)
     claims = release.claims
     found = formula_cells(release)
     if args.json:
@@ -73,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             "sampling_weights": release.predicate.get("sampling_weights"),
             "targets": release.predicate.get("targets") or {},
             "log": None if logged is None else {"origin": logged.checkpoint.origin, "index": logged.index,
-                                                "size": logged.checkpoint.size},
+                                                "size": logged.checkpoint.size, "history": history},
         })
         return ExitCode.OK
     print(f"OK: {release.path}")
@@ -99,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
               f"{release.data_size} bytes, each checked against its own signed digest")
     print(f"  withheld: {WITHHELD}")
     print(f"  log: {NOT_LOGGED if logged is None else logged.words() + ', in a tree the log signed'}")
+    for line in history:
+        print(f"    {line}")
     print(f"  claims: {claims_summary(release)}")
     targets = target_words(release.predicate.get("targets"))
     print("  targets the publisher promised: " + (", ".join(targets) if targets else

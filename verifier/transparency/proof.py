@@ -56,6 +56,8 @@ class Logged:
 
     index: int
     checkpoint: Checkpoint
+    note: bytes = b""
+    """The checkpoint's signed note, as the proof carries it."""
 
     def words(self) -> str:
         return f"logged at index {self.index} of {self.checkpoint.size} in {self.checkpoint.origin}"
@@ -104,12 +106,12 @@ def verify_proof(raw: bytes, release, log_public_raw: bytes, origin: str, where:
     if not verify_inclusion(index, checkpoint.size, leaf, path, checkpoint.root):
         raise fail(where, "LOG_PROOF_INVALID", f"it does not prove this release at index {index} of the log's tree "
                    f"of {checkpoint.size}: a proof of another release, index or tree")
-    return Logged(index, checkpoint)
+    return Logged(index, checkpoint, note_raw)
 
 
-def check_logged(release, proof_path: str, vkey_path: str) -> Logged:
+def check_logged(release, proof_path: str, vkey_path: str) -> tuple[Logged, bytes]:
     """The proof file at ``proof_path`` of the verified ``release``, checked against the log's verifier key in the
-    file ``vkey_path`` (one line, ``publisher log init`` prints it; its name is the log's origin)."""
+    file ``vkey_path`` (one line, ``publisher log init`` prints it; its name is the log's origin); and that key."""
     from verifier.data.bounded_files import read_bounded
     from verifier.releases.verification import KEY_READ_REASONS, KeyFileError
 
@@ -118,4 +120,4 @@ def check_logged(release, proof_path: str, vkey_path: str) -> Logged:
     if kind != ED25519_TYPE:
         raise fail(vkey_path, "LOG_KEY_INVALID", "a log's key signs with Ed25519 (type 0x01); this is a witness's")
     raw = read_bounded(proof_path, "json", error=KeyFileError, reasons=KEY_READ_REASONS)
-    return verify_proof(raw, release, public, origin, proof_path)
+    return verify_proof(raw, release, public, origin, proof_path), public

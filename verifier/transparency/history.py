@@ -1,0 +1,132 @@
+"""What a subject's client remembers of each log, and the log's files checked against it (issue 39, item 4).
+
+As Go's checksum database client does, the verifier keeps the newest checkpoint it has verified of each log (by
+origin) in her state folder: ``$PERMUTED_PRIVACY_STATE``, else ``$XDG_STATE_HOME/permuted-privacy``, else
+``~/.local/state/permuted-privacy``. A log that shows her two histories is caught:
+
+- a checkpoint of the size she saw before with another root: ``LOG_EQUIVOCATION``;
+- a log whose newest checkpoint is older than one she saw: ``LOG_ROLLBACK``;
+- a tree that does not extend the one she saw (the roots its leaves give differ): ``LOG_INCONSISTENT``.
+
+With the log's files (``--log DIR``) every comparison is made on the leaves themselves: the release's proof, the
+checkpoint she remembers and the log's newest checkpoint must all be prefixes of one tree, and the release's
+entry must be the only one of its dataset id and version. Without them, a checkpoint of another size than the
+one she remembers cannot be compared, and the verifier says so rather than remember it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verifier.data.tables import write_atomic_bytes
+from verifier.releases.listed_files import fail, read_capped
+from verifier.transparency.merkle import EMPTY_ROOT, Tree
+from verifier.transparency.note import (MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note,
+                                        verify_signature)
+from verifier.transparency.tiles import read_log
+
+__all__ = ["LogView", "check_history", "state_folder"]
+
+
+def state_folder() -> Path:
+    """Where the verifier remembers the checkpoints she has seen."""
+    if os.environ.get("PERMUTED_PRIVACY_STATE"):
+        return Path(os.environ["PERMUTED_PRIVACY_STATE"])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "permuted-privacy"
+
+
+def _remembered_path(state: Path, origin: str) -> Path:
+    return state / "logs" / f"{hashlib.sha256(origin.encode()).hexdigest()[:32]}.checkpoint"
+
+
+def _signed(raw: bytes, origin: str, public_raw: bytes, where: str) -> Checkpoint:
+    note = parse_note(raw, where)
+    checkpoint = parse_checkpoint(note.text, where)
+    if checkpoint.origin != origin or verify_signature(note, origin, public_raw, where) is None:
+        raise fail(where, "LOG_SIGNATURE", f"carries no signature of the log's key ({origin})")
+    return checkpoint
+
+
+def _root(tree: Tree, size: int) -> bytes:
+    return tree.root(size) if size else EMPTY_ROOT
+
+
+@dataclass
+class LogView:
+    """What the checks found: lines for people, and the log's other entries of the release's dataset."""
+
+    lines: list[str] = field(default_factory=list)
+    newer_versions: list[int] = field(default_factory=list)
+
+
+def _same_history(tree: Tree, checkpoint: Checkpoint, newest: Checkpoint, what: str, where: str) -> None:
+    """``checkpoint`` is a prefix of the log's tree: older than its newest, and with the root its leaves give."""
+    if checkpoint.size > newest.size:
+        raise fail(where, "LOG_ROLLBACK", f"the log's newest checkpoint (size {newest.size}) is older than {what} "
+                   f"(size {checkpoint.size}): the log was rolled back, or shows you an old copy")
+    if _root(tree, checkpoint.size) != checkpoint.root:
+        reason = "LOG_EQUIVOCATION" if checkpoint.size == newest.size else "LOG_INCONSISTENT"
+        raise fail(where, reason, f"{what} (size {checkpoint.size}) is not a prefix of the log's tree: the log has "
+                   "signed two histories; keep both checkpoints, they prove it")
+
+
+def _entries_of(entries: list[bytes], origin: str, dataset_id: str) -> list[int]:
+    """The versions the log holds of a dataset, one per entry."""
+    head = [f"origin {origin}", f"dataset {json.dumps(dataset_id)}"]
+    out = []
+    for entry in entries:
+        lines = entry.decode("utf-8", "replace").splitlines()
+        if lines[1:3] == head and len(lines) > 3 and lines[3].startswith("version "):
+            out.append(int(lines[3][len("version "):]) if lines[3][8:].isdigit() else -1)
+    return out
+
+
+def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, origin: str, public_raw: bytes, *,
+                  log: str | None = None, state: Path | None = None) -> LogView:
+    """Hold the release's proof checkpoint, the checkpoint she saw before and (with ``log``) the log's files to one
+    history; remember the newest checkpoint verified. Raises ``LOG_EQUIVOCATION``, ``LOG_ROLLBACK``,
+    ``LOG_INCONSISTENT`` or ``RELEASE_EXISTS`` (two leaves of one dataset id and version)."""
+    state = state or state_folder()
+    view = LogView()
+    kept = _remembered_path(state, origin)
+    before = _signed(read_capped(kept, MAX_NOTE_BYTES, str(kept)), origin, public_raw, str(kept)) if kept.is_file() \
+        else None
+    if log is None:
+        newest, newest_raw = proof_checkpoint, proof_note
+        if before is not None and before.size == proof_checkpoint.size and before.root != proof_checkpoint.root:
+            raise fail(str(kept), "LOG_EQUIVOCATION", f"the log signed two trees of size {before.size} with different "
+                       "roots: the one you saw before and this proof's; keep both, they prove it")
+        if before is not None and before.size != proof_checkpoint.size:
+            view.lines.append(f"not compared with the checkpoint of size {before.size} you saw before: give --log "
+                              "with the log's files to check that both are one history")
+            return view
+    else:
+        root = Path(log)
+        newest_raw = read_capped(root / "checkpoint", MAX_NOTE_BYTES, str(root / "checkpoint"))
+        newest = _signed(newest_raw, origin, public_raw, str(root / "checkpoint"))
+        tree, entries = read_log(root, newest.size)
+        if _root(tree, newest.size) != newest.root:
+            raise fail(str(root / "checkpoint"), "LOG_INCONSISTENT", "the log's tiles do not hash to its checkpoint")
+        _same_history(tree, proof_checkpoint, newest, "the release's proof", str(root / "checkpoint"))
+        if before is not None:
+            _same_history(tree, before, newest, "the checkpoint you saw before", str(kept))
+        versions = _entries_of(entries, origin, release.dataset_id)
+        if versions.count(release.release_version) > 1:
+            raise fail(str(root), "RELEASE_EXISTS", f"the log holds {versions.count(release.release_version)} entries "
+                       f"for dataset {release.dataset_id!r} version {release.release_version}: it shows different "
+                       "releases under one name")
+        view.newer_versions = sorted(v for v in versions if v > release.release_version)
+        view.lines.append(f"the only entry of its dataset and version in the log's {newest.size} entries"
+                          + (f"; newer versions logged: {', '.join(map(str, view.newer_versions))}"
+                             if view.newer_versions else ""))
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    if before is None or newest.size > before.size:
+        write_atomic_bytes(kept, newest_raw)
+    view.lines.append(f"one history with every checkpoint of this log you have seen; remembered: size "
+                      f"{max(newest.size, before.size if before else 0)} (in {state})")
+    return view
