@@ -46,14 +46,18 @@ def _method_text(step: dict) -> str:
     return f"{step.get('method')}({shown})"
 
 
+def _check_log_arguments(args: argparse.Namespace) -> None:
+    """The log's options make sense together, before any work."""
+    if (args.proof is None) != (args.log_key is None):
+        raise UsageError("--proof and --log-key go together: the proof, and the key of the log it is from")
+    if args.proof is None and (args.log or args.state):
+        raise UsageError("--log and --state go with --proof FILE --log-key log.vkey")
+
+
 def _logged(args: argparse.Namespace, release):
     """Where the log holds the release and what its history shows (--proof, --log-key, --log, --state), or
     (None, []) when no proof is given."""
-    if (args.proof is None) != (args.log_key is None):
-        raise UsageError("--proof and --log-key go together: the proof, and the key of the log it is from")
     if args.proof is None:
-        if args.log or args.state:
-            raise UsageError("--log and --state go with --proof FILE --log-key log.vkey")
         return None, []
     from pathlib import Path
 
@@ -71,6 +75,7 @@ NOT_LOGGED = ("no log proof given (--proof): this shows who signed the release, 
 
 
 def run(args: argparse.Namespace) -> int:
+    _check_log_arguments(args)
     release = verified(args)
     logged, history = _logged(args, release)
     claims = release.claims
