@@ -47,6 +47,9 @@ class PublishedCells:
     cells: dict[str, list[Cell]]
     shares: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
     """Each column's :func:`value_shares`, computed once (every subject's base rate reads them)."""
+    suppressed: list = field(default_factory=list, repr=False)
+    """The suppressed rows, once :func:`verifier.attacks.suppression.suppressed_rows` has found them (every
+    subject's check reads them)."""
 
     @property
     def n_records(self) -> int:

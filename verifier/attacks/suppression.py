@@ -25,12 +25,15 @@ __all__ = ["suppressed_rows", "suppression_claims"]
 
 
 def suppressed_rows(published: PublishedCells) -> np.ndarray:
-    """Which released rows have ``*`` in every quasi-identifier (none, for a table without quasi-identifiers)."""
-    qi = published.quasi_identifiers
-    if not qi:
-        return np.zeros(published.n_records, dtype=bool)
-    return np.array([all(published.text[a.name][r].strip() == WILDCARD for a in qi)
-                     for r in range(published.n_records)], dtype=bool)
+    """Which released rows have ``*`` in every quasi-identifier (none, for a table without quasi-identifiers);
+    found once per release, as every subject's check asks."""
+    if not published.suppressed:
+        qi = published.quasi_identifiers
+        found = np.ones(published.n_records, dtype=bool) if qi else np.zeros(published.n_records, dtype=bool)
+        for a in qi:
+            found &= np.array([t.strip() == WILDCARD for t in published.text[a.name]], dtype=bool)
+        published.suppressed.append(found)
+    return published.suppressed[0]
 
 
 def suppression_claims(published: PublishedCells) -> dict[str, Any]:
