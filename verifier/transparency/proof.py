@@ -20,7 +20,6 @@ that tree (RFC 9162 2.1.3.2). A proof for another release, another index or anot
 from __future__ import annotations
 
 import base64
-
 import json
 import re
 from dataclasses import dataclass
