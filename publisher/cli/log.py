@@ -6,11 +6,11 @@ import argparse
 import hashlib
 import json
 
-from publisher.cli.passphrase import prompt, read_passphrase_file
+from publisher.cli.passphrase import load_key
 from verifier.frontend import add_command
 from verifier.transparency.note import ED25519_TYPE, vkey
 
-__all__ = ["register", "load_log_key"]
+__all__ = ["register"]
 
 
 def register(sub, common) -> None:
@@ -30,22 +30,10 @@ def register(sub, common) -> None:
     init.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
-def load_log_key(path: str, passphrase_file: str | None):
-    """The log's signing key, its passphrase asked on the terminal or read from a file."""
-    from publisher.keys import key_is_encrypted, load_private_key
-
-    passphrase = None
-    if key_is_encrypted(path):
-        passphrase = read_passphrase_file(passphrase_file) if passphrase_file else prompt("log key passphrase: ")
-    elif passphrase_file:
-        passphrase = read_passphrase_file(passphrase_file)
-    return load_private_key(path, passphrase)
-
-
 def run_init(args: argparse.Namespace) -> int:
     from publisher.release_log import init_log
 
-    key = load_log_key(args.key, args.passphrase_file)
+    key = load_key(args.key, args.passphrase_file, asked="log key passphrase: ")
     init_log(args.log, args.origin, key)
     fingerprint = hashlib.sha256(key.public_raw).hexdigest()
     verifier_key = vkey(args.origin, ED25519_TYPE, key.public_raw)

@@ -9,9 +9,8 @@ from pathlib import Path
 
 from publisher.release_metadata import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, load_weights, route_params, secret_seed
-from publisher.cli.passphrase import prompt, read_passphrase_file
+from publisher.cli.passphrase import load_key
 from publisher.degenerate import releasable_chain
-from publisher.keys import key_is_encrypted, load_private_key
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count
 from verifier.frontend.output_paths import check_output, release_holding
@@ -219,12 +218,7 @@ def run(args: argparse.Namespace) -> int:
         chain = [make_method(m, p, allow_degenerate=args.allow_degenerate) for m, p in zip(methods, routed)]
         releasable_chain(chain)
     expected = load_public_key(args.public_key) if args.public_key else None
-    passphrase = None
-    if key_is_encrypted(args.key):
-        passphrase = read_passphrase_file(args.passphrase_file) if args.passphrase_file else prompt("passphrase: ")
-    elif args.passphrase_file:
-        passphrase = read_passphrase_file(args.passphrase_file)
-    key = load_private_key(args.key, passphrase, expected=expected)
+    key = load_key(args.key, args.passphrase_file, expected=expected)
     log_key = _log_key(args, key)
     phases = Phases()
     with phases(f"reading {args.input}"):
@@ -285,10 +279,9 @@ def _log_key(args: argparse.Namespace, key):
         if args.log_key or args.log_passphrase_file:
             raise UsageError("--log-key and --log-passphrase-file go with --log LOG")
         return None
-    from publisher.cli.log import load_log_key
     from publisher.release_log import refuse_logged
 
-    log_key = load_log_key(args.log_key, args.log_passphrase_file) if args.log_key else key
+    log_key = load_key(args.log_key, args.log_passphrase_file, asked="log key passphrase: ") if args.log_key else key
     check_output(_proof_path(args), option="the proof --log writes")
     refuse_logged(args.log, args.dataset_id, args.release_version, log_key)
     return log_key
@@ -299,9 +292,8 @@ def _append_to_log(args: argparse.Namespace, verified, log_key) -> list[str]:
     from publisher.keys import write_new
     from publisher.release_log import append_leaf
 
-    index, proof = append_leaf(args.log, verified, log_key)
+    index, size, proof = append_leaf(args.log, verified, log_key)
     write_new(Path(_proof_path(args)), proof, 0o644)
-    size = proof.split(b"\n\n", 1)[1].split(b"\n")[1].decode()
     return [f"  logged in {args.log} at index {index} of {size}; its proof: {_proof_path(args)} (give it to "
             "verifier verify --proof with the log's verifier key)"]
 
