@@ -14,7 +14,6 @@ and version already logged is refused (``RELEASE_EXISTS``).
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,10 +23,10 @@ from publisher.keys import SigningKey
 from verifier.data.tables import write_atomic_bytes
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.releases.listed_files import read_capped
-from verifier.transparency.merkle import EMPTY_ROOT, Tree, leaf_hash
+from verifier.transparency.merkle import Tree, leaf_hash
 from verifier.transparency.note import (ED25519_TYPE, MAX_NOTE_BYTES, checkpoint_text, parse_checkpoint, parse_note,
                                         signature_line, verify_signature)
-from verifier.transparency.proof import leaf_identity, proof_text
+from verifier.transparency.proof import leaf_identity, logged_versions, proof_text
 from verifier.transparency.tiles import read_log, write_tiles
 
 __all__ = ["append_leaf", "init_log", "refuse_logged"]
@@ -37,7 +36,7 @@ _LOCK = ".lock"
 
 
 def _signed_checkpoint(origin: str, tree: Tree, key: SigningKey) -> bytes:
-    text = checkpoint_text(origin, len(tree.leaves), tree.root() if tree.leaves else EMPTY_ROOT)
+    text = checkpoint_text(origin, len(tree.leaves), tree.root())
     return (text + "\n" + signature_line(origin, ED25519_TYPE, key.public_raw, key.sign(text.encode()))).encode()
 
 
@@ -77,16 +76,10 @@ def _current(root: Path, key: SigningKey) -> tuple[str, Tree, list[bytes]]:
         raise InvalidInputError(f"the checkpoint is not signed by this key as {checkpoint.origin}: is it the log's "
                                 "key?", path=shown, reason="KEY_MISMATCH")
     tree, entries = read_log(root, checkpoint.size)
-    if (tree.root() if tree.leaves else EMPTY_ROOT) != checkpoint.root:
+    if tree.root() != checkpoint.root:
         raise InvalidInputError("the tiles do not hash to the checkpoint's root", path=shown,
                                 reason="LOG_INCONSISTENT")
     return checkpoint.origin, tree, entries
-
-
-def _logged(entries: list[bytes], origin: str, dataset_id: str, version: int) -> bool:
-    """Whether the log already holds a leaf of this dataset id and version."""
-    mine = [f"origin {origin}", f"dataset {json.dumps(dataset_id)}", f"version {version}"]
-    return any(entry.decode("utf-8", "replace").splitlines()[1:4] == mine for entry in entries)
 
 
 def refuse_logged(directory: str | Path, dataset_id: str, version: int, key: SigningKey) -> None:
@@ -97,13 +90,14 @@ def refuse_logged(directory: str | Path, dataset_id: str, version: int, key: Sig
         raise InputIOError("is not a release log (no checkpoint): make one with publisher log init", path=str(root),
                            reason="LOG_MISSING")
     origin, _, entries = _current(root, key)
-    if _logged(entries, origin, dataset_id, version):
+    if version in logged_versions(entries, origin, dataset_id):
         raise InvalidInputError(f"dataset {dataset_id!r} version {version} is already in the log; a new release "
                                 "takes a new --release-version", path=str(root), reason="RELEASE_EXISTS")
 
 
-def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, bytes]:
-    """Append the leaf of the verified ``release`` to the log in ``directory``; its index and its proof file."""
+def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, int, bytes]:
+    """Append the leaf of the verified ``release`` to the log in ``directory``; its index, the log's new size and
+    the release's proof file."""
     root = Path(directory)
     if not (root / CHECKPOINT).is_file():
         raise InputIOError("is not a release log (no checkpoint): make one with publisher log init", path=str(root),
@@ -111,7 +105,7 @@ def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, b
     with _locked(root):
         origin, tree, entries = _current(root, key)
         leaf = leaf_identity(origin, release)
-        if _logged(entries, origin, release.dataset_id, release.release_version):
+        if release.release_version in logged_versions(entries, origin, release.dataset_id):
             raise InvalidInputError(f"dataset {release.dataset_id!r} version {release.release_version} is already in "
                                     "the log; a new release takes a new --release-version", path=str(root),
                                     reason="RELEASE_EXISTS")
@@ -120,5 +114,5 @@ def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, b
         write_tiles(root, tree, entries)
         checkpoint = _signed_checkpoint(origin, tree, key)
         write_atomic_bytes(root / CHECKPOINT, checkpoint)  # last: it now covers every file written above
-    return index, proof_text(index, tree.inclusion(index), checkpoint)
+    return index, len(tree.leaves), proof_text(index, tree.inclusion(index), checkpoint)
 

@@ -17,16 +17,16 @@ one she remembers cannot be compared, and the verifier says so rather than remem
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from verifier.data.tables import write_atomic_bytes
 from verifier.releases.listed_files import fail, read_capped
-from verifier.transparency.merkle import EMPTY_ROOT, Tree
+from verifier.transparency.merkle import Tree
 from verifier.transparency.note import (MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note,
                                         verify_signature)
+from verifier.transparency.proof import logged_versions
 from verifier.transparency.tiles import read_log
 
 __all__ = ["LogView", "check_history", "state_folder"]
@@ -52,10 +52,6 @@ def _signed(raw: bytes, origin: str, public_raw: bytes, where: str) -> Checkpoin
     return checkpoint
 
 
-def _root(tree: Tree, size: int) -> bytes:
-    return tree.root(size) if size else EMPTY_ROOT
-
-
 @dataclass
 class LogView:
     """What the checks found: lines for people, and the log's other entries of the release's dataset."""
@@ -69,21 +65,10 @@ def _same_history(tree: Tree, checkpoint: Checkpoint, newest: Checkpoint, what: 
     if checkpoint.size > newest.size:
         raise fail(where, "LOG_ROLLBACK", f"the log's newest checkpoint (size {newest.size}) is older than {what} "
                    f"(size {checkpoint.size}): the log was rolled back, or shows you an old copy")
-    if _root(tree, checkpoint.size) != checkpoint.root:
+    if tree.root(checkpoint.size) != checkpoint.root:
         reason = "LOG_EQUIVOCATION" if checkpoint.size == newest.size else "LOG_INCONSISTENT"
         raise fail(where, reason, f"{what} (size {checkpoint.size}) is not a prefix of the log's tree: the log has "
                    "signed two histories; keep both checkpoints, they prove it")
-
-
-def _entries_of(entries: list[bytes], origin: str, dataset_id: str) -> list[int]:
-    """The versions the log holds of a dataset, one per entry."""
-    head = [f"origin {origin}", f"dataset {json.dumps(dataset_id)}"]
-    out = []
-    for entry in entries:
-        lines = entry.decode("utf-8", "replace").splitlines()
-        if lines[1:3] == head and len(lines) > 3 and lines[3].startswith("version "):
-            out.append(int(lines[3][len("version "):]) if lines[3][8:].isdigit() else -1)
-    return out
 
 
 def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, origin: str, public_raw: bytes, *,
@@ -110,12 +95,12 @@ def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, orig
         newest_raw = read_capped(root / "checkpoint", MAX_NOTE_BYTES, str(root / "checkpoint"))
         newest = _signed(newest_raw, origin, public_raw, str(root / "checkpoint"))
         tree, entries = read_log(root, newest.size)
-        if _root(tree, newest.size) != newest.root:
+        if tree.root(newest.size) != newest.root:
             raise fail(str(root / "checkpoint"), "LOG_INCONSISTENT", "the log's tiles do not hash to its checkpoint")
         _same_history(tree, proof_checkpoint, newest, "the release's proof", str(root / "checkpoint"))
         if before is not None:
             _same_history(tree, before, newest, "the checkpoint you saw before", str(kept))
-        versions = _entries_of(entries, origin, release.dataset_id)
+        versions = logged_versions(entries, origin, release.dataset_id)
         if versions.count(release.release_version) > 1:
             raise fail(str(root), "RELEASE_EXISTS", f"the log holds {versions.count(release.release_version)} entries "
                        f"for dataset {release.dataset_id!r} version {release.release_version}: it shows different "

@@ -29,7 +29,7 @@ from verifier.transparency.merkle import HASH_SIZE, leaf_hash, verify_inclusion
 from verifier.transparency.note import (ED25519_TYPE, MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note,
                                         parse_vkey, verify_signature)
 
-__all__ = ["PROOF_HEADER", "Logged", "check_logged", "leaf_identity", "proof_text", "verify_proof"]
+__all__ = ["PROOF_HEADER", "Logged", "check_logged", "leaf_identity", "logged_versions", "proof_text", "verify_proof"]
 
 PROOF_HEADER = "c2sp.org/tlog-proof@v1"
 _INDEX = re.compile(r"index (0|[1-9][0-9]{0,18})")
@@ -42,6 +42,18 @@ def leaf_identity(origin: str, release) -> bytes:
     return (f"permuted-privacy release\norigin {origin}\ndataset {json.dumps(release.dataset_id)}\n"
             f"version {release.release_version}\nmanifest sha256 {release.manifest_sha256}\n"
             f"key {release.key.fingerprint}\n").encode("utf-8")
+
+
+def logged_versions(entries: list[bytes], origin: str, dataset_id: str) -> list[int]:
+    """The release versions the log's ``entries`` hold of a dataset, one per entry (-1 for a version no release
+    could have), read from the leaf :func:`leaf_identity` writes."""
+    head = [f"origin {origin}", f"dataset {json.dumps(dataset_id)}"]
+    out = []
+    for entry in entries:
+        lines = entry.decode("utf-8", "replace").splitlines()
+        if lines[1:3] == head and len(lines) > 3 and lines[3].startswith("version "):
+            out.append(int(lines[3][len("version "):]) if lines[3][len("version "):].isdigit() else -1)
+    return out
 
 
 def proof_text(index: int, path: list[bytes], checkpoint_note: bytes) -> bytes:
