@@ -109,9 +109,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}); auditing its claims"
               + (" with the original" if original is not None else " from the release alone"))
         rows = [[c.name, rounded(c.claimed), rounded(c.computed), "true" if c.ok else "FALSE"] for c in result.checks]
-        short = [r for r in rows if max(len(r[1]), len(r[2])) <= LONGEST_CELL]
-        print(text_table(short, ["claim", "manifest", "recomputed", "verdict"]))
-        print("\n".join(long_claim_lines([r for r in rows if r not in short])))
+        whole = [max(len(r[1]), len(r[2])) <= LONGEST_CELL for r in rows]
+        print(text_table([r for r, fits in zip(rows, whole) if fits], ["claim", "manifest", "recomputed", "verdict"]))
+        for line in long_claim_lines([r for r, fits in zip(rows, whole) if not fits]):
+            print(line)
         for c in result.checks:
             if not c.ok:
                 print(f"FALSE: {c.name}: {c.note or 'the figures differ'}")
