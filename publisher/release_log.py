@@ -2,7 +2,7 @@
 
 ``publisher log init DIR --origin NAME --key log.pem`` writes the empty log: a checkpoint of size 0 signed
 with the log's key. ``publisher release ... --log DIR`` appends the verified release's leaf
-(:func:`verifier.transparency.proof.release_leaf`) and writes its proof beside the release.
+(:func:`verifier.transparency.proof.leaf_identity`) and writes its proof beside the release.
 
 Appending never leaves the log's checkpoint covering a file that is not there: the entry bundles and tiles of
 the new tree are written first, each atomically, and the checkpoint last. A run stopped between them leaves
@@ -13,13 +13,10 @@ and version already logged is refused (``RELEASE_EXISTS``).
 
 from __future__ import annotations
 
-import fcntl
-import os
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from publisher.keys import SigningKey
+from verifier.data.folder_lock import locked
 from verifier.data.tables import write_atomic_bytes
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.releases.listed_files import read_capped
@@ -29,10 +26,9 @@ from verifier.transparency.note import (ED25519_TYPE, MAX_NOTE_BYTES, checkpoint
 from verifier.transparency.proof import leaf_identity, logged_versions, proof_text
 from verifier.transparency.tiles import read_log, write_tiles
 
-__all__ = ["append_leaf", "init_log", "refuse_logged"]
+__all__ = ["append_leaf", "init_log", "refresh_proof", "refuse_logged"]
 
 CHECKPOINT = "checkpoint"
-_LOCK = ".lock"
 
 
 def _signed_checkpoint(origin: str, tree: Tree, key: SigningKey) -> bytes:
@@ -52,19 +48,6 @@ def init_log(directory: str | Path, origin: str, key: SigningKey) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     write_atomic_bytes(root / CHECKPOINT, _signed_checkpoint(origin, Tree(), key))
     return root
-
-
-@contextmanager
-def _locked(root: Path) -> Iterator[None]:
-    try:
-        handle = os.open(root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise InputIOError(f"cannot open the log's lock ({exc.strerror})", path=str(root), reason="LOG_UNWRITABLE") from None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(handle)
 
 
 def _current(root: Path, key: SigningKey) -> tuple[str, Tree, list[bytes]]:
@@ -102,7 +85,7 @@ def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, i
     if not (root / CHECKPOINT).is_file():
         raise InputIOError("is not a release log (no checkpoint): make one with publisher log init", path=str(root),
                            reason="LOG_MISSING")
-    with _locked(root):
+    with locked(root):
         origin, tree, entries = _current(root, key)
         leaf = leaf_identity(origin, release)
         if release.release_version in logged_versions(entries, origin, release.dataset_id):
@@ -116,3 +99,28 @@ def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, i
         write_atomic_bytes(root / CHECKPOINT, checkpoint)  # last: it now covers every file written above
     return index, len(tree.leaves), proof_text(index, tree.inclusion(index), checkpoint)
 
+
+
+def refresh_proof(directory: str | Path, proof_path: str | Path) -> tuple[int, int, int, bytes]:
+    """The proof file at ``proof_path`` made again against the log's current checkpoint, with the cosignatures
+    witnesses have added to it: its index, the log's size, the checkpoint's signature count, and the new file.
+    The old proof's tree must be a prefix of the log's (``LOG_INCONSISTENT``); nothing is trusted here that the
+    subject's verifier does not check again."""
+    from verifier.transparency.merkle import leaf_hash, verify_inclusion
+    from verifier.transparency.proof import parse_proof
+
+    root, shown = Path(directory), str(proof_path)
+    index, path, old_note = parse_proof(read_capped(Path(proof_path), MAX_NOTE_BYTES, shown), shown)
+    old = parse_checkpoint(parse_note(old_note, shown).text, shown)
+    with locked(root):
+        raw = read_capped(root / CHECKPOINT, MAX_NOTE_BYTES, str(root / CHECKPOINT))
+        note = parse_note(raw, str(root / CHECKPOINT))
+        checkpoint = parse_checkpoint(note.text, str(root / CHECKPOINT))
+        tree, entries = read_log(root, checkpoint.size)
+    if checkpoint.origin != old.origin or tree.root() != checkpoint.root or old.size > checkpoint.size \
+            or tree.root(old.size) != old.root:
+        raise InvalidInputError(f"the proof's tree of size {old.size} is not a prefix of this log's tree of size "
+                                f"{checkpoint.size}", path=shown, reason="LOG_INCONSISTENT")
+    if index >= old.size or not verify_inclusion(index, old.size, leaf_hash(entries[index]), path, old.root):
+        raise InvalidInputError(f"does not prove entry {index} of this log", path=shown, reason="LOG_PROOF_INVALID")
+    return index, checkpoint.size, len(note.signatures), proof_text(index, tree.inclusion(index), raw)

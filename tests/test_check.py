@@ -25,12 +25,15 @@ def test_check_on_the_golden_release(tmp_path, capsys):
     assert out["claimed"]["distance"] == 1 and out["claim_holds"] is True
     assert out["distance"] >= out["claimed"]["distance"]
     assert 0 < out["p_value"] <= 1 and out["random_method"] == "exhaustive" and out["random_records"] == 8000
-    assert out["verdict"]["level"] == "protected" and out["verdict"]["findings"] == []
+    assert out["verdict"]["level"] == "protected" and out["log"] is None
+    # no log proof given: one notice that sets no level, that nothing shows everyone sees this release
+    assert [(f["rule"], f["severity"]) for f in out["verdict"]["findings"]] == [("unwitnessed", "notice")]
+    assert out["verdict"]["lines"][1].startswith("This release was checked without a log proof")
     assert out["verdict"]["headline"] == (
         'Your record is protected under the verdict policy "permuted-privacy default" (version 1): a random record '
         f"matches as closely as yours {out['p_value'] * 100:.4g}% of the time.")
     assert out["verdict"]["rule"] is None and out["verdict"]["policy"]["name"] == "permuted-privacy default"
-    assert out["verdict"]["lines"][1] == "The publisher's claims hold for your record."
+    assert out["verdict"]["lines"][2] == "The publisher's claims hold for your record."
 
 
 def test_check_fails_closed_and_never_echoes_the_record(tmp_path, capsys):
@@ -60,7 +63,8 @@ def test_verdict_levels_and_headlines():
     verdict = exact.verdict(linked)
     # the policy's order: linked heads, then published unchanged, then the broken claim
     assert verdict.level == "exposed" and verdict.headline.startswith("An intruder can tell your match from chance")
-    assert [f.rule for f in verdict.findings] == ["linked", "published_unchanged", "publisher_promise_broken"]
+    assert [f.rule for f in verdict.findings] == ["linked", "published_unchanged", "publisher_promise_broken",
+                                                  "unwitnessed"]
     assert verdict.findings[0].text.startswith("An intruder can tell your match from chance: a random record matches "
                                                "as closely as yours only ")
     assert "The publisher's claims do NOT hold for your record: Your closest released record is 0 ranks from " \
@@ -70,7 +74,7 @@ def test_verdict_levels_and_headlines():
     assert near.claim_holds() is True and near.verdict().level == "exposed"  # published unchanged
     moved = dataclasses.replace(mixed, claimed_distance=None, claimed_v=None)
     assert moved.verdict(tested).level == "protected"  # no claim of D: her p-value decides, not the missing claim
-    assert moved.verdict(tested).lines[1] == "The release makes no claim to check your record against."
+    assert moved.verdict(tested).lines[2] == "The release makes no claim to check your record against."
 
 
 WARM_UP_PROBE = """

@@ -229,7 +229,7 @@ def test_her_risk_stands_beside_its_base_rate_in_the_issues_scene(adult_sd, caps
             "among the released records whose published values contain yours); 74.77% of the released records share "
             "your value, so anyone could guess it right with probability 74.77% knowing nothing about you."
             ) in verdict["lines"]
-    assert verdict["lines"][1] == "The publisher's claims hold for your record."  # its own line, deciding nothing
+    assert verdict["lines"][2] == "The publisher's claims hold for your record."  # its own line, deciding nothing
 
 
 def test_another_policy_decides_her_level_in_the_cli(adult_sd, tmp_path, capsys):
@@ -241,7 +241,7 @@ def test_another_policy_decides_her_level_in_the_cli(adult_sd, tmp_path, capsys)
     assert verdict["policy"] == {"name": "strict office", "version": 3,
                                  "sha256": hashlib.sha256(strict.read_bytes()).hexdigest()}
     assert verdict["level"] == "exposed" and verdict["rule"] == "any_gain"
-    assert [f["rule"] for f in verdict["findings"]] == ["any_gain", "groups_of_fifty"]
+    assert [f["rule"] for f in verdict["findings"]] == ["any_gain", "groups_of_fifty", "unwitnessed"]
     assert verdict["headline"].endswith("(delta = 0.2453, above the policy's 0.2).")
     capsys.readouterr()
     assert verifier(["check", str(adult_sd / "release"), "--key", str(adult_sd / "keys" / "public.pem"), "--record",

@@ -256,7 +256,7 @@ def test_a_release_log_from_the_command_line(tmp_path, capsys):
                      "--log-key", str(other)]) == 1
     assert ": LOG_SIGNATURE: its checkpoint carries no signature of the log's key" in capsys.readouterr().err
     assert verifier(["verify", str(tmp_path / "r1"), "--key", key, "--proof", str(tmp_path / "r1.tlog-proof")]) == 2
-    assert "--proof and --log-key go together" in capsys.readouterr().err
+    assert "--proof takes the log's trust: --log-policy FILE" in capsys.readouterr().err
     tile = log / "tile" / "0" / "000.p" / "3"
     tile.write_bytes(bytes(len(tile.read_bytes())))
     assert publisher([*release, "--release-version", "4", "--out", str(tmp_path / "r4")]) == 1

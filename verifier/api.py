@@ -21,7 +21,7 @@ not verify.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -41,6 +41,7 @@ from verifier.releases.policy import Policy, load_policy
 from verifier.releases.subject import SubjectCheck, check_record as _check, prepare, random_match
 from verifier.releases.verification import VerifiedRelease
 from verifier.text import figure, html_table, number
+from verifier.transparency.standing import Standing, log_standing, read_policy
 
 __all__ = ["Intruder", "PermutedPrivacy", "Release", "RecordCheck", "check_record", "intruder", "open_release",
            "permuted_privacy"]
@@ -309,6 +310,8 @@ class RecordCheck:
     random: SubjectReport | None
     policy: Policy | None = None
     """The verdict policy her level is decided by (None: the verifier's default)."""
+    standing: Standing = field(default_factory=Standing)
+    """The release's standing in its log (no proof: her verdict's unwitnessed notice says so)."""
 
     @property
     def distance(self) -> int | None:
@@ -324,7 +327,7 @@ class RecordCheck:
     def verdict(self) -> dict[str, Any]:
         """Her verdict as ``verifier check --json`` gives it: ``level``, ``headline`` (her worst finding),
         ``findings`` and the report's ``lines``; the CLI's, the TUI's and the page's."""
-        return self.check.verdict(self.random, self.policy).to_json()
+        return self.check.verdict(self.random, self.policy, unwitnessed=self.standing.unwitnessed).to_json()
 
     @property
     def level(self) -> str:
@@ -341,7 +344,8 @@ class RecordCheck:
 
     def to_dict(self) -> dict[str, Any]:
         """The object ``verifier check --json`` prints."""
-        return self.check.to_json(self.random, self.policy)
+        return {**self.check.to_json(self.random, self.policy, unwitnessed=self.standing.unwitnessed),
+                "log": self.standing.to_json()}
 
     def to_frame(self) -> pd.DataFrame:
         """The released records that match her, with their rank deviations per attribute; in a generalized
@@ -377,14 +381,19 @@ class RecordCheck:
 
 def check_record(release: Release | str | Path, key: str | Path | None = None, record: Mapping[str, Any] | None = None,
                  *, random_match_test: bool = True, alpha: float = 0.01, samples: int = 10_000,
-                 seed: int = 0, policy: Policy | str | Path | None = None) -> RecordCheck:
+                 seed: int = 0, policy: Policy | str | Path | None = None, proof: str | Path | None = None,
+                 log_policy: str | Path | None = None, log_key: str | Path | None = None,
+                 log: str | Path | None = None, state: str | Path | None = None) -> RecordCheck:
     """A subject's check of her own record, as ``verifier check`` gives it.
 
     ``release`` is a :class:`Release` from :func:`open_release`, or a release
     directory verified here with ``key``. ``record`` maps every column of the
     signed schema to her value (numbers, or category names). ``policy`` is a
     verdict policy file (or a :class:`~verifier.releases.policy.Policy`) to decide
-    her level by instead of the verifier's default.
+    her level by instead of the verifier's default. ``proof`` is the release's
+    log proof, checked under ``log_policy`` (or the log's key alone, ``log_key``),
+    with the log's files ``log`` and her memory of the log in ``state``, as
+    ``verifier check --proof`` does.
     """
     if policy is not None and not isinstance(policy, Policy):
         policy = load_policy(policy)
@@ -394,9 +403,16 @@ def check_record(release: Release | str | Path, key: str | Path | None = None, r
         release = open_release(release, key)
     if record is None:
         raise TypeError("check_record needs her record: a mapping from column to value")
+    standing = Standing()
+    if proof is not None:
+        if (log_policy is None) == (log_key is None):
+            raise TypeError("check_record's proof takes log_policy or log_key, one of them")
+        trust = read_policy(None if log_policy is None else str(log_policy), None if log_key is None else str(log_key))
+        standing = log_standing(release.verified, str(proof), trust, log=None if log is None else str(log),
+                                state=None if state is None else Path(state))
     prepared = prepare(release.verified)
     keys = parse_record(dict(record), prepared.schema, source="the record")
     check = _check(prepared, keys)
     run = random_match_test and check.ranks_apply
     report = random_match(prepared, check, alpha=alpha, samples=samples, seed=seed) if run else None
-    return RecordCheck(check, report, policy)
+    return RecordCheck(check, report, policy, standing)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from publisher.cli.passphrase import prompt, read_passphrase_file
+from verifier.frontend.passphrase import prompt, read_passphrase_file
 from publisher.keys import keygen
 from verifier.errors import InputIOError
 from verifier.frontend.output_paths import release_holding

@@ -6,7 +6,7 @@ import argparse
 import hashlib
 import json
 
-from publisher.cli.passphrase import load_key
+from verifier.frontend.passphrase import load_key
 from verifier.frontend import add_command
 from verifier.transparency.note import ED25519_TYPE, vkey
 
@@ -28,6 +28,25 @@ def register(sub, common) -> None:
     init.add_argument("--key", required=True, metavar="log.pem", help="the log's signing key (publisher keygen)")
     init.add_argument("--passphrase-file", metavar="FILE", help="read the key's passphrase from this file")
     init.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    witness = add_command(commands, common, "witness", run=run_witness, help="ask witnesses to cosign the checkpoint",
+                          description="Send the log's checkpoint, with a consistency proof from the last one each "
+                          "witness cosigned, to each witness's add-checkpoint endpoint (C2SP tlog-witness), and add "
+                          "the cosignatures to the log's checkpoint. Then publisher log refresh puts them into the "
+                          "releases' proofs.",
+                          epilog="Exit codes: 0 cosigned by every witness, 3 a witness refused (WITNESS_REFUSED), "
+                          "4 a witness unreachable or the log unreadable.")
+    witness.add_argument("log", metavar="DIR", help="the log's folder")
+    witness.add_argument("--witness", required=True, action="append", metavar="URL",
+                         help="a witness's base URL (verifier witness serve prints it); repeat for several")
+    witness.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    refresh = add_command(commands, common, "refresh", run=run_refresh, help="renew proofs against the checkpoint",
+                          description="Write each release's proof again against the log's current checkpoint and "
+                          "the cosignatures added to it, once the proof's tree is a prefix of the log's.",
+                          epilog="Exit codes: 0 refreshed, 3 a proof not of this log (LOG_INCONSISTENT, "
+                          "LOG_PROOF_INVALID, LOG_MALFORMED), 4 a file unreadable or unwritable.")
+    refresh.add_argument("log", metavar="DIR", help="the log's folder")
+    refresh.add_argument("proofs", nargs="+", metavar="PROOF", help="a release's proof file (DIR.tlog-proof)")
+    refresh.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
 def run_init(args: argparse.Namespace) -> int:
@@ -45,4 +64,37 @@ def run_init(args: argparse.Namespace) -> int:
               f"{fingerprint}")
         print(f"the log's verifier key (save it as log.vkey, and publish it where subjects find it):\n{verifier_key}")
         print(f"Serve the folder as static files; publisher release --log {args.log} appends each release.")
+    return 0
+
+
+def run_witness(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from publisher.witness_client import ask_witness
+
+    answers = [(url, *ask_witness(Path(args.log), url)) for url in args.witness]
+    if args.json:
+        print(json.dumps([{"witness": url, "cosignature": line.rstrip("\n"), "added": added}
+                          for url, line, added in answers]))
+    for url, line, added in [] if args.json else answers:
+        print(f"{url}: cosigned; " + ("added to the log's checkpoint" if added else
+                                      "not added: the log's checkpoint changed meanwhile; run again"))
+    return 0
+
+
+def run_refresh(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from publisher.release_log import refresh_proof
+    from verifier.data.tables import write_atomic_bytes
+
+    made = [(proof, *refresh_proof(args.log, proof)) for proof in args.proofs]
+    for proof, *_, text in made:  # every proof checked before any is written
+        write_atomic_bytes(Path(proof), text)
+    if args.json:
+        print(json.dumps([{"proof": proof, "index": index, "size": size, "signatures": signatures}
+                          for proof, index, size, signatures, _ in made]))
+    for proof, index, size, signatures, _ in [] if args.json else made:
+        print(f"{proof}: index {index} of {size}, its checkpoint with {signatures} signature"
+              f"{'s' if signatures != 1 else ''} (the log's and its witnesses')")
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from publisher.release_metadata import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, load_weights, route_params, secret_seed
-from publisher.cli.passphrase import load_key
+from verifier.frontend.passphrase import load_key
 from publisher.degenerate import releasable_chain
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count

@@ -10,6 +10,7 @@ from verifier.cli.inputs import check_exhaustive, intruder_options
 from verifier.core.warm_up import COLD_NOTICE, KernelWarmUp
 from verifier.frontend import (ExitCode, Phases, ProgressBar, add_command, add_release_args, count, print_json,
                                text_table, verified)
+from verifier.frontend.log_args import add_log_args, check_log_args, log_standing_of
 from verifier.releases.facts import formula_warning
 from verifier.releases.policy import load_policy, policy_line
 from verifier.releases.record import read_record, refuse_record_on_command_line
@@ -28,8 +29,8 @@ def register(sub, common) -> None:
         "you and their deviations, the variances around your record against the publisher's claimed (D, v), "
         "your attribute disclosure risk, and your random-match test, with a verdict in plain words. Your record "
         "is read from a file (JSON object or one-row CSV), never from the command line, and never written.",
-        epilog="Exit codes: 0 checked (whatever the verdict: protected, at_risk or exposed), 1 the release does not "
-        "verify (with --json, {\"verified\": false, \"reason\", \"message\", \"verdict\"} with level not_verifiable), "
+        epilog="Exit codes: 0 checked (whatever the verdict: protected, at_risk or exposed), 1 the release, or its log "
+        "proof, does not verify (with --json, {\"verified\": false, \"reason\", \"message\", \"verdict\"} with level not_verifiable), "
         "2 usage error, 3 invalid record or policy file, 4 key or policy file unreadable.",
     )
     add_release_args(p)
@@ -41,6 +42,7 @@ def register(sub, common) -> None:
     p.add_argument("--no-random-match", action="store_true", help="skip the random-match test")
     p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
                    "the verifier's default (docs/subject.md, 'The verdict policy')")
+    add_log_args(p)
     p.set_defaults(exhaustive=False, monte_carlo=False, max_linked_share=None)
 
 
@@ -60,10 +62,12 @@ def _refusal_in_json(args: argparse.Namespace, *, verified: bool):
 def run(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
     refuse_record_on_command_line(args.record)
+    check_log_args(args)
     policy = load_policy(args.policy)  # before any work: a policy that cannot be read decides nothing
     phases = Phases()
     with phases(f"verifying {args.release}"), _refusal_in_json(args, verified=False):
         release = verified(args, json_failure=False)
+        standing = log_standing_of(args, release)
     kernels = KernelWarmUp(release.claims["n_records"])  # loads (or compiles) the kernels while the release is read
     # signed, but its data cannot be read: --json still says so, as the page does
     with phases("reading and ranking the release"), _refusal_in_json(args, verified=True):
@@ -81,12 +85,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         report = random_match(prepared, check, alpha=options["alpha"], samples=options["samples"],
                               seed=options["random_state"], progress=ProgressBar("random-match test"))
-    out = check.to_json(report, policy)
+    out = {**check.to_json(report, policy, unwitnessed=standing.unwitnessed), "log": standing.to_json()}
     if args.json:
         print_json(out)
         return ExitCode.OK
     print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}): dataset "
           f"{json.dumps(release.dataset_id)}, version {release.release_version}")
+    if standing.logged is not None:
+        print(f"log: {standing.words()}")
     warning = formula_warning(release, prepared.formula_cells)
     if warning:
         print(warning)

@@ -32,6 +32,9 @@ def register(sub, common) -> None:
     p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 10000000)")
     p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
                    "the verifier's default (docs/subject.md, 'The verdict policy')")
+    p.add_argument("--proof", metavar="FILE", help="the release's log proof (or type it in the TUI)")
+    p.add_argument("--log-policy", metavar="FILE", help="your log policy: the log's key, the witnesses' keys and "
+                   "how many must cosign; needed with --proof")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.tui import SubjectApp  # Textual loads only for the TUI
 
     app = SubjectApp(args.release, args.key, fingerprint=args.fingerprint, record_path=args.record,
-                     alpha=args.alpha, samples=args.samples, verbose=args.verbose, policy=policy)
+                     alpha=args.alpha, samples=args.samples, verbose=args.verbose, policy=policy, proof=args.proof,
+                     log_policy=args.log_policy)
     app.run()
     return int(app.return_code or 0)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from verifier.frontend import ExitCode, UsageError, add_command, add_release_args, print_json, verified
+from verifier.frontend import ExitCode, add_command, add_release_args, print_json, verified
+from verifier.frontend.log_args import add_log_args, check_log_args, log_standing_of
 from verifier.releases.facts import WITHHELD, claims_summary, external_text, formula_cells, formula_warning
 from verifier.releases.family import EXTERNAL
 from verifier.releases.targets import target_words
@@ -23,19 +24,7 @@ def register(sub, common) -> None:
         "4 the key file is unusable.",
     )
     add_release_args(p)
-    p.add_argument("--proof", metavar="FILE",
-                   help="the release's proof from its log (DIR.tlog-proof): check that the log holds this release, "
-                   "in a tree its checkpoint signs")
-    p.add_argument("--log-key", metavar="log.vkey",
-                   help="the log's verifier key (one line, as publisher log init prints it), from where the log "
-                   "publishes it; needed with --proof")
-    p.add_argument("--log", metavar="DIR",
-                   help="with --proof, the log's files (its folder, as its web server serves it): check that the "
-                   "proof, the checkpoints you saw before and the log's newest are one history, and that this "
-                   "release is the only entry of its dataset id and version")
-    p.add_argument("--state", metavar="DIR",
-                   help="where the checkpoints you have seen are remembered (default: $PERMUTED_PRIVACY_STATE, "
-                   "else $XDG_STATE_HOME/permuted-privacy, else ~/.local/state/permuted-privacy)")
+    add_log_args(p)
 
 
 def _method_text(step: dict) -> str:
@@ -46,38 +35,10 @@ def _method_text(step: dict) -> str:
     return f"{step.get('method')}({shown})"
 
 
-def _check_log_arguments(args: argparse.Namespace) -> None:
-    """The log's options make sense together, before any work."""
-    if (args.proof is None) != (args.log_key is None):
-        raise UsageError("--proof and --log-key go together: the proof, and the key of the log it is from")
-    if args.proof is None and (args.log or args.state):
-        raise UsageError("--log and --state go with --proof FILE --log-key log.vkey")
-
-
-def _logged(args: argparse.Namespace, release):
-    """Where the log holds the release and what its history shows (--proof, --log-key, --log, --state), or
-    (None, []) when no proof is given."""
-    if args.proof is None:
-        return None, []
-    from pathlib import Path
-
-    from verifier.transparency.history import check_history
-    from verifier.transparency.proof import check_logged
-
-    logged, public = check_logged(release, args.proof, args.log_key)
-    view = check_history(release, logged.checkpoint, logged.note, logged.checkpoint.origin, public, log=args.log,
-                         state=Path(args.state) if args.state else None)
-    return logged, view.lines
-
-
-NOT_LOGGED = ("no log proof given (--proof): this shows who signed the release, not that everyone is shown the "
-              "same one")
-
-
 def run(args: argparse.Namespace) -> int:
-    _check_log_arguments(args)
+    check_log_args(args)
     release = verified(args)
-    logged, history = _logged(args, release)
+    standing = log_standing_of(args, release)
     claims = release.claims
     found = formula_cells(release)
     if args.json:
@@ -93,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
             "dropped_identifiers": release.predicate.get("dropped_identifiers"),
             "sampling_weights": release.predicate.get("sampling_weights"),
             "targets": release.predicate.get("targets") or {},
-            "log": None if logged is None else {"origin": logged.checkpoint.origin, "index": logged.index,
-                                                "size": logged.checkpoint.size, "history": history},
+            "log": standing.to_json(), "unwitnessed": standing.unwitnessed,
         })
         return ExitCode.OK
     print(f"OK: {release.path}")
@@ -119,9 +79,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"  data in {len(release.parts)} Parquet parts ({release.data_files[0]} to {release.data_files[-1]}), "
               f"{release.data_size} bytes, each checked against its own signed digest")
     print(f"  withheld: {WITHHELD}")
-    print(f"  log: {NOT_LOGGED if logged is None else logged.words() + ', in a tree the log signed'}")
-    for line in history:
+    print(f"  log: {standing.words()}")
+    for line in standing.history:
         print(f"    {line}")
+    if standing.logged is not None and standing.unwitnessed:
+        print(f"    {standing.unwitnessed}")
     print(f"  claims: {claims_summary(release)}")
     targets = target_words(release.predicate.get("targets"))
     print("  targets the publisher promised: " + (", ".join(targets) if targets else

@@ -124,7 +124,7 @@
     return out;
   };
 
-  pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy) {
+  pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy, unwitnessed = pp.NO_PROOF) {
     // verifier check --json for a generalized release: her group, her risks with their base rates, her verdict.
     const found = pp.subject_class(rows, predicate.schema, mine, hierarchies);
     const k = Number.isInteger((predicate.claims || {}).k) ? predicate.claims.k : null;
@@ -134,7 +134,8 @@
     const broken = [...(holds === false ? [`Only ${pp.plural(found.class_size, "released record")} are consistent with your values; the publisher claims every group has at least k = ${k}.`] : []),
       ...pp.disclosure_breaches(disclosure, predicate.claims)];
     const figures = { sensitive: disclosure, class_size: found.class_size, distance: null, p_value: null, unchanged: false,
-      broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, null, false, found.class_size)] };
+      broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, null, false, found.class_size)],
+      unwitnessed };
     const details = [pp.claims_line(broken, k !== null)];
     if (found.class_size) details.push(`${pp.plural(found.class_size, "released record")} ${found.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers: an attacker who knows them cannot tell which one is yours.`);
     const said = pp.suppression_line(found.rows, pp.suppressed_rows(rows, predicate.schema));

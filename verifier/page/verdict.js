@@ -6,6 +6,9 @@
   const pp = globalThis.permutedPrivacy;
   const CERTAIN = 1.0 - 1e-9;
   const SLACK = 1e-9;
+  // verdict.py's UNWITNESSED and NO_PROOF: the notice of a release not shown to be the one everyone sees
+  pp.UNWITNESSED = "unwitnessed";
+  pp.NO_PROOF = "This release was checked without a log proof: it is what its publisher signed, but nothing shows it is the release everyone else is shown (give its proof and your log policy).";
   const MODEL_WORDS = {
     randomized_response: "under the published randomized-response probabilities",
     random_replacement: "under the published replacement probabilities",
@@ -172,16 +175,20 @@
   }
 
   pp.policy_verdict = function policy_verdict(policy, figures, details) {
-    // Her verdict: the worst level among the rules that fire, the first of them (the policy's order) as headline.
+    // Her verdict: the worst level among the rules that fire, the first of them (the policy's order) as headline;
+    // her unwitnessed notice, which sets no level, after them.
     const found = pp.policy_findings(policy, figures);
     const ordered = [...found.filter((f) => f.severity === "exposed"), ...found.filter((f) => f.severity !== "exposed")];
+    const notice = figures.unwitnessed ? [{ rule: pp.UNWITNESSED, figure: pp.UNWITNESSED, attribute: null,
+      severity: "notice", text: figures.unwitnessed }] : [];
     if (!ordered.length) {
       const headline = protectedHeadline(policy, figures);
-      return { level: "protected", headline, rule: null, policy: pp.policy_json(policy), findings: [], lines: [headline, ...details] };
+      return { level: "protected", headline, rule: null, policy: pp.policy_json(policy), findings: notice,
+        lines: [headline, ...notice.map((f) => f.text), ...details] };
     }
     const head = ordered[0];
-    return { level: head.severity, headline: head.text, rule: head.rule, policy: pp.policy_json(policy), findings: ordered,
-      lines: [head.text, ...ordered.slice(1).map((f) => f.text), ...details] };
+    return { level: head.severity, headline: head.text, rule: head.rule, policy: pp.policy_json(policy),
+      findings: [...ordered, ...notice], lines: [head.text, ...[...ordered.slice(1), ...notice].map((f) => f.text), ...details] };
   };
 
   pp.disclosure_line = function disclosure_line(name, entry, how) {
@@ -234,7 +241,7 @@
     return out;
   };
 
-  pp.record_verdict = function record_verdict(out, predicate, family, unchanged, policy) {
+  pp.record_verdict = function record_verdict(out, predicate, family, unchanged, policy, unwitnessed = pp.NO_PROOF) {
     // Her figures, then her verdict under the policy, as SubjectCheck.figures and .verdict build them.
     const claims = predicate.claims || {};
     const disclosure = out.attribute_disclosure || {};
@@ -243,7 +250,8 @@
     const claimBroken = pp.broken_claims(out.distance, out.claimed.distance, out.claim_holds);
     const breaches = pp.disclosure_breaches(disclosure, claims);
     const figures = { sensitive: disclosure, distance: out.distance, p_value: tested ? out.p_value : null, unchanged,
-      broken: [...claimBroken, ...breaches, ...pp.target_breaches(predicate.targets, disclosure, out.distance, linked)] };
+      broken: [...claimBroken, ...breaches, ...pp.target_breaches(predicate.targets, disclosure, out.distance, linked)],
+      unwitnessed };
     const n = out.matches.length;
     const claimed = out.claimed.distance !== null || Boolean(claims.attribute_disclosure && Object.keys(claims.attribute_disclosure).length);
     const details = [pp.claims_line([...claimBroken, ...breaches], claimed)];

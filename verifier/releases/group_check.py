@@ -13,7 +13,7 @@ test do not apply: generalized cells have no ranks.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ from verifier.releases.facts import MODEL_WORDS, release_facts
 from verifier.releases.family import NO_RANKS
 from verifier.releases.exposure import with_base_rate
 from verifier.releases.policy import Policy, default_policy
-from verifier.releases.verdict import (HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
+from verifier.releases.verdict import (NO_PROOF, HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
                                       policy_verdict, target_breaches)
 from verifier.text import figure, markdown, plural
 
@@ -87,7 +87,8 @@ class GroupCheck:
                                                         risks=self.disclosure, group=self.class_size)
         return HerFigures(self.disclosure, class_size=self.class_size, broken=broken)
 
-    def verdict(self, random: Any = None, policy: Policy | None = None) -> Verdict:
+    def verdict(self, random: Any = None, policy: Policy | None = None, *,
+                unwitnessed: str | None = NO_PROOF) -> Verdict:
         """Her level and headline under the verdict policy, every finding, and the sentences of her report."""
         details = [claims_line(self.broken_claims(), claimed=self.claimed_k is not None)]
         if self.class_size:
@@ -97,9 +98,11 @@ class GroupCheck:
         details += [said] if said else []
         details += [disclosure_line(name, r, MODEL_WORDS["group"]) for name, r in self.disclosure.items()]
         details.append(NO_RANKS)
-        return policy_verdict(policy or default_policy(), self.figures(), details=details)
+        figures = replace(self.figures(), unwitnessed=unwitnessed)
+        return policy_verdict(policy or default_policy(), figures, details=details)
 
-    def to_json(self, random: Any = None, policy: Policy | None = None) -> dict[str, Any]:
+    def to_json(self, random: Any = None, policy: Policy | None = None, *,
+                unwitnessed: str | None = NO_PROOF) -> dict[str, Any]:
         release = self.prepared.release
         return {
             "verified": True, "release": release.path, "fingerprint": release.key.fingerprint, "dataset_id": release.dataset_id,
@@ -110,12 +113,13 @@ class GroupCheck:
             "formula_like_cells": self.prepared.formula_cells.count,
             "distance": None, "matches": None, "p_value": None,
             "not_applicable": {"permutation_distance": NO_RANKS, "random_match_test": NO_RANKS},
-            "verdict": self.verdict(policy=policy).to_json(),
+            "verdict": self.verdict(policy=policy, unwitnessed=unwitnessed).to_json(),
         }
 
-    def to_markdown(self, random: Any = None, policy: Policy | None = None) -> str:
+    def to_markdown(self, random: Any = None, policy: Policy | None = None, *,
+                    unwitnessed: str | None = NO_PROOF) -> str:
         """Her report as Markdown: the verified release, the verdict, her class and her risks."""
-        data = self.to_json(policy=policy)
+        data = self.to_json(policy=policy, unwitnessed=unwitnessed)
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
         lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]

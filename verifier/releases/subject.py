@@ -19,7 +19,7 @@ locals must not reveal it).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Callable, Sequence
 
@@ -35,7 +35,7 @@ from verifier.releases.facts import MODEL_WORDS, p_value_words, release_facts
 from verifier.releases.family import NO_RANKS
 from verifier.releases.group_check import GroupCheck, check_group
 from verifier.releases.policy import Policy, default_policy
-from verifier.releases.verdict import (HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
+from verifier.releases.verdict import (NO_PROOF, HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
                                       policy_verdict, target_breaches)
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
@@ -192,9 +192,10 @@ class SubjectCheck:
                        "below the publisher's claimed v on at least one attribute.")
         return out
 
-    def verdict(self, random: SubjectReport | None = None, policy: Policy | None = None) -> Verdict:
+    def verdict(self, random: SubjectReport | None = None, policy: Policy | None = None, *,
+                unwitnessed: str | None = NO_PROOF) -> Verdict:
         """Her level and headline under the verdict policy (the default one without ``policy``), every finding,
-        and the sentences of her report."""
+        and the sentences of her report; ``unwitnessed`` the sentence of her log notice (None: witnessed)."""
         n = self.result.matches.size
         claimed = self.claimed_distance is not None or bool(self.prepared.release.claims.get("attribute_disclosure"))
         details = [claims_line(self.broken_claims() + disclosure_breaches(self.disclosure, self.prepared.release.claims),
@@ -209,9 +210,11 @@ class SubjectCheck:
         details += [disclosure_line(name, r, MODEL_WORDS.get(r["mode"], r["mode"])) for name, r in self.disclosure.items()]
         if random is not None:
             details.append(p_value_words(random.p_value, random.alpha).capitalize() + ".")
-        return policy_verdict(policy or default_policy(), self.figures(random), details=details)
+        figures = replace(self.figures(random), unwitnessed=unwitnessed)
+        return policy_verdict(policy or default_policy(), figures, details=details)
 
-    def to_json(self, random: SubjectReport | None = None, policy: Policy | None = None) -> dict[str, Any]:
+    def to_json(self, random: SubjectReport | None = None, policy: Policy | None = None, *,
+                unwitnessed: str | None = NO_PROOF) -> dict[str, Any]:
         def num(x: float) -> float | None:
             return float(x) if math.isfinite(float(x)) else None
 
@@ -234,7 +237,7 @@ class SubjectCheck:
             "attribute_disclosure": self.disclosure,
             "formula_like_cells": self.prepared.formula_cells.count,
             "p_value": None,
-            "verdict": self.verdict(random, policy).to_json(),
+            "verdict": self.verdict(random, policy, unwitnessed=unwitnessed).to_json(),
         }
         if random is not None:
             out.update(p_value=random.p_value, p_value_interval=[random.p_value_low, random.p_value_high],
@@ -245,11 +248,12 @@ class SubjectCheck:
         return out
 
 
-    def to_markdown(self, random: SubjectReport | None = None, policy: Policy | None = None) -> str:
+    def to_markdown(self, random: SubjectReport | None = None, policy: Policy | None = None, *,
+                    unwitnessed: str | None = NO_PROOF) -> str:
         """Her report as Markdown: the verified release, the verdict, every figure (SPEC section 10.1, item 5)."""
         import json
 
-        data = self.to_json(random, policy)
+        data = self.to_json(random, policy, unwitnessed=unwitnessed)
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
         lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]

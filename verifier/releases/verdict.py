@@ -36,11 +36,16 @@ from verifier.attacks.disclosure import CERTAIN
 from verifier.releases.policy import OPERATORS, Policy, Rule
 from verifier.text import figure, literal, number, plural
 
-__all__ = ["LEVELS", "Finding", "HerFigures", "Verdict", "claims_line", "disclosure_breaches", "disclosure_line",
+__all__ = ["LEVELS", "NOTICE", "NO_PROOF", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line", "disclosure_breaches", "disclosure_line",
            "not_verifiable", "policy_findings", "policy_verdict", "target_breaches"]
 
 #: the levels, best first
 LEVELS = ("protected", "at_risk", "exposed", "not_verifiable")
+#: the finding, and its severity, of a release not shown to be the one everyone sees: it sets no level
+UNWITNESSED, NOTICE = "unwitnessed", "notice"
+#: its sentence when no log proof was given
+NO_PROOF = ("This release was checked without a log proof: it is what its publisher signed, but nothing shows it "
+            "is the release everyone else is shown (give its proof and your log policy).")
 #: a risk may exceed a claim by rounding alone
 _SLACK = 1e-9
 #: the entry of a sensitive attribute that holds each per-attribute figure
@@ -101,6 +106,9 @@ class HerFigures:
     unchanged: bool = False
     broken: Sequence[str] = ()
     """Sentences of the claims and targets her figures break."""
+    unwitnessed: str | None = None
+    """The sentence of her ``unwitnessed`` notice: why nothing shows the release is the one everyone sees (None
+    when a quorum of witnesses cosigned the checkpoint that logs it)."""
 
     @property
     def ranked(self) -> bool:
@@ -219,12 +227,14 @@ def policy_verdict(policy: Policy, figures: HerFigures, *, details: Sequence[str
     """
     found = policy_findings(policy, figures)
     ordered = sorted(found, key=lambda f: f.severity != "exposed")  # stable: the policy's order within a level
+    notice = [Finding(UNWITNESSED, UNWITNESSED, NOTICE, figures.unwitnessed)] if figures.unwitnessed else []
     if not ordered:
         headline = _protected_headline(policy, figures)
-        return Verdict("protected", headline, (), (headline, *details), policy.to_json())
+        return Verdict("protected", headline, tuple(notice), (headline, *[f.text for f in notice], *details),
+                       policy.to_json())
     head = ordered[0]
-    return Verdict(head.severity, head.text, tuple(ordered), (head.text, *[f.text for f in ordered[1:]], *details),
-                   policy.to_json())
+    return Verdict(head.severity, head.text, (*ordered, *notice),
+                   (head.text, *[f.text for f in (*ordered[1:], *notice)], *details), policy.to_json())
 
 
 def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:

@@ -20,6 +20,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from verifier.data.tables import write_atomic_bytes
 from verifier.releases.listed_files import fail, read_capped
@@ -71,24 +72,41 @@ def _same_history(tree: Tree, checkpoint: Checkpoint, newest: Checkpoint, what: 
                    "signed two histories; keep both checkpoints, they prove it")
 
 
+def _without_log(proof: Checkpoint, seen: list[tuple[str, Checkpoint]], before: Checkpoint | None,
+                 view: LogView) -> bool:
+    """Compare the proof's checkpoint with the ones she saw, without the log's hashes: equal sizes must have equal
+    roots (``LOG_EQUIVOCATION``); other sizes are said to be not compared. Whether all were compared."""
+    compared = True
+    for where, checkpoint in seen:
+        what = "you saw before" if checkpoint is before else f"in {where}"
+        if checkpoint.size == proof.size and checkpoint.root != proof.root:
+            raise fail(where, "LOG_EQUIVOCATION", f"the log signed two trees of size {proof.size} with different "
+                       f"roots: the checkpoint {what} and the release's proof's; keep both, they prove it")
+        if checkpoint.size != proof.size:
+            compared = False
+            view.lines.append(f"not compared with the checkpoint of size {checkpoint.size} {what}: give --log "
+                              "with the log's files to check that both are one history")
+    return compared
+
+
 def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, origin: str, public_raw: bytes, *,
-                  log: str | None = None, state: Path | None = None) -> LogView:
-    """Hold the release's proof checkpoint, the checkpoint she saw before and (with ``log``) the log's files to one
-    history; remember the newest checkpoint verified. Raises ``LOG_EQUIVOCATION``, ``LOG_ROLLBACK``,
-    ``LOG_INCONSISTENT`` or ``RELEASE_EXISTS`` (two leaves of one dataset id and version)."""
+                  log: str | None = None, state: Path | None = None,
+                  seen: Sequence[tuple[str, bytes]] = ()) -> LogView:
+    """Hold the release's proof checkpoint, the checkpoint she saw before, the checkpoints ``seen`` (file, signed
+    note) and (with ``log``) the log's files to one history; remember the newest checkpoint verified. Raises
+    ``LOG_EQUIVOCATION``, ``LOG_ROLLBACK``, ``LOG_INCONSISTENT`` or ``RELEASE_EXISTS`` (two leaves of one dataset
+    id and version)."""
     state = state or state_folder()
     view = LogView()
     kept = _remembered_path(state, origin)
     before = _signed(read_capped(kept, MAX_NOTE_BYTES, str(kept)), origin, public_raw, str(kept)) if kept.is_file() \
         else None
+    given = [(where, _signed(raw, origin, public_raw, where)) for where, raw in seen]
+    if before is not None:
+        given.insert(0, (str(kept), before))
     if log is None:
         newest, newest_raw = proof_checkpoint, proof_note
-        if before is not None and before.size == proof_checkpoint.size and before.root != proof_checkpoint.root:
-            raise fail(str(kept), "LOG_EQUIVOCATION", f"the log signed two trees of size {before.size} with different "
-                       "roots: the one you saw before and this proof's; keep both, they prove it")
-        if before is not None and before.size != proof_checkpoint.size:
-            view.lines.append(f"not compared with the checkpoint of size {before.size} you saw before: give --log "
-                              "with the log's files to check that both are one history")
+        if not _without_log(proof_checkpoint, given, before, view):
             return view
     else:
         root = Path(log)
@@ -98,14 +116,10 @@ def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, orig
         if tree.root(newest.size) != newest.root:
             raise fail(str(root / "checkpoint"), "LOG_INCONSISTENT", "the log's tiles do not hash to its checkpoint")
         _same_history(tree, proof_checkpoint, newest, "the release's proof", str(root / "checkpoint"))
-        if before is not None:
-            _same_history(tree, before, newest, "the checkpoint you saw before", str(kept))
-        versions = logged_versions(entries, origin, release.dataset_id)
-        if versions.count(release.release_version) > 1:
-            raise fail(str(root), "RELEASE_EXISTS", f"the log holds {versions.count(release.release_version)} entries "
-                       f"for dataset {release.dataset_id!r} version {release.release_version}: it shows different "
-                       "releases under one name")
-        view.newer_versions = sorted(v for v in versions if v > release.release_version)
+        for where, checkpoint in given:
+            what = "the checkpoint you saw before" if checkpoint is before else f"the checkpoint in {where}"
+            _same_history(tree, checkpoint, newest, what, where)
+        view.newer_versions = _only_entry(release, entries, origin, str(root))
         view.lines.append(f"the only entry of its dataset and version in the log's {newest.size} entries"
                           + (f"; newer versions logged: {', '.join(map(str, view.newer_versions))}"
                              if view.newer_versions else ""))
@@ -115,3 +129,13 @@ def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, orig
     view.lines.append(f"one history with every checkpoint of this log you have seen; remembered: size "
                       f"{max(newest.size, before.size if before else 0)} (in {state})")
     return view
+
+
+def _only_entry(release, entries: list[bytes], origin: str, where: str) -> list[int]:
+    """The newer versions the log holds of the release's dataset, once its entry is the only one of its version."""
+    versions = logged_versions(entries, origin, release.dataset_id)
+    if versions.count(release.release_version) > 1:
+        raise fail(where, "RELEASE_EXISTS", f"the log holds {versions.count(release.release_version)} entries "
+                   f"for dataset {release.dataset_id!r} version {release.release_version}: it shows different "
+                   "releases under one name")
+    return sorted(v for v in versions if v > release.release_version)

@@ -138,20 +138,12 @@ def verify_inclusion(index: int, size: int, leaf: bytes, path: Sequence[bytes], 
     return sn == 0 and r == root
 
 
-def verify_consistency(old: int, size: int, old_root: bytes, root: bytes, path: Sequence[bytes]) -> bool:
-    """RFC 9162 2.1.4.2: whether ``path`` proves the tree of ``old`` leaves (``old_root``) a prefix of the one of
-    ``size`` (``root``). Equal sizes need an empty path and equal roots; the empty tree is a prefix of any."""
-    if not 0 <= old <= size or any(len(p) != HASH_SIZE for p in path):
-        return False
-    if old == size:
-        return not path and old_root == root
-    if old == 0:
-        return not path and old_root == EMPTY_ROOT
-    if not path:
-        return False
-    path = list(path)
-    if old & (old - 1) == 0:
-        path.insert(0, old_root)
+def consistency_roots(old: int, size: int, path: Sequence[bytes]) -> tuple[bytes, bytes] | None:
+    """The roots of the trees of ``old`` and ``size`` leaves that the consistency proof ``path`` gives (RFC 9162
+    2.1.4.2), where ``path`` starts with the old tree's subtree even when ``old`` is a power of 2 (RFC 9162 leaves
+    it out then: it is the old root); None when the path cannot be a proof for these sizes."""
+    if not 0 < old < size or not path or any(len(p) != HASH_SIZE for p in path):
+        return None
     fn, sn = old - 1, size - 1
     while fn & 1:
         fn >>= 1
@@ -159,7 +151,7 @@ def verify_consistency(old: int, size: int, old_root: bytes, root: bytes, path: 
     fr = sr = path[0]
     for c in path[1:]:
         if sn == 0:
-            return False
+            return None
         if fn & 1 or fn == sn:
             fr = node_hash(c, fr)
             sr = node_hash(c, sr)
@@ -171,4 +163,17 @@ def verify_consistency(old: int, size: int, old_root: bytes, root: bytes, path: 
             sr = node_hash(sr, c)
         fn >>= 1
         sn >>= 1
-    return fr == old_root and sr == root and sn == 0
+    return (fr, sr) if sn == 0 else None
+
+
+def verify_consistency(old: int, size: int, old_root: bytes, root: bytes, path: Sequence[bytes]) -> bool:
+    """RFC 9162 2.1.4.2: whether ``path`` proves the tree of ``old`` leaves (``old_root``) a prefix of the one of
+    ``size`` (``root``). Equal sizes need an empty path and equal roots; the empty tree is a prefix of any."""
+    if not 0 <= old <= size or any(len(p) != HASH_SIZE for p in path):
+        return False
+    if old == size:
+        return not path and old_root == root
+    if old == 0:
+        return not path and old_root == EMPTY_ROOT
+    roots = consistency_roots(old, size, [old_root, *path] if old & (old - 1) == 0 else list(path))
+    return roots == (old_root, root)

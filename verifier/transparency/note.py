@@ -23,7 +23,7 @@ from typing import Callable
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from verifier.releases.listed_files import fail
+from verifier.releases.listed_files import ReleaseError, fail
 from verifier.transparency.merkle import HASH_SIZE
 
 __all__ = ["COSIGNATURE_TYPE", "ED25519_TYPE", "MAX_NOTE_BYTES", "MAX_SIZE", "Checkpoint", "Note", "checkpoint_text",
@@ -58,8 +58,8 @@ def parse_vkey(text: str, where: str) -> tuple[str, int, bytes]:
     if len(parts) != 3 or not parts[0] or not re.fullmatch(r"[0-9a-f]{8}", parts[1]):
         raise fail(where, "LOG_KEY_INVALID", "a verifier key reads NAME+KEYID+BASE64 (publisher log init prints it)")
     try:
-        raw = base64.b64decode(parts[2], validate=True)
-    except (binascii.Error, ValueError):
+        raw = _b64(parts[2], "the key", where, "LOG_KEY_INVALID")
+    except ReleaseError:
         raw = b""
     if len(raw) != 33 or raw[0] not in (ED25519_TYPE, COSIGNATURE_TYPE):
         raise fail(where, "LOG_KEY_INVALID", "a verifier key holds an Ed25519 key (type 0x01 or 0x04) in base64")
@@ -76,13 +76,15 @@ class Note:
     signatures: tuple[tuple[str, bytes, bytes], ...] = field(default=())
 
 
-def _b64(text: str, what: str, where: str) -> bytes:
-    if not _B64.fullmatch(text):
-        raise fail(where, "LOG_MALFORMED", f"{what} is not base64")
+def _b64(text: str, what: str, where: str, reason: str = "LOG_MALFORMED") -> bytes:
+    """Canonical standard base64, padded: one way to write each value (the page's twin reads the same)."""
     try:
-        return base64.b64decode(text, validate=True)
+        raw = base64.b64decode(text, validate=True) if _B64.fullmatch(text) else None
     except (binascii.Error, ValueError):
-        raise fail(where, "LOG_MALFORMED", f"{what} is not base64") from None
+        raw = None
+    if raw is None or base64.b64encode(raw).decode() != text:
+        raise fail(where, reason, f"{what} is not base64")
+    return raw
 
 
 def parse_note(raw: bytes, where: str) -> Note:
@@ -98,7 +100,8 @@ def parse_note(raw: bytes, where: str) -> Note:
     cut = text.rfind("\n\n")
     if cut < 0 or not text.endswith("\n"):
         raise fail(where, "LOG_MALFORMED", "a signed note is text, a blank line, then its signature lines")
-    body, lines = text[:cut + 1], text[cut + 2:].splitlines()
+    body, signed = text[:cut + 1], text[cut + 2:]
+    lines = signed[:-1].split("\n") if signed else []
     if not lines or len(lines) > MAX_SIGNATURES:
         raise fail(where, "LOG_MALFORMED", f"a signed note carries 1 to {MAX_SIGNATURES} signatures")
     signatures = []

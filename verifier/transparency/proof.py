@@ -29,7 +29,8 @@ from verifier.transparency.merkle import HASH_SIZE, leaf_hash, verify_inclusion
 from verifier.transparency.note import (ED25519_TYPE, MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note,
                                         parse_vkey, verify_signature)
 
-__all__ = ["PROOF_HEADER", "Logged", "check_logged", "leaf_identity", "logged_versions", "proof_text", "verify_proof"]
+__all__ = ["PROOF_HEADER", "Logged", "hash_lines", "leaf_identity", "logged_versions", "parse_proof", "proof_text", "read_vkey",
+           "verify_proof"]
 
 PROOF_HEADER = "c2sp.org/tlog-proof@v1"
 _INDEX = re.compile(r"index (0|[1-9][0-9]{0,18})")
@@ -74,7 +75,22 @@ class Logged:
         return f"logged at index {self.index} of {self.checkpoint.size} in {self.checkpoint.origin}"
 
 
-def _parse(raw: bytes, where: str) -> tuple[int, list[bytes], bytes]:
+def hash_lines(lines: list[str], what: str, where: str) -> list[bytes]:
+    """Hashes of a proof, each 32 bytes in canonical base64 on its line (``LOG_MALFORMED`` otherwise)."""
+    out = []
+    for line in lines:
+        try:
+            hashed = base64.b64decode(line, validate=True)
+        except ValueError:
+            hashed = b""
+        if len(hashed) != HASH_SIZE or base64.b64encode(hashed).decode() != line:
+            raise fail(where, "LOG_MALFORMED", f"each {what} hash is 32 bytes in base64, one per line")
+        out.append(hashed)
+    return out
+
+
+def parse_proof(raw: bytes, where: str) -> tuple[int, list[bytes], bytes]:
+    """A proof file's index, inclusion hashes and checkpoint note, strictly (``LOG_MALFORMED``)."""
     if len(raw) > MAX_NOTE_BYTES:
         raise fail(where, "LOG_MALFORMED", f"holds more than the {MAX_NOTE_BYTES} bytes a proof may")
     head, sep, note = raw.partition(b"\n\n")
@@ -92,21 +108,13 @@ def _parse(raw: bytes, where: str) -> tuple[int, list[bytes], bytes]:
     if index is None or len(rest) - 1 > MAX_PATH:
         raise fail(where, "LOG_MALFORMED", "the proof's index line is 'index' and a decimal without a leading zero, "
                    f"followed by at most {MAX_PATH} hashes")
-    path = []
-    for line in rest[1:]:
-        try:
-            hashed = base64.b64decode(line, validate=True)
-        except ValueError:
-            hashed = b""
-        if len(hashed) != HASH_SIZE:
-            raise fail(where, "LOG_MALFORMED", "each inclusion hash is 32 bytes in base64, one per line")
-        path.append(hashed)
+    path = hash_lines(rest[1:], "inclusion", where)
     return int(index.group(1)), path, note
 
 
 def verify_proof(raw: bytes, release, log_public_raw: bytes, origin: str, where: str) -> Logged:
     """Check the proof file ``raw`` of the verified ``release`` against the log's key and origin."""
-    index, path, note_raw = _parse(raw, where)
+    index, path, note_raw = parse_proof(raw, where)
     note = parse_note(note_raw, where)
     checkpoint = parse_checkpoint(note.text, where)
     if checkpoint.origin != origin:
@@ -120,15 +128,14 @@ def verify_proof(raw: bytes, release, log_public_raw: bytes, origin: str, where:
     return Logged(index, checkpoint, note_raw)
 
 
-def check_logged(release, proof_path: str, vkey_path: str) -> tuple[Logged, bytes]:
-    """The proof file at ``proof_path`` of the verified ``release``, checked against the log's verifier key in the
-    file ``vkey_path`` (one line, ``publisher log init`` prints it; its name is the log's origin); and that key."""
+def read_vkey(path: str, *, log_only: bool = False) -> tuple[str, int, bytes]:
+    """The verifier key in the file ``path`` (one line): ``(name, type, public key)``; with ``log_only``, refused
+    unless it is a log's (type 0x01) (``LOG_KEY_INVALID``)."""
     from verifier.data.bounded_files import read_bounded
     from verifier.releases.verification import KEY_READ_REASONS, KeyFileError
 
-    text = read_bounded(vkey_path, "key", error=KeyFileError, reasons=KEY_READ_REASONS).decode("utf-8", "replace")
-    origin, kind, public = parse_vkey(text, vkey_path)
-    if kind != ED25519_TYPE:
-        raise fail(vkey_path, "LOG_KEY_INVALID", "a log's key signs with Ed25519 (type 0x01); this is a witness's")
-    raw = read_bounded(proof_path, "json", error=KeyFileError, reasons=KEY_READ_REASONS)
-    return verify_proof(raw, release, public, origin, proof_path), public
+    text = read_bounded(path, "key", error=KeyFileError, reasons=KEY_READ_REASONS).decode("utf-8", "replace")
+    name, kind, public = parse_vkey(text, path)
+    if log_only and kind != ED25519_TYPE:
+        raise fail(path, "LOG_KEY_INVALID", "a log's key signs with Ed25519 (type 0x01); this is a witness's")
+    return name, kind, public

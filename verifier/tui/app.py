@@ -25,6 +25,7 @@ from verifier.tui.random_run import run_random_match
 from verifier.tui.random_tab import RandomMatchTab
 from verifier.tui.record_tab import RecordTab
 from verifier.tui.release_tab import ReleaseTab
+from verifier.transparency.standing import Standing, log_standing, read_policy
 from verifier.tui.results_tab import ResultsTab
 
 __all__ = ["INTERNAL_ERROR_EXIT", "SubjectApp"]
@@ -69,12 +70,13 @@ class SubjectApp(App[None]):
     def __init__(self, release_dir: str | None = None, key_path: str | None = None, *,
                  fingerprint: str | None = None, record_path: str | None = None,
                  alpha: float = 0.01, samples: int = 10_000, seed: int = 0, verbose: bool = False,
-                 policy: Policy | None = None) -> None:
+                 policy: Policy | None = None, proof: str | None = None, log_policy: str | None = None) -> None:
         super().__init__()
         self._verbose = verbose
         self.policy = policy or default_policy()
         """The verdict policy her level is decided by, as ``verifier check --policy`` takes it."""
-        self._start = (release_dir or "", key_path or "", fingerprint or "")
+        self._start = (release_dir or "", key_path or "", fingerprint or "", proof or "", log_policy or "")
+        self._standing = Standing()
         self._record_path = record_path
         self._alpha, self._samples, self._seed = alpha, samples, seed
         self._prepared: Prepared | None = None
@@ -100,7 +102,7 @@ class SubjectApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        directory, key, _ = self._start
+        directory, key, *_ = self._start
         if directory and key:
             self._open()
         else:
@@ -158,22 +160,28 @@ class SubjectApp(App[None]):
     @on(ReleaseTab.Open)
     def _open(self) -> None:
         tab = self.query_one(ReleaseTab)
-        directory, key, fingerprint = tab.values()
+        directory, key, fingerprint, proof, log_policy = tab.values()
         self._reset()
         if not directory or not key:
             self._show_verification_failure("give the release folder and the publisher's public key file")
             return
+        if (proof is None) != (log_policy is None):
+            self._show_verification_failure("a log proof is checked under your log policy: give both, or neither")
+            return
         tab.show_verifying()
-        self._open_worker(directory, key, fingerprint, self._generation)
+        self._open_worker(directory, key, fingerprint, (proof, log_policy), self._generation)
 
     @work(thread=True, exclusive=True, group="open")
-    def _open_worker(self, directory: str, key: str, fingerprint: str | None, generation: int) -> None:
+    def _open_worker(self, directory: str, key: str, fingerprint: str | None, log: tuple[str | None, str | None],
+                     generation: int) -> None:
         try:
-            prepared = prepare(open_release(directory, key, fingerprint=fingerprint))
+            release = open_release(directory, key, fingerprint=fingerprint)
+            standing = Standing() if log[0] is None else log_standing(release, log[0], read_policy(log[1], None))
+            prepared = prepare(release)
         except VerifierError as exc:
             self.call_from_thread(self._show_verification_failure, exc.diagnostic(), generation)
             return
-        self.call_from_thread(self._show_verified, prepared, generation)
+        self.call_from_thread(self._show_verified, prepared, standing, generation)
 
     def _reset(self) -> None:
         """Forget the release and everything computed from it; results still on their way are dropped."""
@@ -194,12 +202,14 @@ class SubjectApp(App[None]):
         self.query_one(ReleaseTab).show_failure(line)
         self._goto("release")
 
-    async def _show_verified(self, prepared: Prepared, generation: int) -> None:
+    async def _show_verified(self, prepared: Prepared, standing: Standing, generation: int) -> None:
         if generation != self._generation:
             return
         self._verification_failed = False
-        self._prepared = prepared
-        self.query_one(ReleaseTab).show_verified(release_facts(prepared.release, prepared.formula_cells))
+        self._prepared, self._standing = prepared, standing
+        self.query_one(ResultsTab).unwitnessed = standing.unwitnessed
+        facts = release_facts(prepared.release, prepared.formula_cells)
+        self.query_one(ReleaseTab).show_verified([*facts, ("log", standing.words())])
         self._goto("release")
         record = self.query_one(RecordTab)
         await record.build_form(prepared.schema)
@@ -300,13 +310,14 @@ class SubjectApp(App[None]):
     def report_json(self) -> dict[str, Any]:
         """Her report as ``verifier check --json`` gives it."""
         assert self._check is not None
-        return self._check.to_json(self._random, self.policy)
+        return {**self._check.to_json(self._random, self.policy, unwitnessed=self._standing.unwitnessed),
+                "log": self._standing.to_json()}
 
     def _export(self, choice: tuple[str, str] | None) -> None:
         if choice is None or self._check is None:
             return
         fmt, path = choice
-        written, sentence = write_report(path, report_text(self._check, self._random, self.policy, fmt))
+        written, sentence = write_report(path, report_text(self._check, self._random, self.policy, fmt, self._standing))
         self.notify(sentence, severity="information" if written else "error", markup=False)
 
     # ------------------------------------------------------------------ failures

@@ -78,8 +78,9 @@ def write_report(path: str, text: str) -> tuple[bool, str]:
     return True, f"Your report is in {literal(path)}."
 
 
-def report_text(check: Any, random: Any, policy: Any, fmt: str) -> str:
+def report_text(check: Any, random: Any, policy: Any, fmt: str, standing: Any) -> str:
     """Her report in ``fmt``: ``json`` (the object ``verifier check --json`` prints) or Markdown."""
     if fmt == "json":
-        return json.dumps(check.to_json(random, policy), indent=2, allow_nan=False) + "\n"
-    return check.to_markdown(random, policy)
+        return json.dumps({**check.to_json(random, policy, unwitnessed=standing.unwitnessed), "log": standing.to_json()},
+                          indent=2, allow_nan=False) + "\n"
+    return check.to_markdown(random, policy, unwitnessed=standing.unwitnessed)

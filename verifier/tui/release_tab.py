@@ -15,17 +15,19 @@ __all__ = ["ReleaseTab"]
 
 
 class ReleaseTab(VerticalScroll):
-    """The folder, the key and an optional fingerprint pin; posts :class:`ReleaseTab.Open` on Verify."""
+    """The folder, the key, an optional fingerprint pin, log proof and log policy; posts :class:`ReleaseTab.Open`
+    on Verify."""
 
     class Open(Message):
         """She asks to open (or re-open) the release named in the fields."""
 
-    def __init__(self, directory: str, key: str, fingerprint: str, **kwargs) -> None:
+    def __init__(self, directory: str, key: str, fingerprint: str, proof: str = "", log_policy: str = "",
+                 **kwargs) -> None:
         super().__init__(**kwargs)
-        self._start = (directory, key, fingerprint)
+        self._start = (directory, key, fingerprint, proof, log_policy)
 
     def compose(self) -> ComposeResult:
-        directory, key, fingerprint = self._start
+        directory, key, fingerprint, proof, log_policy = self._start
         yield Static("Open a release with the publisher's public key, obtained from the publisher "
                      "(never from inside the release).", id="verification", markup=False)
         with Horizontal(classes="row"):
@@ -37,19 +39,28 @@ class ReleaseTab(VerticalScroll):
         with Horizontal(classes="row"):
             yield Static("Pin fingerprint", classes="name", markup=False)
             yield Input(fingerprint, id="fingerprint", compact=True, placeholder="optional SHA-256")
+        with Horizontal(classes="row"):
+            yield Static("Log proof", classes="name", markup=False)
+            yield Input(proof, id="proof-path", compact=True, placeholder="optional: RELEASE.tlog-proof")
+        with Horizontal(classes="row"):
+            yield Static("Log policy", classes="name", markup=False)
+            yield Input(log_policy, id="log-policy-path", compact=True, placeholder="with a proof: your log policy")
         with Horizontal(classes="buttons"):
             yield Button("Verify", id="verify", compact=True)
 
     @on(Button.Pressed, "#verify")
-    @on(Input.Submitted, "#release-dir, #key-path, #fingerprint")
+    @on(Input.Submitted, "#release-dir, #key-path, #fingerprint, #proof-path, #log-policy-path")
     def _verify_pressed(self) -> None:
         self.post_message(self.Open())
 
-    def values(self) -> tuple[str, str, str | None]:
-        """The folder, the key file and the fingerprint pin (``None`` when empty) as typed."""
+    def values(self) -> tuple[str, str, str | None, str | None, str | None]:
+        """The folder, the key file, the fingerprint pin, the log proof and the log policy (``None`` when empty) as
+        typed."""
         directory = self.query_one("#release-dir", Input).value.strip()
         key = self.query_one("#key-path", Input).value.strip()
-        return directory, key, self.query_one("#fingerprint", Input).value.strip() or None
+        rest = [self.query_one(f"#{name}", Input).value.strip() or None
+                for name in ("fingerprint", "proof-path", "log-policy-path")]
+        return directory, key, rest[0], rest[1], rest[2]
 
     def focus_first_empty(self) -> None:
         directory = self.query_one("#release-dir", Input).value

@@ -15,7 +15,7 @@ from verifier.releases.record import parse_number
 from verifier.releases.group_check import GroupCheck
 from verifier.releases.subject import SubjectCheck
 from verifier.releases.policy import Policy
-from verifier.releases.verdict import Verdict
+from verifier.releases.verdict import NO_PROOF, Verdict
 from verifier.text import figure, literal, plural
 
 __all__ = ["ResultsTab", "fill_table"]
@@ -38,6 +38,8 @@ class ResultsTab(VerticalScroll):
         super().__init__(**kwargs)
         self._check: SubjectCheck | None = None
         self._policy = policy
+        self.unwitnessed: str | None = NO_PROOF
+        """Her verdict's unwitnessed notice for the release open (None: a quorum of witnesses cosigned it)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", id="verdict", markup=False)
@@ -97,7 +99,7 @@ class ResultsTab(VerticalScroll):
     def _show_group(self, check: GroupCheck) -> None:
         """A generalized release: her group's published cells, and her risks; no ranks, no spreads."""
         self._check = None
-        self._write_verdict(check.verdict(None, self._policy), f"Your group: {plural(check.class_size, 'released record')}; the publisher "
+        self._write_verdict(check.verdict(None, self._policy, unwitnessed=self.unwitnessed), f"Your group: {plural(check.class_size, 'released record')}; the publisher "
                             f"claims k = {check.claimed_k}.")
         self.query_one("#matches-heading", Static).update("Released records consistent with your values, as published:")
         qi = [a.name for a in check.prepared.published.quasi_identifiers]
@@ -139,7 +141,7 @@ class ResultsTab(VerticalScroll):
     def show_verdict(self, random: SubjectReport | None) -> None:
         """The verdict in words, with the random-match test's result once she has run it."""
         assert self._check is not None
-        self._write_verdict(self._check.verdict(random, self._policy), f"Permutation distance {self._check.distance}; "
+        self._write_verdict(self._check.verdict(random, self._policy, unwitnessed=self.unwitnessed), f"Permutation distance {self._check.distance}; "
                             f"{plural(self._check.result.matches.size, 'released record')} "
                             f"{'matches' if self._check.result.matches.size == 1 else 'match'}.")
 

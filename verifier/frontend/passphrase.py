@@ -1,4 +1,5 @@
-"""The private key's passphrase: from a file or asked on the terminal, never from the command line."""
+"""A private key's passphrase (a release's, a log's, a witness's): from a file or asked on the terminal, never from
+the command line."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 
 from verifier.data.bounded_files import read_bounded
 from verifier.errors import InputIOError, InvalidInputError
-from verifier.frontend import UsageError
+from verifier.errors import UsageError
 
 __all__ = ["load_key", "prompt", "read_passphrase_file"]
 
@@ -29,7 +30,7 @@ def prompt(text: str) -> bytes:
 def load_key(path: str, passphrase_file: str | None, *, asked: str = "passphrase: ", expected=None):
     """A private key file, its passphrase read from ``passphrase_file`` or asked on the terminal (``asked``) when the
     key is encrypted; ``expected``, a trusted public key it must be the half of."""
-    from publisher.keys import key_is_encrypted, load_private_key
+    from verifier.releases.signing_key import key_is_encrypted, load_private_key
 
     passphrase = None
     if key_is_encrypted(path):
