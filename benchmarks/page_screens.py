@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
             options.add_argument(arg)
         driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
         try:
-            for width, height in ((1280, 1400), (360, 2400)):
+            for width, height in ((1280, 1900), (360, 3300)):
                 driver.set_window_size(width, height)
                 driver.get((root / "check.html").as_uri())
                 driver.find_element(By.ID, "folder").send_keys(str(root / "release"))

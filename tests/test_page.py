@@ -47,8 +47,9 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
                                                          "compute_record_distance", "parse_record", "spread_at",
                                                          "_single_spread", "claim_holds", "parse_policy",
                                                          "policy_findings", "policy_verdict", "with_base_rate",
-                                                         "base_rate"))
-    assert len(SCRIPTS) == 19
+                                                         "base_rate", "verify_inclusion", "parse_note",
+                                                         "verify_cosignature", "parse_log_policy", "verify_proof"))
+    assert len(SCRIPTS) == 20
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):

@@ -124,6 +124,17 @@
       if (e instanceof pp.ReleaseError) return { verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
       throw e;
     }
+    let standing;  // the release's log proof under her log policy, as verifier check --proof --log-policy
+    try {
+      if ((options.proof == null) !== (options.logPolicy == null)) {
+        throw new pp.ReleaseError("USAGE", "-", "a log proof is checked under your log policy: give both, or neither");
+      }
+      standing = await pp.log_standing(release, options.proof ?? null, options.proofName || "proof",
+        options.logPolicy ?? null, options.logPolicyName || "log policy");
+    } catch (e) {
+      if (e instanceof pp.ReleaseError) return { verified: false, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+      throw e;
+    }
     const p = release.statement.predicate;
     const out = { verified: true, fingerprint: release.fingerprint, dataset_id: p.datasetId, release_version: p.releaseVersion,
       attributes: p.schema.attributes.map((a) => a.name) };
@@ -138,8 +149,8 @@
       try {
         const hierarchies = "hierarchies.json" in release.data
           ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true }).decode(release.data["hierarchies.json"]), true) : {};
-        return pp.group_check(out, p, await counted_rows(release, p),
-          pp.parse_record(record, p.schema), hierarchies, policy);
+        return { ...pp.group_check(out, p, await counted_rows(release, p),
+          pp.parse_record(record, p.schema), hierarchies, policy, standing.unwitnessed), log: standing.log };
       } catch (e) {
         if (e instanceof pp.ReleaseError) return { ...out, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
         throw e;
@@ -160,7 +171,8 @@
         ...(options.randomMatch === false ? {} : pp.subject_test(keys, r.columns, r.blocks, r.distance, options)) };
       const unchanged = r.distance === 0 && kinds.includes("numeric") &&
         r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
-      result.verdict = pp.record_verdict(result, p, family, unchanged, policy);
+      result.verdict = pp.record_verdict(result, p, family, unchanged, policy, standing.unwitnessed);
+      result.log = standing.log;
       return result;
     } catch (e) {
       if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };

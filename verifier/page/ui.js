@@ -12,7 +12,8 @@
     return;
   }
   const $ = (id) => document.getElementById(id);
-  const state = { files: null, pem: "", statement: null, policy: null, policyName: null };
+  const state = { files: null, pem: "", statement: null, policy: null, policyName: null, proof: null, proofName: null,
+    logPolicy: null, logPolicyName: null };
   const RECORD_BYTES = 1 << 20;  // the command line's limit on a record file (bounded_files.LIMITS["record"])
 
   function say(id, text) {
@@ -193,6 +194,10 @@
     for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
     say("result", "Checking ...");
     const options = state.policy ? { policy: state.policy, policyName: state.policyName } : {};
+    if (state.proof || state.logPolicy) {
+      Object.assign(options, { proof: state.proof, proofName: state.proofName, logPolicy: state.logPolicy,
+        logPolicyName: state.logPolicyName });
+    }
     const out = await inWorker({ files: state.files, publicKeyPem: state.pem, record, options });
     if (!out.verified || out.reason) {
       say("result", out.message);
@@ -200,6 +205,7 @@
     }
     const lines = out.verdict ? [`${out.verdict.level.replace("_", " ").toUpperCase()}: ${out.verdict.headline}`,
       ...out.verdict.lines.slice(1), ""] : [];
+    if (out.log) lines.push(`Log: ${pp.standing_words(out.log)}.`, "");
     if (out.model === "generalized") {
       lines.push(`Your group: ${out.class_size} released records (rows ${out.class_rows.slice(0, 20).join(", ")}${out.class_rows.length > 20 ? ", ..." : ""}); the publisher claims k = ${out.claimed.k}.`);
       lines.push("", policyLine(out.verdict.policy));
@@ -250,6 +256,15 @@
       state.policyName = file ? file.name : null;
       say("policy-status", file ? `Your level will be decided by the policy in ${file.name}.` : "Your level will be decided by the verifier's default policy.");
     });
+    const logFile = (id, key) => $(id).addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      state[key] = file ? new Uint8Array(await file.arrayBuffer()) : null;
+      state[`${key}Name`] = file ? file.name : null;
+      say("log-status", state.proof && state.logPolicy ? `The log proof ${state.proofName} will be checked under your policy ${state.logPolicyName}.`
+        : state.proof || state.logPolicy ? "Give both the log proof and your log policy." : "No log proof: your verdict will say that nothing shows everyone is shown this release.");
+    });
+    logFile("proof-file", "proof");
+    logFile("log-policy-file", "logPolicy");
     $("record-file").addEventListener("change", async (e) => { await fillFromFile(e.target.files[0]); });
     $("check").addEventListener("click", runCheck);
     $("record-form").addEventListener("submit", (e) => { e.preventDefault(); runCheck(); });

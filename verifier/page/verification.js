@@ -164,6 +164,7 @@
       const naming = pp.identifying_weights(pp.parse_weights(data["weights.csv"], "weights.csv", statement.predicate.claims.n_records));
       if (naming) throw new ReleaseError("WEIGHT_IDENTIFYING", "weights.csv", naming);
     }
-    return { statement, fingerprint: trusted.fingerprint, data, dataName: listed[0].name };
+    return { statement, fingerprint: trusted.fingerprint, data, dataName: listed[0].name,
+      manifestSha256: await pp.sha256(payload) };
   };
 })();
