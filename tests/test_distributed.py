@@ -223,24 +223,27 @@ def test_audit_and_assess_on_the_cluster_give_the_local_figures(tmp_path, capsys
                       "--seed", "3", "--samples", "4000", "--format", "parquet", "--part-rows", "400", "--key",
                       str(private), "--dataset-id", "d", "--out", str(tmp_path / "rel")]) == 0
     capsys.readouterr()
-    got = {}
-    for engine in ("local", "dask"):
-        assert verifier(["audit", str(tmp_path / "rel"), "--key", str(public), "--original", str(original), "--json",
-                         "--out", str(tmp_path / f"{engine}.parquet"), "--engine", engine]) == 0
-        got[engine] = json.loads(capsys.readouterr().out)
-    assert (got["dask"].pop("engine"), got["local"].pop("engine")) == ("dask", "local")
-    assert got["dask"] == {**got["local"], "out": str(tmp_path / "dask.parquet")}
-    assert got["local"]["passed"] is True and any(c["claim"] == "intruder.hellinger" for c in got["local"]["checks"])
-    assert pq.read_table(tmp_path / "dask.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
-    y = _csv(tmp_path / "y.csv", np.round(x + rng.normal(scale=0.3, size=x.shape), 3))
-    for paired in ([], ["--paired"]):
-        runs = {}
-        for engine in ("local", "dask"):
-            assert publisher(["assess", "--original", str(original), "--anonymized", str(y), "--json", "--samples",
-                              "3000", *paired, "--engine", engine]) == 0
-            runs[engine] = json.loads(capsys.readouterr().out)
-        assert (runs["dask"].pop("engine"), runs["local"].pop("engine")) == ("dask", "local")
-        assert runs["dask"] == runs["local"]
+    # one cluster serves the three runs on Dask (the commands that start their own are tested above and below)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        engines = {"local": ["--engine", "local"], "dask": ["--engine", "dask", "--scheduler", cluster.scheduler_address]}
+        got = {}
+        for engine, chosen in engines.items():
+            assert verifier(["audit", str(tmp_path / "rel"), "--key", str(public), "--original", str(original),
+                             "--json", "--out", str(tmp_path / f"{engine}.parquet"), *chosen]) == 0
+            got[engine] = json.loads(capsys.readouterr().out)
+        assert (got["dask"].pop("engine"), got["local"].pop("engine")) == ("dask", "local")
+        assert got["dask"] == {**got["local"], "out": str(tmp_path / "dask.parquet")}
+        assert got["local"]["passed"] is True and any(c["claim"] == "intruder.hellinger" for c in got["local"]["checks"])
+        assert pq.read_table(tmp_path / "dask.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
+        y = _csv(tmp_path / "y.csv", np.round(x + rng.normal(scale=0.3, size=x.shape), 3))
+        for paired in ([], ["--paired"]):
+            runs = {}
+            for engine, chosen in engines.items():
+                assert publisher(["assess", "--original", str(original), "--anonymized", str(y), "--json",
+                                  "--samples", "3000", *paired, *chosen]) == 0
+                runs[engine] = json.loads(capsys.readouterr().out)
+            assert (runs["dask"].pop("engine"), runs["local"].pop("engine")) == ("dask", "local")
+            assert runs["dask"] == runs["local"]
     assert verifier(["audit", str(tmp_path / "rel"), "--key", str(public), "--engine", "dask"]) == 2
     assert "give --original" in capsys.readouterr().err
 

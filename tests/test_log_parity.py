@@ -161,8 +161,9 @@ def test_every_bad_log_input_fails_in_the_page_as_on_the_command_line(browser, l
 
 @pilot_test
 async def test_the_tui_shows_the_log_and_refuses_every_bad_log_input(logged, tmp_path):
-    """Her proof and policy in the release tab: 'logged at index 0 of 2, cosigned by 2 of 3 witnesses', then each
-    bad input of the corpus refused with the command line's reason, in one session."""
+    """Her proof and policy in the release tab: 'logged at index 0 of 2, cosigned by 2 of 3 witnesses', then the
+    first bad input of the corpus of each reason refused with the command line's reason, in one session (the TUI
+    calls the command line's core, standing.py; the page, its own twin, takes every case above)."""
     from textual.widgets import Input
 
     async with opened(logged / "r1", logged / "keys" / "public.pem", size=(100, 40),
@@ -171,7 +172,11 @@ async def test_the_tui_shows_the_log_and_refuses_every_bad_log_input(logged, tmp
         assert text.startswith("VERIFIED") and (f"log logged at index 0 of 2 in {ORIGIN}, cosigned by 2 of 3 "
                                                 "witnesses") in text
         assert app.query_one("#results-scroll").unwitnessed is None
-        for name, (proof, policy, reason) in _corpus(logged).items():
+        firsts = {}
+        for name, case in _corpus(logged).items():
+            firsts.setdefault(case[2], (name, case))
+        assert len(firsts) == 5
+        for name, (proof, policy, reason) in firsts.values():
             (tmp_path / f"{len(name)}.tlog-proof").write_bytes(proof)
             (tmp_path / f"{len(name)}.policy").write_bytes(policy)
             app.query_one("#proof-path", Input).value = str(tmp_path / f"{len(name)}.tlog-proof")

@@ -44,6 +44,7 @@ CERTAIN = 1.0 - 1e-9
 
 __all__ = [
     "CERTAIN",
+    "candidate_rows",
     "record_disclosure",
     "keep_matrix",
     "keep_matrix_inverse",
@@ -332,6 +333,21 @@ def _edge(values: np.ndarray, mine: np.ndarray, tolerance: float, guess: np.ndar
         edge += up.astype(np.int64) - down.astype(np.int64)
 
 
+def candidate_rows(y: np.ndarray, schema: Schema, record: np.ndarray) -> tuple[np.ndarray, str]:
+    """Her candidate records in a release with ranks, and how they were found (``mode``): every record when
+    there is no quasi-identifier (``none``), those with exactly her categorical quasi-identifiers (``group``),
+    else her match set on them (``permutation``)."""
+    from verifier.core.permutation import SingleRecord
+
+    attrs = list(schema.attributes)
+    qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
+    if not qi:
+        return np.arange(y.shape[0]), "none"
+    if all(attrs[j].kind != "numeric" for j in qi):
+        return np.flatnonzero(np.all(y[:, qi] == record[qi], axis=1)), "group"
+    return SingleRecord(y[:, qi], [attrs[j].kind for j in qi], record[qi]).result.matches, "permutation"
+
+
 def record_disclosure(
     y: np.ndarray,
     schema: Schema,
@@ -351,11 +367,10 @@ def record_disclosure(
     best guess (the most frequent sensitive value among the candidates, as a
     category position or a value).
     """
-    from verifier.core.permutation import SingleRecord
-
     attrs = list(schema.attributes)
     qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
     out: dict[str, Any] = {}
+    members = mode = None
     for s, attr in enumerate(attrs):
         if attr.role != "sensitive":
             continue
@@ -376,15 +391,7 @@ def record_disclosure(
             out[attr.name] = {"mode": "randomized_response", "risk": risk, "candidates": candidates,
                               "best_guess": guess}
             continue
-        if not qi:
-            members = np.arange(y.shape[0])
-            mode = "none"
-        elif all(attrs[j].kind != "numeric" for j in qi):
-            members = np.flatnonzero(np.all(y[:, qi] == record[qi], axis=1))
-            mode = "group"
-        else:
-            members = SingleRecord(y[:, qi], [attrs[j].kind for j in qi], record[qi]).result.matches
-            mode = "permutation"
+        members, mode = candidate_rows(y, schema, record) if members is None else (members, mode)
         theirs = y[members, s]
         if attr.kind == "numeric":
             tol = tolerance * float(y[:, s].max() - y[:, s].min()) if y.shape[0] else 0.0

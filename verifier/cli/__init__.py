@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from verifier.version import __version__
-from verifier.cli import audit, check, demo, distance, intruder, log, page, reverse_map, tui, verify, witness
+from verifier.cli import audit, check, demo, distance, intruder, joint, log, page, reverse_map, tui, verify, witness
 from verifier.errors import UsageError
 from verifier.frontend import ExitCode, new_parser, parse_or_fail, run_parsed
 
 __all__ = ["main", "build_parser", "ExitCode"]
 
-COMMANDS = (reverse_map, distance, intruder, verify, audit, check, tui, page, demo, witness, log)
+COMMANDS = (reverse_map, distance, intruder, verify, audit, check, joint, tui, page, demo, witness, log)
 
 #: commands whose stray words may be a subject's values: never echoed
-_RECORD_COMMANDS = {"check", "tui"}
+_RECORD_COMMANDS = {"check", "joint", "tui"}
 
 
 def build_parser():

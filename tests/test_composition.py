@@ -1,0 +1,136 @@
+"""Several releases of the same people checked together (issue 40, item 1): the candidate values left in every
+release (Ganta, Kasiviswanathan and Smith 2008) and the joint random-match test, against plain brute force."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from conftest import PAPER
+from publisher.cli import main as publisher
+from verifier.attacks.composition import joint_candidates, joint_random_match
+from verifier.cli import main as verifier
+from verifier.core.permutation import RankSpace, compute_record_distance
+
+
+def test_candidate_values_are_intersected_and_their_shares_multiplied():
+    assert joint_candidates([{"flu": 0.5, "HIV": 0.5}, {"HIV": 0.5, "cancer": 0.5}]) == {"HIV": 1.0}
+    both = joint_candidates([{"a": 0.75, "b": 0.25}, {"a": 0.5, "b": 0.25, "c": 0.25}])
+    assert both == pytest.approx({"a": 0.375 / 0.4375, "b": 0.0625 / 0.4375}) and list(both) == ["a", "b"]
+    assert joint_candidates([{"a": 1.0}, {"b": 1.0}]) == {}  # not her releases, or not her record
+    assert joint_candidates([{"a": 0.2, "b": 0.8}]) == {"a": 0.2, "b": 0.8}  # one release: its own shares
+
+
+def _brute(ys: list[np.ndarray], mine: list[int]) -> tuple[float, list[float]]:
+    """Every random record of position tuples, its distance in each release by the subject's own scan."""
+    n, m = ys[0].shape
+    joint, each = 0, [0] * len(ys)
+    sorted_cols = [np.sort(y, axis=0) for y in ys]
+    spaces = [RankSpace(y) for y in ys]
+    for positions in itertools.product(range(n), repeat=m):
+        hits = [compute_record_distance(space, cols[list(positions), range(m)]).distance <= d
+                for space, cols, d in zip(spaces, sorted_cols, mine)]
+        joint += all(hits)
+        each = [e + h for e, h in zip(each, hits)]
+    return joint / n ** m, [e / n ** m for e in each]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_the_joint_random_match_test_is_the_brute_force_count(ties):
+    """On random tables of 6 records and 3 attributes, with and without ties: the exhaustive joint test counts
+    what the plain scan counts, release by release and jointly; a Monte Carlo run lands near it."""
+    rng = np.random.default_rng(40 + ties)
+    for _ in range(3):
+        x = rng.integers(0, 3, size=(6, 3)).astype(float) if ties else rng.normal(size=(6, 3))
+        ys = [x + rng.normal(scale=0.6, size=x.shape) if not ties else rng.permutation(x, axis=0) for _ in range(2)]
+        her = x[0]
+        mine = [compute_record_distance(RankSpace(y), her).distance for y in ys]
+        exact = joint_random_match([RankSpace(y) for y in ys], mine)
+        p_joint, p_each = _brute(ys, mine)
+        assert exact.method == "exhaustive" and exact.total == 6 ** 3
+        assert exact.p_joint == pytest.approx(p_joint, abs=1e-15) and exact.p_each == pytest.approx(p_each)
+        assert exact.p_joint <= min(exact.p_each)
+        sampled = joint_random_match([RankSpace(y) for y in ys], mine, samples=20_000, seed=3, exhaustive_limit=10)
+        assert sampled.method == "monte_carlo" and abs(sampled.p_joint - p_joint) < 0.03
+
+
+def _paper_release(root, seed: int, keys):
+    out = root / f"paper-{seed}"
+    assert publisher(["release", "--input", str(PAPER / "original.csv"), "--method", "additive_noise", "--param",
+                      "relative_sd=0.8", "--then", "reverse_mapping", "--samples", "200", "--seed", str(seed),
+                      "--allow-degenerate", "--key", str(keys / "private.pem"), "--dataset-id", "paper",
+                      "--release-version", str(seed), "--out", str(out)]) == 0
+    return out
+
+
+def test_paper_003_s_table_1_released_twice_gives_p_joint_at_most_each_p(tmp_path, capsys):
+    """Two releases of Table 1 with different seeds: each release's p_j is its own exact random-match p-value
+    (verifier check), and p_joint <= min(p1, p2) for every subject of the table."""
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    releases = [_paper_release(tmp_path, seed, tmp_path / "keys") for seed in (1, 2)]
+    header, *rows = (PAPER / "original.csv").read_text().splitlines()
+    for row in rows[:4]:
+        (tmp_path / "me.json").write_text(json.dumps(dict(zip(header.split(","), map(float, row.split(","))))))
+        capsys.readouterr()
+        own = []
+        for release in releases:
+            assert verifier(["check", str(release), "--key", str(tmp_path / "keys" / "public.pem"), "--record",
+                             str(tmp_path / "me.json"), "--json"]) == 0
+            own.append(json.loads(capsys.readouterr().out)["p_value"])
+        assert verifier(["joint", *map(str, releases), "--key", str(tmp_path / "keys" / "public.pem"), "--record",
+                         str(tmp_path / "me.json"), "--json"]) == 0
+        joint = json.loads(capsys.readouterr().out)
+        assert joint["random_method"] == "exhaustive" and joint["random_records"] == 20 ** 3
+        assert joint["p_each"] == pytest.approx(own, abs=1e-15) and joint["p_joint"] <= min(own)
+
+
+def _hospital(tmp_path) -> list:
+    """The literature's two 2-anonymous hospital releases, as a tool other than ours wrote them: her class is
+    {HIV, flu} in one and {HIV, cancer} in the other."""
+    (tmp_path / "original.csv").write_text("age,sex,disease\n34,F,HIV\n36,F,flu\n31,M,cancer\n45,M,cold\n")
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["HIV", "cancer", "cold", "flu"]}]}))
+    (tmp_path / "a.csv").write_text("age,sex,disease\n30-39,F,HIV\n30-39,F,flu\n30-49,M,cancer\n30-49,M,cold\n")
+    (tmp_path / "b.csv").write_text("age,sex,disease\n30-34,*,HIV\n35-49,*,flu\n30-34,*,cancer\n35-49,*,cold\n")
+    (tmp_path / "me.json").write_text(json.dumps({"age": 34, "sex": "F", "disease": "HIV"}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    out = []
+    for name in ("a", "b"):
+        assert publisher(["release", "--input", str(tmp_path / "original.csv"), "--schema",
+                          str(tmp_path / "schema.json"), "--anonymized", str(tmp_path / f"{name}.csv"),
+                          "--produced-by", "a hospital's tool 1.0", "--key", str(tmp_path / "keys" / "private.pem"),
+                          "--dataset-id", f"hospital-{name}", "--out", str(tmp_path / name)]) == 0
+        out.append(tmp_path / name)
+    return out
+
+
+def test_two_2_anonymous_releases_intersect_to_her_disease(tmp_path, capsys):
+    """{flu, HIV} and {HIV, cancer} leave {HIV}: exposed together, at risk (a group of 2) in each alone; the
+    headline says the releases together tell more than either."""
+    releases = _hospital(tmp_path)
+    capsys.readouterr()
+    argv = ["joint", *map(str, releases), "--key", str(tmp_path / "keys" / "public.pem"), "--record",
+            str(tmp_path / "me.json")]
+    assert verifier([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    entry = out["attribute_disclosure"]["disease"]
+    assert entry["left"] == {"HIV": 1.0} and entry["risk"] == 1.0 and entry["each"] == [0.5, 0.5]
+    assert entry["prior"] == 0.25 and entry["beta"] == 3.0
+    assert [r["level_alone"] for r in out["releases"]] == ["at_risk", "at_risk"]
+    assert [r["class_size"] for r in out["releases"]] == [2, 2] and out["p_joint"] is None
+    verdict = out["verdict"]
+    assert verdict["level"] == "exposed" and verdict["rule"] == "value_near_certain"
+    assert verdict["headline"].startswith("Together these 2 releases tell more about you than any one of them "
+                                          "(at risk, at risk alone): Your disease can be guessed with certainty "
+                                          "from these releases together")
+    assert verifier(argv) == 0
+    text = capsys.readouterr().out
+    assert "Your disease: 1 candidate value left in every release, HIV (100%)" in text
+    assert text.count("\nOK: ") + text.startswith("OK: ") == 2
+    assert verifier([*argv[:2], "--key", argv[4], "--record", argv[6]]) == 2  # one release is no joint check
+    assert "a joint check takes two releases or more" in capsys.readouterr().err

@@ -1,0 +1,73 @@
+"""``verifier joint``: her record against several releases of the same people at once (issue 40)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from verifier.frontend import ExitCode, UsageError, add_command, count, print_json
+from verifier.releases.policy import load_policy, policy_line
+from verifier.releases.record import read_record, refuse_record_on_command_line
+
+__all__ = ["register"]
+
+
+def register(sub, common) -> None:
+    p = add_command(
+        sub, common, "joint", run=run, help="check your record against several releases of the same people",
+        description="Verify each release, check your record in each, then compute what an intruder who links you "
+        "in every one learns from all of them: per sensitive attribute, your candidate values left in every "
+        "release and the joint probability of yours; for releases with ranks, the joint random-match test. Your "
+        "level is the verdict policy's on these joint figures; the headline says when the releases together "
+        "expose more than any one alone (docs/subject.md, 'Several releases of you').",
+        epilog="Exit codes: 0 checked (whatever the verdict), 1 a release does not verify, 2 usage error, 3 an "
+        "invalid record or policy file, or releases of different attributes, 4 a key or file unreadable.")
+    p.add_argument("releases", nargs="+", metavar="DIR", help="two or more release directories")
+    p.add_argument("--key", action="append", required=True, metavar="public.pem",
+                   help="the publisher's public key, obtained out of band: once for all releases, or once per "
+                   "release in their order")
+    p.add_argument("--record", required=True, metavar="my_record.json", help="your own record (a file)")
+    p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
+                   "the verifier's default")
+    p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N",
+                   help="random records of the joint test when it cannot enumerate them all (default 10000)")
+    p.add_argument("--seed", type=count("seed"), default=0, help="the joint test's own randomness (default 0)")
+    p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from verifier.errors import InvalidInputError
+    from verifier.releases.facts import open_release
+    from verifier.releases.joint import check_jointly
+    from verifier.releases.subject import check_record, prepare
+
+    refuse_record_on_command_line(args.record)
+    if len(args.releases) < 2:
+        raise UsageError("a joint check takes two releases or more; verifier check takes one")
+    if len(args.key) not in (1, len(args.releases)):
+        raise UsageError(f"give --key once for every release, or once per release ({len(args.releases)} times)")
+    policy = load_policy(args.policy)
+    keys = args.key * len(args.releases) if len(args.key) == 1 else args.key
+    checks = []
+    for directory, key in zip(args.releases, keys):
+        prepared = prepare(open_release(directory, key))
+        if checks and prepared.schema.names != checks[0].prepared.schema.names:
+            raise InvalidInputError(f"its attributes ({', '.join(prepared.schema.names)}) are not those of "
+                                    f"{args.releases[0]}: a joint check reads releases of the same attributes",
+                                    path=directory, reason="SCHEMA_MISMATCH")
+        record = read_record(args.record, prepared.schema)
+        checks.append(check_record(prepared, record, whole_space=prepared.ranks_apply))
+    joint = check_jointly(checks, policy=policy, samples=args.samples, seed=args.seed)
+    if args.json:
+        print_json(joint.to_json())
+        return ExitCode.OK
+    out = joint.to_json()
+    for entry in out["releases"]:
+        print(f"OK: {entry['release']} verifies (fingerprint {entry['fingerprint']}): dataset "
+              f"{json.dumps(entry['dataset_id'])}, version {entry['release_version']}; alone: "
+              f"{entry['level_alone'].replace('_', ' ')}")
+    verdict = out["verdict"]
+    print(f"\n{verdict['level'].replace('_', ' ').upper()}: {verdict['headline']}")
+    print("\n".join(verdict["lines"][1:]))
+    print(policy_line(verdict["policy"]))
+    return ExitCode.OK

@@ -1,0 +1,179 @@
+"""Her check against several releases of the same people at once (issue 40): what they disclose together.
+
+Each release is verified and checked alone (:mod:`verifier.releases.subject`); then
+:mod:`verifier.attacks.composition` gives the intruder who links her in every release:
+
+- per categorical sensitive attribute, her candidate values left in every release and the joint probability of
+  hers (``risk``), beside each release's own (``each``) and the base rate of her value (``prior``, in the first
+  release);
+- for releases with ranks, the joint random-match test (``p_joint``) beside each release's ``p_each``.
+
+Her verdict is the verdict policy's on these joint figures: her smallest group, her smallest distance, the
+joint p-value and her joint risks. Its headline says when the releases together expose more than any one of
+them alone. Releases made by randomized response or random replacement publish noisy values whose model does
+not reduce to a candidate set; their attributes are left out of the intersection, and the report says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from verifier.attacks.composition import JointMatch, joint_candidates, joint_random_match
+from verifier.attacks.disclosure import candidate_rows
+from verifier.releases.exposure import with_base_rate
+from verifier.releases.policy import Policy, default_policy
+from verifier.releases.verdict import LEVELS, NO_PROOF, HerFigures, Verdict, policy_verdict
+from verifier.text import number, plural
+
+__all__ = ["JointCheck", "check_jointly"]
+
+#: families whose published values are noise under a model, not candidate records
+_MODELLED = ("randomized_response", "random_replacement")
+
+
+def _value_name(check: Any, s: int, value: float) -> str:
+    attr = check.prepared.schema.attributes[s]
+    return str(attr.categories[int(value)]) if attr.categories else repr(float(value))
+
+
+def candidate_shares(check: Any, name: str) -> dict[str, float] | None:
+    """Her candidate values of the sensitive attribute ``name`` in one release and their shares among her
+    candidate records; None where the release gives no candidate set for it (a numeric attribute, a model)."""
+    schema = check.prepared.schema
+    s = schema.names.index(name)
+    if schema.attributes[s].kind == "numeric" or check.prepared.release.family in _MODELLED:
+        return None
+    if not check.ranks_apply:
+        text = check.prepared.published.text[name]
+        values = [text[r - 1] for r in check.rows]
+    else:
+        members, _ = candidate_rows(check.prepared.values, schema, check.record)
+        values = [_value_name(check, s, v) for v in check.prepared.values[members, s]]
+    if not values:
+        return {}
+    found, counts = np.unique(np.asarray(values, dtype=object).astype(str), return_counts=True)
+    return {str(v): int(c) / len(values) for v, c in zip(found, counts)}
+
+
+def _prior(check: Any, name: str, mine: str) -> float:
+    """Her value's share among all records of one release (the base rate anyone guesses with)."""
+    s = check.prepared.schema.names.index(name)
+    if not check.ranks_apply:
+        column = check.prepared.published.text[name]
+        return column.count(mine) / len(column) if column else 0.0
+    column = check.prepared.values[:, s]
+    return float(np.count_nonzero(column == check.record[s])) / column.size if column.size else 0.0
+
+
+@dataclass(frozen=True)
+class JointCheck:
+    """Her checks in each release, her joint candidate values per sensitive attribute, the joint random-match
+    test (None when fewer than two releases have ranks) and the policy that decides her level."""
+
+    checks: tuple[Any, ...]
+    candidates: dict[str, dict[str, Any]]
+    match: JointMatch | None
+    policy: Policy
+    left_out: tuple[str, ...] = ()
+
+    def _own(self, j: int) -> HerFigures:
+        check = self.checks[j]
+        figures = check.figures() if not check.ranks_apply else check.figures(None)
+        p = None if self.match is None or not check.ranks_apply else self.match.p_each[self._ranked().index(j)]
+        return replace(figures, p_value=p if check.ranks_apply else None, unwitnessed=None)
+
+    def _ranked(self) -> list[int]:
+        return [j for j, c in enumerate(self.checks) if c.ranks_apply]
+
+    def own_levels(self) -> list[str]:
+        """Each release's level alone, under the same policy (its p-value from the joint test's draws)."""
+        return [policy_verdict(self.policy, self._own(j)).level for j in range(len(self.checks))]
+
+    def figures(self) -> HerFigures:
+        sizes = [c.class_size for c in self.checks if not c.ranks_apply]
+        distances = [c.distance for c in self.checks if c.ranks_apply]
+        sensitive = {name: entry for name, entry in self.candidates.items() if entry["risk"] is not None}
+        return HerFigures(sensitive, class_size=min(sizes) if sizes else None,
+                          distance=min(distances) if distances else None,
+                          p_value=None if self.match is None else self.match.p_joint, unwitnessed=NO_PROOF)
+
+    def verdict(self) -> Verdict:
+        details = [self._candidates_line(name, entry) for name, entry in self.candidates.items()]
+        if self.match is not None:
+            each = ", ".join(number(p, share=True) for p in self.match.p_each)
+            details.append(f"A random record matches you as closely as you are matched in every release at once "
+                           f"{number(self.match.p_joint, share=True)} of the time (each release alone: {each}).")
+        details += [f"{name} is left out: its release publishes noise under a model, not candidate records."
+                    for name in self.left_out]
+        joint = policy_verdict(self.policy, self.figures(), details=details)
+        def fix(text: str) -> str:  # the policy's sentences speak of one release
+            return text.replace("from this release", "from these releases together")
+
+        joint = Verdict(joint.level, fix(joint.headline), tuple(replace(f, text=fix(f.text)) for f in joint.findings),
+                        tuple(map(fix, joint.lines)), joint.policy)
+        own = self.own_levels()
+        worse = LEVELS.index(joint.level) > max(LEVELS.index(level) for level in own)
+        if not worse:
+            return joint
+        head = (f"Together these {len(self.checks)} releases tell more about you than any one of them "
+                f"({', '.join(level.replace('_', ' ') for level in own)} alone): {joint.headline}")
+        return Verdict(joint.level, head, joint.findings, (head, *joint.lines[1:]), joint.policy)
+
+    @staticmethod
+    def _candidates_line(name: str, entry: dict[str, Any]) -> str:
+        left = entry["left"]
+        if not left:
+            return (f"Your {name} is a candidate in no release's group and match set at once: check your record, "
+                    "or these are not releases of you.")
+        shown = ", ".join(f"{v} ({number(p, share=True)})" for v, p in left.items())
+        alone = ", ".join(number(r, share=True) for r in entry["each"])
+        return (f"Your {name}: {plural(len(left), 'candidate value')} left in every release, {shown}; your value "
+                f"is guessed right with probability {number(entry['risk'], share=True)} from all of them "
+                f"together, against {alone} from each alone.")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "releases": [{"release": c.prepared.release.path, "dataset_id": c.prepared.release.dataset_id,
+                          "release_version": c.prepared.release.release_version,
+                          "fingerprint": c.prepared.release.key.fingerprint, "level_alone": level,
+                          "class_size": None if c.ranks_apply else c.class_size,
+                          "distance": c.distance if c.ranks_apply else None}
+                         for c, level in zip(self.checks, self.own_levels())],
+            "attribute_disclosure": self.candidates, "left_out": list(self.left_out),
+            "p_joint": None if self.match is None else self.match.p_joint,
+            "p_each": None if self.match is None else list(self.match.p_each),
+            "random_method": None if self.match is None else self.match.method,
+            "random_records": None if self.match is None else self.match.total,
+            "verdict": self.verdict().to_json(),
+        }
+
+
+def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, samples: int = 10_000,
+                  seed: int = 0) -> JointCheck:
+    """Her joint check over her checks in each release (``verifier.releases.subject.check_record``'s, her record
+    read with each release's schema)."""
+    first = checks[0]
+    candidates, left_out = {}, []
+    for attr in first.prepared.schema.attributes:
+        if attr.role != "sensitive":
+            continue
+        shares = [candidate_shares(c, attr.name) for c in checks]
+        if any(s is None for s in shares):
+            left_out.append(attr.name)
+            continue
+        s = first.prepared.schema.names.index(attr.name)
+        mine = _value_name(first, s, first.record[s])
+        left = joint_candidates(shares)
+        entry = {"mode": "joint", "left": left, "risk": left.get(mine, 0.0), "candidates": len(left),
+                 "each": [each.get(mine, 0.0) for each in shares],
+                 "best_guess": next(iter(left), None)}
+        candidates[attr.name] = with_base_rate(entry, _prior(first, attr.name, mine))
+    ranked = [c for c in checks if c.ranks_apply]
+    match = None
+    if len(ranked) >= 2:
+        match = joint_random_match([c.prepared.space for c in ranked], [c.distance for c in ranked],
+                                   samples=samples, seed=seed)
+    return JointCheck(tuple(checks), candidates, match, policy or default_policy(), tuple(left_out))
