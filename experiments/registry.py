@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from experiments import (
+    composition,
     paper000_randomized_response,
     paper001_sd_anonymity,
     paper002_multi_sensitive,
@@ -27,4 +28,6 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[bool], Outcome]]] = {
                  paper003_permutation.run),
     "paper004": ("random attribute replacement against entropy l-diversity and Anatomy: count queries (Fig. 6)",
                  paper004_random_replacement.run),
+    "composition": ("Ganta et al. 2008: two k-anonymous releases of overlapping people intersected, with and "
+                    "without l-diversity (issue 40)", composition.run),
 }

@@ -134,3 +134,16 @@ def test_two_2_anonymous_releases_intersect_to_her_disease(tmp_path, capsys):
     assert text.count("\nOK: ") + text.startswith("OK: ") == 2
     assert verifier([*argv[:2], "--key", argv[4], "--record", argv[6]]) == 2  # one release is no joint check
     assert "a joint check takes two releases or more" in capsys.readouterr().err
+
+
+def test_ganta_s_intersection_pins_down_people_of_two_k_anonymous_parts_of_adult():
+    """Two overlapping parts of the Adult sample, k-anonymized independently by Mondrian: a share of the people
+    in both has its occupation pinned down, falling as k grows; with 3 distinct occupations in every class
+    (l-diversity) some still are."""
+    from experiments.adult import load_adult
+    from experiments.composition import pinned_share
+
+    frame, _ = load_adult(True)
+    shares = [pinned_share(frame, k)[0] for k in (2, 5, 10)]
+    assert shares[0] > shares[1] > shares[2] > 0, shares
+    assert 0 < pinned_share(frame, 2, 3)[0] < shares[0]
