@@ -332,7 +332,7 @@ def _correlations(outcome: Outcome, levels: list[int], found: dict[int, dict[str
 def section_6_3(outcome: Outcome, frame: pd.DataFrame, quick: bool) -> None:
     """Figs. 5-7 and the Anatomy and l-diversity columns of Tables 4-5, for l = 2..7 (3..5 in a quick run)."""
     data = esgro(frame)
-    levels, runs = ([3, 4, 5], 2) if quick else (list(range(2, 8)), 5)
+    levels, runs = ([3, 4, 5], 1) if quick else (list(range(2, 8)), 5)
     n = len(frame)
     found, spread, chosen, minimal = {}, {}, {}, {}
     for level in levels:

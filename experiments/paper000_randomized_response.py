@@ -91,7 +91,7 @@ def _figure_3(outcome: Outcome, frame: pd.DataFrame, quick: bool) -> None:
     """Fig. 3: KL and chi-square distances of the reconstructed EMGRW distribution from the original, against l."""
     qi, s = EMGRW
     schema = _schema(frame, qi, s)
-    runs = 2 if quick else 10
+    runs = 1 if quick else 10
     found: dict[tuple[str, int], tuple[float, float]] = {}
     for scope in ("qi", "both"):
         for level in (2, 3, 4, 5):

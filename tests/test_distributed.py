@@ -220,7 +220,7 @@ def test_audit_and_assess_on_the_cluster_give_the_local_figures(tmp_path, capsys
     original = _csv(tmp_path / "x.csv", x)
     private, public, _, _ = keygen(tmp_path / "keys", None)
     assert publisher(["release", "--input", str(original), "--method", "additive_noise", "--param", "relative_sd=0.5",
-                      "--seed", "3", "--samples", "4000", "--format", "parquet", "--part-rows", "400", "--key",
+                      "--seed", "3", "--samples", "1000", "--format", "parquet", "--part-rows", "400", "--key",
                       str(private), "--dataset-id", "d", "--out", str(tmp_path / "rel")]) == 0
     capsys.readouterr()
     # one cluster serves the three runs on Dask (the commands that start their own are tested above and below)
@@ -240,7 +240,7 @@ def test_audit_and_assess_on_the_cluster_give_the_local_figures(tmp_path, capsys
             runs = {}
             for engine, chosen in engines.items():
                 assert publisher(["assess", "--original", str(original), "--anonymized", str(y), "--json",
-                                  "--samples", "3000", *paired, *chosen]) == 0
+                                  "--samples", "1000", *paired, *chosen]) == 0
                 runs[engine] = json.loads(capsys.readouterr().out)
             assert (runs["dask"].pop("engine"), runs["local"].pop("engine")) == ("dask", "local")
             assert runs["dask"] == runs["local"]
