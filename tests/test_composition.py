@@ -134,6 +134,10 @@ def test_two_2_anonymous_releases_intersect_to_her_disease(tmp_path, capsys):
     assert text.count("\nOK: ") + text.startswith("OK: ") == 2
     assert verifier([*argv[:2], "--key", argv[4], "--record", argv[6]]) == 2  # one release is no joint check
     assert "a joint check takes two releases or more" in capsys.readouterr().err
+    import verifier as api  # a notebook's joint check is the command line's
+
+    assert api.check_jointly(releases, tmp_path / "keys" / "public.pem",
+                             {"age": 34, "sex": "F", "disease": "HIV"}) == out
 
 
 def test_ganta_s_intersection_pins_down_people_of_two_k_anonymous_parts_of_adult():
@@ -147,3 +151,43 @@ def test_ganta_s_intersection_pins_down_people_of_two_k_anonymous_parts_of_adult
     shares = [pinned_share(frame, k)[0] for k in (2, 5, 10)]
     assert shares[0] > shares[1] > shares[2] > 0, shares
     assert 0 < pinned_share(frame, 2, 3)[0] < shares[0]
+
+
+def _external(tmp_path, name: str, original: str, published: str) -> str:
+    """A generalized release of ``original`` (CSV text) as another tool wrote it (``published``)."""
+    (tmp_path / f"{name}-original.csv").write_text(original)
+    (tmp_path / f"{name}.csv").write_text(published)
+    assert publisher(["release", "--input", str(tmp_path / f"{name}-original.csv"), "--schema",
+                      str(tmp_path / "schema.json"), "--anonymized", str(tmp_path / f"{name}.csv"),
+                      "--produced-by", "a hospital's tool 1.0", "--key", str(tmp_path / "keys" / "private.pem"),
+                      "--dataset-id", "ward", "--release-version", name[-1], "--out", str(tmp_path / name)]) == 0
+    return str(tmp_path / name)
+
+
+def test_m_invariance_s_critical_absence_leaks_under_plain_re_publication_only(tmp_path, capsys):
+    """Xiao and Tao (SIGMOD 2007), their Bob: in the first release he shares a 2-diverse group with Alice {flu,
+    dyspepsia}; Alice leaves. Re-published 2-diverse with Carol {flu, gastritis}, the intersection leaves flu:
+    exposed. Re-published m-invariant (his group keeps its signature {flu, dyspepsia}, with Eve who joined), it
+    leaves both: the joint check says no more than either release alone."""
+    diseases = ["bronchitis", "dyspepsia", "flu", "gastritis"]
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": diseases}]}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    first = _external(tmp_path, "r1", "age,disease\n30,flu\n32,dyspepsia\n50,gastritis\n55,bronchitis\n",
+                      "age,disease\n30-34,flu\n30-34,dyspepsia\n50-59,gastritis\n50-59,bronchitis\n")
+    plain = _external(tmp_path, "p2", "age,disease\n30,flu\n36,gastritis\n55,bronchitis\n58,dyspepsia\n",
+                      "age,disease\n30-39,flu\n30-39,gastritis\n50-59,bronchitis\n50-59,dyspepsia\n")
+    invariant = _external(tmp_path, "m2", "age,disease\n30,flu\n36,gastritis\n55,bronchitis\n33,dyspepsia\n",
+                          "age,disease\n30-34,flu\n35-59,gastritis\n35-59,bronchitis\n30-34,dyspepsia\n")
+    (tmp_path / "bob.json").write_text(json.dumps({"age": 30, "disease": "flu"}))
+    found = {}
+    for second in (plain, invariant):
+        capsys.readouterr()
+        assert verifier(["joint", first, second, "--key", str(tmp_path / "keys" / "public.pem"), "--record",
+                         str(tmp_path / "bob.json"), "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        found[second] = (out["attribute_disclosure"]["disease"]["left"], out["verdict"]["level"],
+                         [r["level_alone"] for r in out["releases"]])
+    assert found[plain] == ({"flu": 1.0}, "exposed", ["at_risk", "at_risk"])
+    assert found[invariant] == ({"dyspepsia": 0.5, "flu": 0.5}, "at_risk", ["at_risk", "at_risk"])

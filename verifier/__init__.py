@@ -26,8 +26,8 @@ from verifier.version import __version__
 #: public name -> the module that defines it. Loaded on first use, so that a command (``verifier check``) pays
 #: for the modules it needs, not for pandas, scipy.stats and the notebook API on every start.
 _WHERE = {
-    **dict.fromkeys(["Intruder", "PermutedPrivacy", "RecordCheck", "Release", "check_record", "intruder",
-                     "open_release", "permuted_privacy"], "verifier.api"),
+    **dict.fromkeys(["Intruder", "PermutedPrivacy", "RecordCheck", "Release", "check_jointly", "check_record",
+                     "intruder", "open_release", "permuted_privacy"], "verifier.api"),
     **dict.fromkeys(["InvalidInputError", "PrivacyWarning", "VerifierError"], "verifier.errors"),
     **dict.fromkeys(["IntruderReport", "RandomMatchDistribution", "SubjectReport", "intruder_test",
                      "random_match_distribution", "run_intruder", "subject_test"], "verifier.attacks.intruder"),
@@ -43,7 +43,8 @@ _WHERE = {
 
 if TYPE_CHECKING:  # what a type checker and an IDE see
     from verifier.api import (  # noqa: F401
-        Intruder, PermutedPrivacy, RecordCheck, Release, check_record, intruder, open_release, permuted_privacy,
+        Intruder, PermutedPrivacy, RecordCheck, Release, check_jointly, check_record, intruder, open_release,
+        permuted_privacy,
     )
 
 
@@ -64,6 +65,7 @@ __all__ = [
     "PermutedPrivacy",
     "RecordCheck",
     "Release",
+    "check_jointly",
     "check_record",
     "intruder",
     "open_release",

@@ -37,14 +37,15 @@ from verifier.errors import InvalidInputError
 from verifier.releases.record import parse_record
 from verifier.releases.facts import open_release as _open, release_facts
 from verifier.releases.group_check import GroupCheck
+from verifier.releases.joint import check_releases_jointly
 from verifier.releases.policy import Policy, load_policy
 from verifier.releases.subject import SubjectCheck, check_record as _check, prepare, random_match
 from verifier.releases.verification import VerifiedRelease
 from verifier.text import figure, html_table, number
 from verifier.transparency.standing import Standing, log_standing, read_policy
 
-__all__ = ["Intruder", "PermutedPrivacy", "Release", "RecordCheck", "check_record", "intruder", "open_release",
-           "permuted_privacy"]
+__all__ = ["Intruder", "PermutedPrivacy", "Release", "RecordCheck", "check_jointly", "check_record", "intruder",
+           "open_release", "permuted_privacy"]
 
 Progress = Callable[[int, int], None]
 
@@ -416,3 +417,30 @@ def check_record(release: Release | str | Path, key: str | Path | None = None, r
     run = random_match_test and check.ranks_apply
     report = random_match(prepared, check, alpha=alpha, samples=samples, seed=seed) if run else None
     return RecordCheck(check, report, policy, standing)
+
+
+def check_jointly(releases: Sequence[Release | str | Path], key: str | Path | Sequence[str | Path] | None = None,
+                  record: Mapping[str, Any] | None = None, *, policy: Policy | str | Path | None = None,
+                  samples: int = 10_000, seed: int = 0) -> dict[str, Any]:
+    """Her record against several releases of the same people at once, as ``verifier joint --json`` prints it:
+    her candidate values left in every release with their joint probabilities, the joint random-match test, each
+    release's level alone and her joint verdict (docs/methods.md, section 6).
+
+    ``releases`` are :class:`Release` objects, or release directories verified here with ``key`` (one file for
+    all, or one per release).
+    """
+    if policy is not None and not isinstance(policy, Policy):
+        policy = load_policy(policy)
+    if record is None:
+        raise TypeError("check_jointly needs her record: a mapping from column to value")
+    keys = [key] * len(releases) if key is None or isinstance(key, (str, Path)) else list(key)
+    opened = []
+    for release, k in zip(releases, keys):
+        if not isinstance(release, Release):
+            if k is None:
+                raise TypeError("check_jointly needs the publisher's public key file for a release directory")
+            release = open_release(release, k)
+        opened.append(release.verified)
+    joint = check_releases_jointly(opened, lambda schema: parse_record(dict(record), schema, source="the record"),
+                                   policy=policy, samples=samples, seed=seed)
+    return joint.to_json()

@@ -36,10 +36,8 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifier.errors import InvalidInputError
     from verifier.releases.facts import open_release
-    from verifier.releases.joint import check_jointly
-    from verifier.releases.subject import check_record, prepare
+    from verifier.releases.joint import check_releases_jointly
 
     refuse_record_on_command_line(args.record)
     if len(args.releases) < 2:
@@ -48,16 +46,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"give --key once for every release, or once per release ({len(args.releases)} times)")
     policy = load_policy(args.policy)
     keys = args.key * len(args.releases) if len(args.key) == 1 else args.key
-    checks = []
-    for directory, key in zip(args.releases, keys):
-        prepared = prepare(open_release(directory, key))
-        if checks and prepared.schema.names != checks[0].prepared.schema.names:
-            raise InvalidInputError(f"its attributes ({', '.join(prepared.schema.names)}) are not those of "
-                                    f"{args.releases[0]}: a joint check reads releases of the same attributes",
-                                    path=directory, reason="SCHEMA_MISMATCH")
-        record = read_record(args.record, prepared.schema)
-        checks.append(check_record(prepared, record, whole_space=prepared.ranks_apply))
-    joint = check_jointly(checks, policy=policy, samples=args.samples, seed=args.seed)
+    releases = [open_release(directory, key) for directory, key in zip(args.releases, keys)]
+    joint = check_releases_jointly(releases, lambda schema: read_record(args.record, schema), policy=policy,
+                                   samples=args.samples, seed=args.seed)
     if args.json:
         print_json(joint.to_json())
         return ExitCode.OK

@@ -17,7 +17,7 @@ not reduce to a candidate set; their attributes are left out of the intersection
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import LEVELS, NO_PROOF, HerFigures, Verdict, policy_verdict
 from verifier.text import number, plural
 
-__all__ = ["JointCheck", "check_jointly"]
+__all__ = ["JointCheck", "check_jointly", "check_releases_jointly"]
 
 #: families whose published values are noise under a model, not candidate records
 _MODELLED = ("randomized_response", "random_replacement")
@@ -177,3 +177,23 @@ def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, sample
         match = joint_random_match([c.prepared.space for c in ranked], [c.distance for c in ranked],
                                    samples=samples, seed=seed)
     return JointCheck(tuple(checks), candidates, match, policy or default_policy(), tuple(left_out))
+
+
+def check_releases_jointly(releases: Sequence[Any], record_for: Callable[[Any], np.ndarray], *,
+                           policy: Policy | None = None, samples: int = 10_000, seed: int = 0) -> JointCheck:
+    """Her joint check over verified ``releases`` (two or more, of the same attributes); ``record_for(schema)``
+    reads her record with each release's signed schema. The command line and the Python API share it."""
+    from verifier.errors import InvalidInputError, UsageError
+    from verifier.releases.subject import check_record, prepare
+
+    if len(releases) < 2:
+        raise UsageError("a joint check takes two releases or more; verifier check takes one")
+    checks = []
+    for release in releases:
+        prepared = prepare(release)
+        if checks and prepared.schema.names != checks[0].prepared.schema.names:
+            raise InvalidInputError(f"its attributes ({', '.join(prepared.schema.names)}) are not those of "
+                                    f"{checks[0].prepared.release.path}: a joint check reads releases of the same "
+                                    "attributes", path=release.path, reason="SCHEMA_MISMATCH")
+        checks.append(check_record(prepared, record_for(prepared.schema), whole_space=prepared.ranks_apply))
+    return check_jointly(checks, policy=policy, samples=samples, seed=seed)
