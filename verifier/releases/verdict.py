@@ -21,7 +21,11 @@ headline is the deciding rule's sentence. Whether the publisher's claims hold
 for her is a line of its own (:func:`claims_line`); a claim or target her
 figures break is the figure ``claim_broken``, which the default policy counts
 as ``at_risk``. Every sensitive attribute's line gives its base rate
-(:func:`disclosure_line`).
+(:func:`disclosure_line`). A notice of severity ``notice``, ``unwitnessed``,
+follows the findings unless a quorum of witnesses cosigned the checkpoint
+that logs the release (:mod:`verifier.transparency.standing`): it sets no
+level, and says that the release is what its publisher signed, not shown to
+be what everyone sees.
 
 :func:`disclosure_breaches` serves the audit too: a data set's recomputed
 risks against the method's own targets.
@@ -36,8 +40,9 @@ from verifier.attacks.disclosure import CERTAIN
 from verifier.releases.policy import OPERATORS, Policy, Rule
 from verifier.text import figure, literal, number, plural
 
-__all__ = ["LEVELS", "NOTICE", "NO_PROOF", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line", "disclosure_breaches", "disclosure_line",
-           "not_verifiable", "policy_findings", "policy_verdict", "target_breaches"]
+__all__ = ["LEVELS", "NOTICE", "NO_PROOF", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line",
+           "disclosure_breaches", "disclosure_line", "not_verifiable", "policy_findings", "policy_verdict",
+           "target_breaches"]
 
 #: the levels, best first
 LEVELS = ("protected", "at_risk", "exposed", "not_verifiable")

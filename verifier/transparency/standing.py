@@ -21,7 +21,6 @@ from verifier.transparency.proof import Logged, read_vkey, verify_proof
 __all__ = ["Standing", "log_standing", "read_policy"]
 
 
-
 @dataclass(frozen=True)
 class Standing:
     """Where the log holds the release (None: no proof given), who cosigned its checkpoint, and what the history
@@ -59,7 +58,7 @@ class Standing:
 
 
 def read_policy(policy_path: str | None, log_key_path: str | None) -> Policy:
-    """The subject's log policy from ``--policy FILE``, or the policy of a log's key alone (``--log-key``)."""
+    """The subject's log policy from ``--log-policy FILE``, or the policy of a log's key alone (``--log-key``)."""
     from verifier.data.bounded_files import read_bounded
     from verifier.releases.verification import KEY_READ_REASONS, KeyFileError
 

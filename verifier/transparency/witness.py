@@ -168,7 +168,7 @@ def add_cosignature(path: Path, raw: bytes, line: str) -> bool:
             return False
         (name, kid, _), = parse_note((note.text + "\n" + line).encode("utf-8"), "the cosignature").signatures
         decoded = current.decode("utf-8")
-        lines = decoded[decoded.rfind("\n\n") + 2:].splitlines()
+        lines = decoded[decoded.rfind("\n\n") + 2:-1].split("\n")  # as parse_note splits them
         kept = [text for text, (signer, k, _) in zip(lines, note.signatures) if (signer, k) != (name, kid)]
         write_atomic_bytes(path, (note.text + "\n" + "".join(f"{text}\n" for text in kept) + line).encode("utf-8"))
     return True

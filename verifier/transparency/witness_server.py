@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable
 
+from verifier.core.interrupts import start_watching
 from verifier.releases.listed_files import ReleaseError
 from verifier.transparency.witness import HTTP_STATUS, MAX_REQUEST_BYTES, Conflict, Cosigner, add_checkpoint
 
@@ -78,5 +79,5 @@ def serve(host: str, port: int, state: Path, cosigner: Cosigner, logs: dict[str,
         ready(f"http://{bound_host}:{bound_port}")
         try:
             server.serve_forever()
-        except KeyboardInterrupt:
-            pass
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the way a witness is stopped, not a command cut short
+            start_watching()
