@@ -209,7 +209,7 @@ def test_the_intruder_command_refuses_parts_of_other_sizes(tmp_path, capsys):
     assert "a subject's test reads Y here" in capsys.readouterr().err
 
 
-def test_audit_and_assess_on_the_cluster_give_the_local_figures(tmp_path, capsys):
+def test_audit_and_assess_on_the_cluster_give_the_local_figures(client, tmp_path, capsys):
     """``verifier audit --engine dask`` and ``publisher assess --engine dask``: the local JSON and --out file."""
     from publisher.cli import main as publisher
     from publisher.keys import keygen
@@ -223,27 +223,26 @@ def test_audit_and_assess_on_the_cluster_give_the_local_figures(tmp_path, capsys
                       "--seed", "3", "--samples", "1000", "--format", "parquet", "--part-rows", "400", "--key",
                       str(private), "--dataset-id", "d", "--out", str(tmp_path / "rel")]) == 0
     capsys.readouterr()
-    # one cluster serves the three runs on Dask (the commands that start their own are tested above and below)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
-        engines = {"local": ["--engine", "local"], "dask": ["--engine", "dask", "--scheduler", cluster.scheduler_address]}
-        got = {}
+    # the module's cluster serves the three runs on Dask (the commands that start their own are tested below)
+    engines = {"local": ["--engine", "local"], "dask": ["--engine", "dask", "--scheduler", client.scheduler.address]}
+    got = {}
+    for engine, chosen in engines.items():
+        assert verifier(["audit", str(tmp_path / "rel"), "--key", str(public), "--original", str(original),
+                         "--json", "--out", str(tmp_path / f"{engine}.parquet"), *chosen]) == 0
+        got[engine] = json.loads(capsys.readouterr().out)
+    assert (got["dask"].pop("engine"), got["local"].pop("engine")) == ("dask", "local")
+    assert got["dask"] == {**got["local"], "out": str(tmp_path / "dask.parquet")}
+    assert got["local"]["passed"] is True and any(c["claim"] == "intruder.hellinger" for c in got["local"]["checks"])
+    assert pq.read_table(tmp_path / "dask.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
+    y = _csv(tmp_path / "y.csv", np.round(x + rng.normal(scale=0.3, size=x.shape), 3))
+    for paired in ([], ["--paired"]):
+        runs = {}
         for engine, chosen in engines.items():
-            assert verifier(["audit", str(tmp_path / "rel"), "--key", str(public), "--original", str(original),
-                             "--json", "--out", str(tmp_path / f"{engine}.parquet"), *chosen]) == 0
-            got[engine] = json.loads(capsys.readouterr().out)
-        assert (got["dask"].pop("engine"), got["local"].pop("engine")) == ("dask", "local")
-        assert got["dask"] == {**got["local"], "out": str(tmp_path / "dask.parquet")}
-        assert got["local"]["passed"] is True and any(c["claim"] == "intruder.hellinger" for c in got["local"]["checks"])
-        assert pq.read_table(tmp_path / "dask.parquet").equals(pq.read_table(tmp_path / "local.parquet"))
-        y = _csv(tmp_path / "y.csv", np.round(x + rng.normal(scale=0.3, size=x.shape), 3))
-        for paired in ([], ["--paired"]):
-            runs = {}
-            for engine, chosen in engines.items():
-                assert publisher(["assess", "--original", str(original), "--anonymized", str(y), "--json",
-                                  "--samples", "1000", *paired, *chosen]) == 0
-                runs[engine] = json.loads(capsys.readouterr().out)
-            assert (runs["dask"].pop("engine"), runs["local"].pop("engine")) == ("dask", "local")
-            assert runs["dask"] == runs["local"]
+            assert publisher(["assess", "--original", str(original), "--anonymized", str(y), "--json",
+                              "--samples", "1000", *paired, *chosen]) == 0
+            runs[engine] = json.loads(capsys.readouterr().out)
+        assert (runs["dask"].pop("engine"), runs["local"].pop("engine")) == ("dask", "local")
+        assert runs["dask"] == runs["local"]
     assert verifier(["audit", str(tmp_path / "rel"), "--key", str(public), "--engine", "dask"]) == 2
     assert "give --original" in capsys.readouterr().err
 
