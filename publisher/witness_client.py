@@ -46,7 +46,7 @@ def ask_witness(log: Path, url: str) -> tuple[str, bool]:
         proof = tree.consistency(old) if old <= checkpoint.size else []
         status, kind, body = _post(endpoint, request_text(old, proof, raw))
         said = body.decode("utf-8", "replace")
-        if status == 409 and kind.startswith("text/x.tlog.size") and said.strip().isdigit() \
+        if status == 409 and kind.startswith("text/x.tlog.size") and said.strip().isascii() and said.strip().isdigit() \
                 and int(said) != old and int(said) <= checkpoint.size:
             old = int(said)
             continue

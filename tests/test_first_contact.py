@@ -413,3 +413,14 @@ def test_a_fresh_install_says_the_methods_kernels_compile_while_it_anonymizes(tm
         "anonymizing",
         "anonymizing (compiling microaggregation for this machine: once after installing, up to a minute; later "
         "runs load it)"]
+
+
+def test_a_columns_no_ascii_digit_writes_is_no_width(monkeypatch):
+    """COLUMNS=² (a digit to str.isdigit, not to int) was a ValueError in every command; it is ignored."""
+    from verifier.frontend import output_width
+
+    monkeypatch.setenv("COLUMNS", "\u00b2")
+    monkeypatch.setattr("sys.__stdout__", None)  # no terminal either: whole lines
+    assert output_width() is None
+    monkeypatch.setenv("COLUMNS", "100")
+    assert output_width() == 100

@@ -101,6 +101,8 @@ def _corpus(root: Path) -> dict[str, tuple[bytes, bytes, str]]:
         "another log's key": (proof, policy.replace(policy.split(b"\n")[0], f"log {vkey(ORIGIN, 1, _raw(stranger))}"
                                                                             .encode()), "LOG_SIGNATURE"),
         "a policy line": (proof, policy + b"frobnicate\n", "POLICY_INVALID"),
+        "a threshold no ASCII digit writes": (proof, policy.replace(b"group two 2 ", "group two \u00b2 ".encode()),
+                                             "POLICY_INVALID"),
     }
     return cases
 

@@ -92,6 +92,14 @@ def test_a_cosignature_is_c2sp_s_and_a_changed_one_is_refused():
     assert info.value.reason == "WITNESS_QUORUM" and "does not verify" in info.value.message
 
 
+def test_a_log_entry_of_a_version_no_release_could_have_is_counted_as_none():
+    from verifier.transparency.proof import logged_versions
+
+    entry = "permuted-privacy release\norigin o\ndataset \"d\"\nversion {}\nmanifest sha256 x\nkey y\n"
+    entries = [entry.format(v).encode() for v in ("3", "\u00b2", "-1", "")]
+    assert logged_versions(entries, "o", "d") == [3, -1, -1, -1]
+
+
 def test_a_policy_reads_strictly_and_counts_its_quorum():
     log = Ed25519PrivateKey.generate()
     witnesses = [Ed25519PrivateKey.generate() for _ in range(3)]
@@ -110,7 +118,7 @@ def test_a_policy_reads_strictly_and_counts_its_quorum():
     note += cosignature_line(text, "w2.example/w", _raw(witnesses[2]), witnesses[2].sign, 7)
     assert check_checkpoint(parse_note(note.encode(), "cp"), policy, "cp").cosigned == {"w2": 7}
     bad = ["witness w9 nothing", f"log {vkey(ORIGIN, ED25519_TYPE, _raw(log))}", "group g 3 w0 w1", "group g 1 w0 w0",
-           "group g 1 w7", "group w1 any w0", "quorum nobody", "frobnicate"]
+           "group g 1 w7", "group w1 any w0", "group g \u00b2 w0 w1", "quorum nobody", "frobnicate"]
     for line in bad:  # each the fifth line, after the log and its three witnesses
         with pytest.raises(Exception) as info:
             parse_policy("\n".join([*lines[:4], line, "quorum none"]).encode(), "policy.txt")
@@ -213,6 +221,12 @@ def test_a_witness_serves_add_checkpoint_on_127_0_0_1_and_refuses_a_fork(tmp_pat
         assert _post(url + "/add-checkpoint", request_text(3, [], unsigned))[0] == 403
         assert _post(url + "/add-checkpoint", b"old 007\n\n" + fork)[0] == 400
         assert _post(url + "/add-checkpoint", request_text(4, [], fork))[0] == 400  # old size past the new
+        import http.client
+
+        connection = http.client.HTTPConnection(*url.removeprefix("http://").split(":"), timeout=30)
+        connection.request("POST", "/add-checkpoint", body=b"old 0\n\n", headers={"Content-Length": "\u00b2"})
+        assert connection.getresponse().status == 400  # a length no ASCII digit writes: refused, not a crash
+        connection.close()
     finally:
         server.terminate()
         code = server.wait(timeout=30)

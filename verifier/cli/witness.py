@@ -123,7 +123,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from verifier.transparency.witness_server import serve
 
     host, _, port = args.listen.rpartition(":")
-    if not host or not port.isdigit() or int(port) > 65535:
+    if not host or not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise UsageError(f"--listen takes HOST:PORT, not {json.dumps(args.listen)}")
     cosigner = _cosigner(args)
     serve(host, int(port), Path(args.state), cosigner, _log_keys(args.log_key),

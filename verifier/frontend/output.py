@@ -38,7 +38,7 @@ def output_width() -> int | None:
     """The width the command's text output must fit: ``COLUMNS`` when set, else the terminal's when stdout is
     one; None when stdout is a pipe or a file (whole lines, for scripts and grep)."""
     columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit():
+    if columns.isascii() and columns.isdigit():  # COLUMNS=² is no width, not a crash
         return max(int(columns), MIN_WIDTH)
     try:
         if not os.isatty(sys.__stdout__.fileno()):

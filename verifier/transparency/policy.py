@@ -90,7 +90,7 @@ def _group(policy: Policy, words: list[str], path: str, n: int) -> None:
     if len(set(members)) != len(members):
         raise _bad(path, n, "a group names each member once")
     count = {"all": len(members), "any": 1}.get(words[2])
-    if count is None and not (words[2].isdigit() and 1 <= int(words[2]) <= len(members)):
+    if count is None and not (words[2].isascii() and words[2].isdigit() and 1 <= int(words[2]) <= len(members)):
         raise _bad(path, n, f"a group's threshold is all, any or a number from 1 to {len(members)}")
     policy.groups[words[1]] = (count or int(words[2]), members)
 

@@ -29,8 +29,8 @@ from verifier.transparency.merkle import HASH_SIZE, leaf_hash, verify_inclusion
 from verifier.transparency.note import (ED25519_TYPE, MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note,
                                         parse_vkey, verify_signature)
 
-__all__ = ["PROOF_HEADER", "Logged", "hash_lines", "leaf_identity", "logged_versions", "parse_proof", "proof_text", "read_vkey",
-           "verify_proof"]
+__all__ = ["PROOF_HEADER", "Logged", "hash_lines", "leaf_identity", "logged_versions", "parse_proof", "proof_text",
+           "read_vkey", "verify_proof"]
 
 PROOF_HEADER = "c2sp.org/tlog-proof@v1"
 _INDEX = re.compile(r"index (0|[1-9][0-9]{0,18})")
@@ -53,7 +53,8 @@ def logged_versions(entries: list[bytes], origin: str, dataset_id: str) -> list[
     for entry in entries:
         lines = entry.decode("utf-8", "replace").splitlines()
         if lines[1:3] == head and len(lines) > 3 and lines[3].startswith("version "):
-            out.append(int(lines[3][len("version "):]) if lines[3][len("version "):].isdigit() else -1)
+            version = lines[3][len("version "):]
+            out.append(int(version) if version.isascii() and version.isdigit() else -1)
     return out
 
 

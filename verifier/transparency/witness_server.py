@@ -36,8 +36,9 @@ def _handler(state: Path, cosigner: Cosigner, logs: dict[str, bytes]) -> type[Ba
             if self.path != PATH:
                 return self._answer(404, b"only POST /add-checkpoint is served\n")
             length = self.headers.get("Content-Length", "")
-            if not length.isdigit() or int(length) > MAX_REQUEST_BYTES:
-                return self._answer(400 if not length.isdigit() else 413,
+            stated = length.isascii() and length.isdigit()
+            if not stated or int(length) > MAX_REQUEST_BYTES:
+                return self._answer(400 if not stated else 413,
                                     f"a request states its length, at most {MAX_REQUEST_BYTES} bytes\n".encode())
             body = self.rfile.read(int(length))
             try:
