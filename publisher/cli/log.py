@@ -33,7 +33,8 @@ def register(sub, common) -> None:
                           "witness cosigned, to each witness's add-checkpoint endpoint (C2SP tlog-witness), and add "
                           "the cosignatures to the log's checkpoint. Then publisher log refresh puts them into the "
                           "releases' proofs.",
-                          epilog="Exit codes: 0 cosigned by every witness, 3 a witness refused (WITNESS_REFUSED), "
+                          epilog="Exit codes: 0 cosigned by every witness, 1 the log's checkpoint or tiles do not "
+                          "parse or agree (LOG_MALFORMED, LOG_INCONSISTENT), 3 a witness refused (WITNESS_REFUSED), "
                           "4 a witness unreachable or the log unreadable.")
     witness.add_argument("log", metavar="DIR", help="the log's folder")
     witness.add_argument("--witness", required=True, action="append", metavar="URL",
@@ -42,8 +43,9 @@ def register(sub, common) -> None:
     refresh = add_command(commands, common, "refresh", run=run_refresh, help="renew proofs against the checkpoint",
                           description="Write each release's proof again against the log's current checkpoint and "
                           "the cosignatures added to it, once the proof's tree is a prefix of the log's.",
-                          epilog="Exit codes: 0 refreshed, 3 a proof not of this log (LOG_INCONSISTENT, "
-                          "LOG_PROOF_INVALID, LOG_MALFORMED), 4 a file unreadable or unwritable.")
+                          epilog="Exit codes: 0 refreshed, 1 a proof or checkpoint that does not parse "
+                          "(LOG_MALFORMED), 3 a proof not of this log (LOG_INCONSISTENT, LOG_PROOF_INVALID), 4 a file "
+                          "unreadable or unwritable.")
     refresh.add_argument("log", metavar="DIR", help="the log's folder")
     refresh.add_argument("proofs", nargs="+", metavar="PROOF", help="a release's proof file (DIR.tlog-proof)")
     refresh.add_argument("--json", action="store_true", help="machine-readable output on stdout")

@@ -18,9 +18,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from verifier.releases.listed_files import fail
+from verifier.releases.listed_files import fail, read_capped
 from verifier.transparency.merkle import HASH_SIZE, Tree, consistency_roots
-from verifier.transparency.note import Checkpoint, parse_checkpoint, parse_note
+from verifier.transparency.note import MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note
 from verifier.transparency.policy import Policy, check_checkpoint
 from verifier.transparency.tiles import read_log
 
@@ -67,7 +67,7 @@ def compare(a: bytes, b: bytes, policy: Policy, where: tuple[str, str], log: str
         raise fail(where[1], "LOG_INCOMPARABLE", f"checkpoints of sizes {small.size} and {large.size} are compared "
                    "on the log's hashes: give --log with the log's files")
     newest = Path(log) / "checkpoint"
-    tree, _ = read_log(Path(log), _signed(newest.read_bytes(), policy, str(newest)).size)
+    tree, _ = read_log(Path(log), _signed(read_capped(newest, MAX_NOTE_BYTES, str(newest)), policy, str(newest)).size)
     if large.size > len(tree.leaves) or tree.root(large.size) != large.root:
         raise fail(log, "LOG_INCOMPARABLE", f"the log's files do not hold the tree of the checkpoint of size "
                    f"{large.size}: they show yet another history, or an older one")
