@@ -14,7 +14,7 @@ from pathlib import Path
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.releases.listed_files import read_capped
 from verifier.transparency.note import MAX_NOTE_BYTES, parse_checkpoint, parse_note
-from verifier.transparency.tiles import read_log
+from verifier.transparency.tiles import checkpoint_tree
 from verifier.transparency.witness import MAX_REQUEST_BYTES, add_cosignature, request_text
 
 __all__ = ["ask_witness"]
@@ -40,7 +40,7 @@ def ask_witness(log: Path, url: str) -> tuple[str, bool]:
     path = log / "checkpoint"
     raw = read_capped(path, MAX_NOTE_BYTES, str(path))
     checkpoint = parse_checkpoint(parse_note(raw, str(path)).text, str(path))
-    tree, _ = read_log(log, checkpoint.size)
+    tree, _ = checkpoint_tree(log, checkpoint, str(path))
     endpoint, old = url.rstrip("/") + "/add-checkpoint", 0
     for _ in range(2):
         proof = tree.consistency(old) if old <= checkpoint.size else []

@@ -51,19 +51,13 @@ def _policy(args: argparse.Namespace):
     return read_policy(args.log_policy, args.log_key)
 
 
-def _read(path: str) -> bytes:
-    from verifier.data.bounded_files import read_bounded
-    from verifier.releases.verification import KEY_READ_REASONS, KeyFileError
-
-    return read_bounded(path, "json", error=KeyFileError, reasons=KEY_READ_REASONS)
-
-
 def run_compare(args: argparse.Namespace) -> int:
     from verifier.releases.listed_files import fail
     from verifier.transparency.fork import compare
+    from verifier.transparency.proof import read_log_file
 
     policy = _policy(args)
-    found = compare(_read(args.first), _read(args.second), policy, (args.first, args.second), args.log)
+    found = compare(read_log_file(args.first), read_log_file(args.second), policy, (args.first, args.second), args.log)
     small, large = found.smaller, found.larger
     if found.evidence is None:
         said = f"one history: the tree of size {small.size} is a prefix of the one of size {large.size}"
@@ -79,8 +73,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def run_evidence(args: argparse.Namespace) -> int:
     from verifier.transparency.fork import check_evidence
+    from verifier.transparency.proof import read_log_file
 
-    small, large = check_evidence(_read(args.evidence), _policy(args), args.evidence)
+    small, large = check_evidence(read_log_file(args.evidence), _policy(args), args.evidence)
     if args.json:
         print_json({"fork": True, "origin": small.origin, "sizes": [small.size, large.size]})
     else:

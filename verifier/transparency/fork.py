@@ -20,9 +20,9 @@ from pathlib import Path
 
 from verifier.releases.listed_files import fail, read_capped
 from verifier.transparency.merkle import HASH_SIZE, Tree, consistency_roots
-from verifier.transparency.note import MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note
-from verifier.transparency.policy import Policy, check_checkpoint
-from verifier.transparency.tiles import read_log
+from verifier.transparency.note import MAX_NOTE_BYTES, Checkpoint, signed_checkpoint
+from verifier.transparency.policy import Policy
+from verifier.transparency.tiles import checkpoint_tree
 
 __all__ = ["EVIDENCE", "Comparison", "check_evidence", "compare"]
 
@@ -36,12 +36,6 @@ class Comparison:
     smaller: Checkpoint
     larger: Checkpoint
     evidence: str | None = None
-
-
-def _signed(raw: bytes, policy: Policy, where: str) -> Checkpoint:
-    note = parse_note(raw, where)
-    check_checkpoint(note, Policy(policy.origin, policy.log_public), where)  # the log's signature; no quorum
-    return parse_checkpoint(note.text, where)
 
 
 def _prefix_path(tree: Tree, old: int, size: int) -> list[bytes]:
@@ -58,7 +52,7 @@ def _evidence(origin: str, notes: list[bytes], hashes: list[bytes]) -> str:
 def compare(a: bytes, b: bytes, policy: Policy, where: tuple[str, str], log: str | None = None) -> Comparison:
     """Compare two checkpoints the log signed (``where`` names their files); with different sizes, the log's
     files ``log`` give the larger tree's hashes."""
-    first, second = _signed(a, policy, where[0]), _signed(b, policy, where[1])
+    first, second = (signed_checkpoint(raw, policy.origin, policy.log_public, at) for raw, at in zip((a, b), where))
     (small, small_raw), (large, large_raw) = sorted([(first, a), (second, b)], key=lambda pair: pair[0].size)
     if small.size == large.size:
         fork = small.root != large.root
@@ -67,7 +61,9 @@ def compare(a: bytes, b: bytes, policy: Policy, where: tuple[str, str], log: str
         raise fail(where[1], "LOG_INCOMPARABLE", f"checkpoints of sizes {small.size} and {large.size} are compared "
                    "on the log's hashes: give --log with the log's files")
     newest = Path(log) / "checkpoint"
-    tree, _ = read_log(Path(log), _signed(read_capped(newest, MAX_NOTE_BYTES, str(newest)), policy, str(newest)).size)
+    newest_checkpoint = signed_checkpoint(read_capped(newest, MAX_NOTE_BYTES, str(newest)), policy.origin,
+                                          policy.log_public, str(newest))
+    tree, _ = checkpoint_tree(Path(log), newest_checkpoint, str(newest))
     if large.size > len(tree.leaves) or tree.root(large.size) != large.root:
         raise fail(log, "LOG_INCOMPARABLE", f"the log's files do not hold the tree of the checkpoint of size "
                    f"{large.size}: they show yet another history, or an older one")
@@ -89,7 +85,8 @@ def check_evidence(raw: bytes, policy: Policy, where: str) -> tuple[Checkpoint, 
         ok = False
     if not ok:
         raise fail(where, "LOG_MALFORMED", f"is not {EVIDENCE} evidence (docs/release-format.md, section 7)")
-    small, large = sorted((_signed(n, policy, where) for n in notes), key=lambda c: c.size)
+    small, large = sorted((signed_checkpoint(n, policy.origin, policy.log_public, where) for n in notes),
+                          key=lambda c: c.size)
     if small.size == large.size:
         proven = small.root != large.root
     else:

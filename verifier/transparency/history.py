@@ -25,10 +25,9 @@ from typing import Sequence
 from verifier.data.tables import write_atomic_bytes
 from verifier.releases.listed_files import fail, read_capped
 from verifier.transparency.merkle import Tree
-from verifier.transparency.note import (MAX_NOTE_BYTES, Checkpoint, parse_checkpoint, parse_note,
-                                        verify_signature)
+from verifier.transparency.note import MAX_NOTE_BYTES, Checkpoint, signed_checkpoint
 from verifier.transparency.proof import logged_versions
-from verifier.transparency.tiles import read_log
+from verifier.transparency.tiles import checkpoint_tree
 
 __all__ = ["LogView", "check_history", "state_folder"]
 
@@ -43,14 +42,6 @@ def state_folder() -> Path:
 
 def _remembered_path(state: Path, origin: str) -> Path:
     return state / "logs" / f"{hashlib.sha256(origin.encode()).hexdigest()[:32]}.checkpoint"
-
-
-def _signed(raw: bytes, origin: str, public_raw: bytes, where: str) -> Checkpoint:
-    note = parse_note(raw, where)
-    checkpoint = parse_checkpoint(note.text, where)
-    if checkpoint.origin != origin or verify_signature(note, origin, public_raw, where) is None:
-        raise fail(where, "LOG_SIGNATURE", f"carries no signature of the log's key ({origin})")
-    return checkpoint
 
 
 @dataclass
@@ -99,9 +90,9 @@ def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, orig
     state = state or state_folder()
     view = LogView()
     kept = _remembered_path(state, origin)
-    before = _signed(read_capped(kept, MAX_NOTE_BYTES, str(kept)), origin, public_raw, str(kept)) if kept.is_file() \
-        else None
-    given = [(where, _signed(raw, origin, public_raw, where)) for where, raw in seen]
+    before = signed_checkpoint(read_capped(kept, MAX_NOTE_BYTES, str(kept)), origin, public_raw, str(kept)) \
+        if kept.is_file() else None
+    given = [(where, signed_checkpoint(raw, origin, public_raw, where)) for where, raw in seen]
     if before is not None:
         given.insert(0, (str(kept), before))
     if log is None:
@@ -111,10 +102,8 @@ def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, orig
     else:
         root = Path(log)
         newest_raw = read_capped(root / "checkpoint", MAX_NOTE_BYTES, str(root / "checkpoint"))
-        newest = _signed(newest_raw, origin, public_raw, str(root / "checkpoint"))
-        tree, entries = read_log(root, newest.size)
-        if tree.root(newest.size) != newest.root:
-            raise fail(str(root / "checkpoint"), "LOG_INCONSISTENT", "the log's tiles do not hash to its checkpoint")
+        newest = signed_checkpoint(newest_raw, origin, public_raw, str(root / "checkpoint"))
+        tree, entries = checkpoint_tree(root, newest, str(root / "checkpoint"))
         _same_history(tree, proof_checkpoint, newest, "the release's proof", str(root / "checkpoint"))
         for where, checkpoint in given:
             what = "the checkpoint you saw before" if checkpoint is before else f"the checkpoint in {where}"

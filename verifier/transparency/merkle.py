@@ -118,7 +118,8 @@ class Tree:
 
 
 def verify_inclusion(index: int, size: int, leaf: bytes, path: Sequence[bytes], root: bytes) -> bool:
-    """RFC 9162 2.1.3.2: whether ``path`` proves leaf hash ``leaf`` at ``index`` in the tree of ``size`` with ``root``."""
+    """RFC 9162 2.1.3.2: whether ``path`` proves leaf hash ``leaf`` at ``index`` in the tree of ``size`` with
+    ``root``."""
     if not 0 <= index < size or any(len(p) != HASH_SIZE for p in path):
         return False
     fn, sn, r = index, size - 1, leaf

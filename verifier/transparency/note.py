@@ -27,7 +27,8 @@ from verifier.releases.listed_files import ReleaseError, fail
 from verifier.transparency.merkle import HASH_SIZE
 
 __all__ = ["COSIGNATURE_TYPE", "ED25519_TYPE", "MAX_NOTE_BYTES", "MAX_SIZE", "Checkpoint", "Note", "checkpoint_text",
-           "key_id", "parse_checkpoint", "parse_note", "parse_vkey", "signature_line", "verify_signature", "vkey"]
+           "key_id", "parse_checkpoint", "parse_note", "parse_vkey", "signature_line", "signed_checkpoint",
+           "verify_signature", "vkey"]
 
 ED25519_TYPE = 0x01
 COSIGNATURE_TYPE = 0x04
@@ -173,3 +174,12 @@ def parse_checkpoint(text: str, where: str) -> Checkpoint:
         raise fail(where, "LOG_MALFORMED", f"the root hash holds {len(hashed)} bytes, not {HASH_SIZE}")
     return Checkpoint(origin, int(size), hashed, tuple(lines[3:-1]))
 
+
+def signed_checkpoint(raw: bytes, origin: str, public_raw: bytes, where: str) -> Checkpoint:
+    """The checkpoint of the signed note ``raw``, once it is of the log ``origin`` and carries that log's
+    signature (``LOG_SIGNATURE`` otherwise); cosignatures are the policy's to count."""
+    note = parse_note(raw, where)
+    checkpoint = parse_checkpoint(note.text, where)
+    if checkpoint.origin != origin or verify_signature(note, origin, public_raw, where) is None:
+        raise fail(where, "LOG_SIGNATURE", f"carries no signature of the log's key ({origin})")
+    return checkpoint

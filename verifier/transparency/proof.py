@@ -30,7 +30,7 @@ from verifier.transparency.note import (ED25519_TYPE, MAX_NOTE_BYTES, Checkpoint
                                         parse_vkey, verify_signature)
 
 __all__ = ["PROOF_HEADER", "Logged", "hash_lines", "leaf_identity", "logged_versions", "parse_proof", "proof_text",
-           "read_vkey", "verify_proof"]
+           "read_log_file", "read_vkey", "verify_proof"]
 
 PROOF_HEADER = "c2sp.org/tlog-proof@v1"
 _INDEX = re.compile(r"index (0|[1-9][0-9]{0,18})")
@@ -129,13 +129,19 @@ def verify_proof(raw: bytes, release, log_public_raw: bytes, origin: str, where:
     return Logged(index, checkpoint, note_raw)
 
 
-def read_vkey(path: str, *, log_only: bool = False) -> tuple[str, int, bytes]:
-    """The verifier key in the file ``path`` (one line): ``(name, type, public key)``; with ``log_only``, refused
-    unless it is a log's (type 0x01) (``LOG_KEY_INVALID``)."""
+def read_log_file(path: str, kind: str = "json") -> bytes:
+    """A file the subject gives of a log (its key, her policy, a proof, a checkpoint), read within the bound of
+    ``kind`` and refused as a key file is when it cannot be read (a FIFO, a device, a folder: exit 4)."""
     from verifier.data.bounded_files import read_bounded
     from verifier.releases.verification import KEY_READ_REASONS, KeyFileError
 
-    text = read_bounded(path, "key", error=KeyFileError, reasons=KEY_READ_REASONS).decode("utf-8", "replace")
+    return read_bounded(path, kind, error=KeyFileError, reasons=KEY_READ_REASONS)
+
+
+def read_vkey(path: str, *, log_only: bool = False) -> tuple[str, int, bytes]:
+    """The verifier key in the file ``path`` (one line): ``(name, type, public key)``; with ``log_only``, refused
+    unless it is a log's (type 0x01) (``LOG_KEY_INVALID``)."""
+    text = read_log_file(path, "key").decode("utf-8", "replace")
     name, kind, public = parse_vkey(text, path)
     if log_only and kind != ED25519_TYPE:
         raise fail(path, "LOG_KEY_INVALID", "a log's key signs with Ed25519 (type 0x01); this is a witness's")

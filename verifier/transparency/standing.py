@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from verifier.releases.verdict import NO_PROOF
 from verifier.transparency.policy import Policy, Witnessed, check_checkpoint, log_only_policy, parse_policy
-from verifier.transparency.proof import Logged, read_vkey, verify_proof
+from verifier.transparency.proof import Logged, read_log_file, read_vkey, verify_proof
 
 __all__ = ["Standing", "log_standing", "read_policy"]
 
@@ -59,12 +59,8 @@ class Standing:
 
 def read_policy(policy_path: str | None, log_key_path: str | None) -> Policy:
     """The subject's log policy from ``--log-policy FILE``, or the policy of a log's key alone (``--log-key``)."""
-    from verifier.data.bounded_files import read_bounded
-    from verifier.releases.verification import KEY_READ_REASONS, KeyFileError
-
     if policy_path is not None:
-        raw = read_bounded(policy_path, "key", error=KeyFileError, reasons=KEY_READ_REASONS)
-        return parse_policy(raw, policy_path)
+        return parse_policy(read_log_file(policy_path, "key"), policy_path)
     origin, _, public = read_vkey(log_key_path, log_only=True)
     return log_only_policy(origin, public)
 
@@ -73,15 +69,13 @@ def log_standing(release, proof_path: str, policy: Policy, *, log: str | None = 
                  seen: Sequence[str] = ()) -> Standing:
     """Every check of the verified ``release``'s proof file under ``policy``; ``log`` the log's files, ``state``
     her state folder, ``seen`` the files of checkpoints she got elsewhere (``--checkpoint``)."""
-    from verifier.data.bounded_files import read_bounded
-    from verifier.releases.verification import KEY_READ_REASONS, KeyFileError
     from verifier.transparency.history import check_history
     from verifier.transparency.note import parse_note
 
-    raw = read_bounded(proof_path, "json", error=KeyFileError, reasons=KEY_READ_REASONS)
+    raw = read_log_file(proof_path)
     logged = verify_proof(raw, release, policy.log_public, policy.origin, proof_path)
     witnessed = check_checkpoint(parse_note(logged.note, proof_path), policy, proof_path)
-    others = [(path, read_bounded(path, "json", error=KeyFileError, reasons=KEY_READ_REASONS)) for path in seen]
+    others = [(path, read_log_file(path)) for path in seen]
     view = check_history(release, logged.checkpoint, logged.note, policy.origin, policy.log_public, log=log,
                          state=state, seen=others)
     return Standing(logged, witnessed, tuple(view.lines), tuple(view.newer_versions))

@@ -21,7 +21,8 @@ from pathlib import Path
 from verifier.releases.listed_files import ReleaseError, fail, read_capped
 from verifier.transparency.merkle import HASH_SIZE, Tree, leaf_hash
 
-__all__ = ["TILE_WIDTH", "entries_path", "log_tiles", "read_log", "tile_hashes", "tile_path", "write_tiles"]
+__all__ = ["TILE_WIDTH", "checkpoint_tree", "entries_path", "log_tiles", "read_log", "tile_hashes", "tile_path",
+           "write_tiles"]
 
 TILE_WIDTH = 256
 #: the longest entry an entry bundle can hold (its length is a uint16)
@@ -126,6 +127,15 @@ def read_log(root: Path, size: int) -> tuple[Tree, list[bytes]]:
                 tree, level, index, width):
             raise fail(str(root / tile_path(level, index, width)), "LOG_INCONSISTENT",
                        "its hashes are not the roots of the full tiles below it")
+    return tree, entries
+
+
+def checkpoint_tree(root: Path, checkpoint, where: str) -> tuple[Tree, list[bytes]]:
+    """The tree of ``checkpoint`` (a :class:`~verifier.transparency.note.Checkpoint`) and its entries, read from the
+    log folder ``root`` by :func:`read_log` and held to the checkpoint's root (``LOG_INCONSISTENT`` otherwise)."""
+    tree, entries = read_log(root, checkpoint.size)
+    if tree.root() != checkpoint.root:
+        raise fail(where, "LOG_INCONSISTENT", "the log's tiles do not hash to its checkpoint")
     return tree, entries
 
 

@@ -33,7 +33,7 @@ from verifier.releases.listed_files import ReleaseError, fail, read_capped
 from verifier.transparency.cosignature import cosignature_line
 from verifier.transparency.merkle import EMPTY_ROOT, verify_consistency
 from verifier.transparency.note import (MAX_NOTE_BYTES, MAX_SIZE, Checkpoint, parse_checkpoint, parse_note,
-                                        verify_signature)
+                                        signed_checkpoint, verify_signature)
 from verifier.transparency.proof import hash_lines
 
 __all__ = ["HTTP_STATUS", "MAX_REQUEST_BYTES", "Conflict", "Cosigned", "Cosigner", "add_checkpoint", "add_cosignature",
@@ -92,11 +92,7 @@ def last_cosigned(state: Path, origin: str, log_public: bytes) -> Checkpoint:
     path = _state_path(state, origin)
     if not path.is_file():
         return Checkpoint(origin, 0, EMPTY_ROOT)
-    note = parse_note(read_capped(path, MAX_NOTE_BYTES, str(path)), str(path))
-    checkpoint = parse_checkpoint(note.text, str(path))
-    if checkpoint.origin != origin or verify_signature(note, origin, log_public, str(path)) is None:
-        raise fail(str(path), "LOG_SIGNATURE", f"the witness's memory of {origin} is not signed by the log's key")
-    return checkpoint
+    return signed_checkpoint(read_capped(path, MAX_NOTE_BYTES, str(path)), origin, log_public, str(path))
 
 
 def _checked(body: bytes, logs: dict[str, bytes], where: str) -> tuple[int, list[bytes], bytes, Checkpoint]:
@@ -177,7 +173,7 @@ def add_cosignature(path: Path, raw: bytes, line: str) -> bool:
 def cosign_log(log: Path, state: Path, cosigner: Cosigner, logs: dict[str, bytes]) -> Cosigned:
     """Cosign the checkpoint of the log folder ``log`` once its tiles show it extends the tree last cosigned, and
     add the cosignature to its checkpoint file."""
-    from verifier.transparency.tiles import read_log
+    from verifier.transparency.tiles import checkpoint_tree
 
     path = log / "checkpoint"
     raw = read_capped(path, MAX_NOTE_BYTES, str(path))
@@ -187,9 +183,7 @@ def cosign_log(log: Path, state: Path, cosigner: Cosigner, logs: dict[str, bytes
     known = last_cosigned(state, checkpoint.origin, logs[checkpoint.origin])
     proof = []
     if known.size <= checkpoint.size:
-        tree, _ = read_log(log, checkpoint.size)
-        if tree.root() != checkpoint.root:
-            raise fail(str(path), "LOG_INCONSISTENT", "the log's tiles do not hash to its checkpoint")
+        tree, _ = checkpoint_tree(log, checkpoint, str(path))
         proof = tree.consistency(known.size)
     old = min(known.size, checkpoint.size)  # an older checkpoint is refused as a rollback, not as a bad request
     line = add_checkpoint(state, cosigner, logs, request_text(old, proof, raw), str(path))
