@@ -81,9 +81,8 @@ class JointCheck:
 
     def _own(self, j: int) -> HerFigures:
         check = self.checks[j]
-        figures = check.figures() if not check.ranks_apply else check.figures(None)
         p = None if self.match is None or not check.ranks_apply else self.match.p_each[self._ranked().index(j)]
-        return replace(figures, p_value=p if check.ranks_apply else None, unwitnessed=None)
+        return replace(check.figures(), p_value=p, unwitnessed=None)
 
     def _ranked(self) -> list[int]:
         return [j for j, c in enumerate(self.checks) if c.ranks_apply]
@@ -100,7 +99,8 @@ class JointCheck:
                           distance=min(distances) if distances else None,
                           p_value=None if self.match is None else self.match.p_joint, unwitnessed=NO_PROOF)
 
-    def verdict(self) -> Verdict:
+    def verdict(self, own: Sequence[str] | None = None) -> Verdict:
+        """Her joint verdict; ``own``, each release's level alone when the caller has them already."""
         details = [self._candidates_line(name, entry) for name, entry in self.candidates.items()]
         if self.match is not None:
             each = ", ".join(number(p, share=True) for p in self.match.p_each)
@@ -114,7 +114,7 @@ class JointCheck:
 
         joint = Verdict(joint.level, fix(joint.headline), tuple(replace(f, text=fix(f.text)) for f in joint.findings),
                         tuple(map(fix, joint.lines)), joint.policy)
-        own = self.own_levels()
+        own = self.own_levels() if own is None else own
         worse = LEVELS.index(joint.level) > max(LEVELS.index(level) for level in own)
         if not worse:
             return joint
@@ -135,19 +135,20 @@ class JointCheck:
                 f"together, against {alone} from each alone.")
 
     def to_json(self) -> dict[str, Any]:
+        own = self.own_levels()
         return {
             "releases": [{"release": c.prepared.release.path, "dataset_id": c.prepared.release.dataset_id,
                           "release_version": c.prepared.release.release_version,
                           "fingerprint": c.prepared.release.key.fingerprint, "level_alone": level,
                           "class_size": None if c.ranks_apply else c.class_size,
                           "distance": c.distance if c.ranks_apply else None}
-                         for c, level in zip(self.checks, self.own_levels())],
+                         for c, level in zip(self.checks, own)],
             "attribute_disclosure": self.candidates, "left_out": list(self.left_out),
             "p_joint": None if self.match is None else self.match.p_joint,
             "p_each": None if self.match is None else list(self.match.p_each),
             "random_method": None if self.match is None else self.match.method,
             "random_records": None if self.match is None else self.match.total,
-            "verdict": self.verdict().to_json(),
+            "verdict": self.verdict(own).to_json(),
         }
 
 
