@@ -191,3 +191,116 @@ def test_m_invariance_s_critical_absence_leaks_under_plain_re_publication_only(t
                          [r["level_alone"] for r in out["releases"]])
     assert found[plain] == ({"flu": 1.0}, "exposed", ["at_risk", "at_risk"])
     assert found[invariant] == ({"dyspepsia": 0.5, "flu": 0.5}, "at_risk", ["at_risk", "at_risk"])
+
+
+def _sample(rng: np.random.Generator, weights: np.ndarray) -> np.ndarray:
+    """One draw per row of ``weights`` (each row proportional to a distribution)."""
+    cumulative = np.cumsum(weights / weights.sum(axis=1, keepdims=True), axis=1)
+    return np.minimum((cumulative < rng.random((weights.shape[0], 1))).sum(axis=1), weights.shape[1] - 1)
+
+
+def _simulated_joint_rr(rng, pi, qi_ps, s_ps, cell, draws):
+    """Result 1's event over several releases, drawn ``draws`` times: a record of her true QI group has her value
+    ``u``; each release randomizes her QIs and value afresh; the intruder who sees every copy samples her QIs from
+    their posterior (prior ``pi_QI``) and her value from its posterior (prior her group's ``c[a, .]``)."""
+    from verifier.attacks.disclosure import keep_matrix
+
+    *a, u = cell
+    dims, d_s = pi.shape[:-1], pi.shape[-1]
+    pi_qi = pi.sum(axis=-1)
+    c = pi[tuple(a)] / pi_qi[tuple(a)]
+    has_u = _sample(rng, np.tile(c, (draws, 1))) == u
+    groups = np.array(list(itertools.product(*[range(d) for d in dims])))
+    like = np.tile(pi_qi.ravel(), (draws, 1))
+    for k, (d, ps) in enumerate(zip(dims, qi_ps)):
+        for p in ps:
+            P = keep_matrix(d, p)
+            seen = _sample(rng, np.tile(P[:, a[k]], (draws, 1)))  # her QI k as release j publishes it
+            like = like * P[seen][:, groups[:, k]]
+    qi_right = (groups[_sample(rng, like)] == a).all(axis=1)
+    like_s = np.tile(c, (draws, 1))
+    for p in s_ps:
+        P = keep_matrix(d_s, p)
+        like_s = like_s * P[_sample(rng, np.tile(P[:, u], (draws, 1)))]
+    return float(np.mean(has_u & qi_right & (_sample(rng, like_s) == u)))
+
+
+def test_the_joint_randomized_response_risk_is_result_1_on_the_stacked_keep_matrices():
+    """Result 1 over two releases against 10^5 simulated draws of its event per cell; with one release, Eq. (6)
+    bit for bit; a release publishing an attribute as it is makes it known."""
+    from verifier.attacks.composition import joint_rr_risk, stacked_keep_matrix
+    from verifier.attacks.disclosure import rr_risk
+
+    rng = np.random.default_rng(40)
+    pi = rng.integers(1, 30, size=(2, 3, 3)).astype(float)
+    pi[1, 2, 0] = 0.0  # an empty cell: no record, risk 0
+    pi /= pi.sum()
+    qi_ps, s_ps = [[0.8, 0.7], [1.0, 0.6]], [0.7, 0.55]
+    joint = joint_rr_risk(pi, qi_ps, s_ps)
+    assert joint[1, 2, 0] == 0.0
+    for cell in [(0, 0, 0), (0, 1, 2), (1, 0, 1), (1, 2, 2)]:
+        seen = _simulated_joint_rr(rng, pi, qi_ps, s_ps, cell, 100_000)
+        assert abs(seen - joint[cell]) <= 4.5 * np.sqrt(joint[cell] * (1 - joint[cell]) / 100_000), cell
+    for j in range(2):  # one release: exactly its own risk
+        alone = rr_risk(pi, [ps[j] for ps in qi_ps], s_ps[j])
+        assert np.array_equal(joint_rr_risk(pi, [[ps[j]] for ps in qi_ps], [s_ps[j]]), alone)
+        assert np.sum(pi * joint) > np.sum(pi * alone)  # two copies tell more on average than one
+    assert np.array_equal(stacked_keep_matrix(3, [0.7, 1.0]), np.eye(3))
+    stack = stacked_keep_matrix(3, [0.7, 0.6])
+    assert stack.shape == (9, 3) and np.allclose(stack.sum(axis=0), 1.0)
+    assert stack[1 * 3 + 2, 0] == pytest.approx(0.15 * 0.2)  # 0 published as 1, then as 2
+
+
+def _clinic(tmp_path) -> None:
+    rng = np.random.default_rng(40)
+    rows = ["age,sex,race,disease"] + [f"{rng.integers(18, 80)},{rng.choice(['F', 'M'])},{rng.choice(['a', 'b', 'c'])},"
+                                       f"{rng.choice(['flu', 'cancer', 'hiv', 'none'])}" for _ in range(200)]
+    (tmp_path / "x.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "race", "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b", "c"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cancer", "flu", "hiv", "none"]}]}))
+    (tmp_path / "me.json").write_text(json.dumps(dict(zip(["age", "sex", "race", "disease"], rows[1].split(",")))))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+
+
+def _method_release(tmp_path, name: str, method: list[str], seed: int) -> str:
+    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
+                      *method, "--allow-degenerate", "--samples", "200", "--seed", str(seed), "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "clinic", "--release-version",
+                      str(seed), "--out", str(tmp_path / name)]) == 0
+    return str(tmp_path / name)
+
+
+@pytest.mark.parametrize("method", ["randomized_response", "random_attribute_replacement"])
+def test_her_joint_risk_in_two_releases_of_a_randomizing_method(tmp_path, capsys, method):
+    """Two releases by randomized response (Result 1 on the stacked keep matrices) or by random replacement
+    (paper 004's posteriors, multiplied): each release's own risk is her single check's, and the two together
+    tell more than either. A mix of randomized response and another method is left out, and says why."""
+    _clinic(tmp_path)
+    argv = {"randomized_response": ["--method", "randomized_response", "--param", "l=3", "--param", "scope=both"],
+            "random_attribute_replacement": ["--method", "random_attribute_replacement"]}[method]
+    releases = [_method_release(tmp_path, name, argv, seed) for name, seed in (("one", 1), ("two", 2))]
+    key, me = str(tmp_path / "keys" / "public.pem"), str(tmp_path / "me.json")
+    alone = []
+    for release in releases:
+        capsys.readouterr()
+        assert verifier(["check", release, "--key", key, "--record", me, "--json"]) == 0
+        alone.append(json.loads(capsys.readouterr().out)["attribute_disclosure"]["disease"]["risk"])
+    assert verifier(["joint", *releases, "--key", key, "--record", me, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    entry = out["attribute_disclosure"]["disease"]
+    assert entry["each"] == pytest.approx(alone, abs=1e-12) and out["left_out"] == {}
+    assert entry["risk"] > max(alone), (entry["risk"], alone)
+    if method == "randomized_response":
+        assert entry["mode"] == "randomized_response" and entry["conditioned_on"] == ["sex", "race"]
+    else:
+        assert entry["mode"] == "joint" and sum(entry["left"].values()) == pytest.approx(1.0)
+        mixed = _method_release(tmp_path, "rr", ["--method", "randomized_response", "--param", "l=3"], 3)
+        capsys.readouterr()
+        assert verifier(["joint", releases[0], mixed, "--key", key, "--record", me, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert "disease" not in out["attribute_disclosure"]
+        assert out["left_out"] == {"disease": "it is published by randomized response in some of these releases "
+                                              "only, and no joint model of the mix is derived"}

@@ -17,6 +17,13 @@ Two figures, each computed from the releases alone (issue 40):
   release's ``p_j`` is counted on the same draws, so that ``p_joint <= min_j p_j`` holds exactly. When every
   release has the same ``n`` and ``n^m`` is small, every position is enumerated and each ``p_j`` is its exact
   single-release p-value.
+- **Randomized response in every release** (paper 000, Result 1 for several releases): her record is
+  randomized afresh in each, with keep matrices ``P_j``, and the intruder who links her sees all of her
+  randomized copies. Given her true value ``u`` the copies ``(v_1..v_m)`` have probability
+  ``prod_j P_j[v_j, u]``: the releases act as one release whose distortion matrix is their *stack*
+  (:func:`stacked_keep_matrix`, ``d^m`` rows by ``d`` columns), and Eq. (6)-(9) hold with the stacks in place of
+  the keep matrices (:func:`joint_rr_risk`). With one release it is Eq. (6) itself; a release that publishes an
+  attribute as it is (``p = 1``) makes that attribute's stack the identity.
 """
 
 from __future__ import annotations
@@ -26,9 +33,14 @@ from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
+from verifier.attacks.disclosure import cell_risk, eta_of_matrices, keep_matrix, rho_of_matrix
 from verifier.core.permutation import RankSpace
 
-__all__ = ["JointMatch", "joint_candidates", "joint_random_match"]
+__all__ = ["JointMatch", "joint_candidates", "joint_random_match", "stacked_keep_matrix", "joint_rr_risk",
+           "JOINT_RR_CELLS"]
+
+#: the most cells of the joint randomized distribution (the stacks' rows over every QI combination) computed
+JOINT_RR_CELLS = 5_000_000
 
 #: draws per chunk of the joint test (a seed gives the same draws whatever the chunking)
 _CHUNK = 1 << 16
@@ -96,3 +108,30 @@ def joint_random_match(spaces: Sequence[RankSpace], distances: Sequence[int], *,
             _within(spaces, distances, lambda n, u=u: np.minimum((u * n).astype(np.int64), n - 1), counts)
         method = "monte_carlo"
     return JointMatch(float(counts[0]) / total, tuple(float(c) / total for c in counts[1:]), total, method)
+
+
+def stacked_keep_matrix(d: int, ps: Sequence[float]) -> np.ndarray:
+    """One attribute's keep matrices in several releases stacked: ``M[(v_1..v_m), u] = prod_j P_j[v_j, u]``, the
+    chance that a true ``u`` is published as ``v_j`` in release ``j`` for every ``j`` (row-major over the ``v``).
+    An attribute any release publishes as it is (``p = 1``) is known: its stack is the identity."""
+    if any(float(p) == 1.0 for p in ps):
+        return np.eye(d)
+    out = np.ones((1, d))
+    for p in ps:
+        out = (out[:, None, :] * keep_matrix(d, p)[None, :, :]).reshape(-1, d)
+    return out
+
+
+def joint_rr_risk(pi: np.ndarray, p_qi: Sequence[Sequence[float]], p_s: Sequence[float]) -> np.ndarray | None:
+    """Result 1 over several randomized-response releases of the same records: ``c[a, u] eta(a) rho(a, u)`` with
+    each attribute's keep matrices stacked over the releases (the module's text). ``p_qi[k]`` holds the keep
+    probabilities of QI attribute ``k`` in each release, ``p_s`` the sensitive attribute's. None when the joint
+    distribution has more than :data:`JOINT_RR_CELLS` cells (its size is the product of the stacks' rows)."""
+    pi = np.asarray(pi, dtype=np.float64)
+    qi_stacks = [stacked_keep_matrix(d, ps) for d, ps in zip(pi.shape[:-1], p_qi)]
+    s_stack = stacked_keep_matrix(pi.shape[-1], p_s)
+    qi_rows = int(np.prod([m.shape[0] for m in qi_stacks]))
+    if max(qi_rows, (pi.size // pi.shape[-1]) * s_stack.shape[0]) > JOINT_RR_CELLS:
+        return None
+    eta = eta_of_matrices(pi.sum(axis=-1), qi_stacks)
+    return cell_risk(pi, eta, rho_of_matrix(pi, s_stack))

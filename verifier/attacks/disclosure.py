@@ -53,8 +53,11 @@ __all__ = [
     "posterior",
     "reconstruction_probability",
     "eta_qi",
+    "eta_of_matrices",
     "rho_s",
+    "rho_of_matrix",
     "rr_risk",
+    "cell_risk",
     "utility_cost",
     "expected_squared_error",
     "estimate_distribution",
@@ -139,7 +142,12 @@ def eta_qi(pi_qi: np.ndarray, p_qi: Sequence[float]) -> np.ndarray:
     dims = pi_qi.shape
     if all(p == 1.0 for p in p_qi):
         return np.ones(dims)
-    mats = [keep_matrix(d, p) for d, p in zip(dims, p_qi)]
+    return eta_of_matrices(pi_qi, [keep_matrix(d, p) for d, p in zip(dims, p_qi)])
+
+
+def eta_of_matrices(pi_qi: np.ndarray, mats: Sequence[np.ndarray]) -> np.ndarray:
+    """Eq. (9) for any column-stochastic factors ``mats`` (one per QI attribute, each ``(rows, d_k)``): the
+    keep matrices of one release, or their stacks over several (:mod:`verifier.attacks.composition`)."""
     lam = kron_matvec(mats, pi_qi)
     squares = [(m ** 2).T for m in mats]
     return pi_qi * kron_matvec(squares, _safe_inverse(lam))
@@ -147,10 +155,14 @@ def eta_qi(pi_qi: np.ndarray, p_qi: Sequence[float]) -> np.ndarray:
 
 def rho_s(pi: np.ndarray, p_s: float) -> np.ndarray:
     """Eq. (8): ``Pr(S^ = u | S = u, QI = a)`` for every cell (a, u); O(D d_s)."""
-    d_s = pi.shape[-1]
     if p_s == 1.0:
         return np.ones(pi.shape)
-    P = keep_matrix(d_s, p_s)
+    return rho_of_matrix(pi, keep_matrix(pi.shape[-1], p_s))
+
+
+def rho_of_matrix(pi: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """Eq. (8) for any column-stochastic ``P`` of shape ``(rows, d_s)``: one keep matrix, or a stack of them."""
+    d_s = pi.shape[-1]
     flat = pi.reshape(-1, d_s)
     lam_s = flat @ P.T  # lambda_S[a, v] = sum_w P[v, w] pi[a, w]
     return (flat * (_safe_inverse(lam_s) @ (P ** 2))).reshape(pi.shape)
@@ -167,9 +179,13 @@ def rr_risk(pi: np.ndarray, p_qi: Sequence[float], p_s: float) -> np.ndarray:
     pi = np.asarray(pi, dtype=np.float64)
     if len(p_qi) != pi.ndim - 1:
         raise InvalidInputError(f"give one keep probability per QI attribute ({pi.ndim - 1})", reason="PARAMETER_INVALID")
-    pi_qi = pi.sum(axis=-1)
-    c = pi * _safe_inverse(pi_qi)[..., None]
-    risk = c * eta_qi(pi_qi, p_qi)[..., None] * rho_s(pi, p_s)
+    return cell_risk(pi, eta_qi(pi.sum(axis=-1), p_qi), rho_s(pi, p_s))
+
+
+def cell_risk(pi: np.ndarray, eta: np.ndarray, rho: np.ndarray) -> np.ndarray:
+    """Eq. (6) from its factors: ``c[a, u] eta(a) rho(a, u)`` for every cell, 0 where no record is."""
+    c = pi * _safe_inverse(pi.sum(axis=-1))[..., None]
+    risk = c * eta[..., None] * rho
     risk[pi <= 0] = 0.0
     return np.minimum(risk, 1.0)  # a probability: a product of rounded factors may pass 1 by an ulp
 

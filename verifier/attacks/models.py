@@ -21,16 +21,17 @@ claim, recomputed by the audit) and for one subject (her check):
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from verifier.attacks.composition import joint_rr_risk
 from verifier.attacks.disclosure import CERTAIN, estimate_distribution, rr_risk
-from verifier.attacks.replacement import replacement_claims, replacement_risk
+from verifier.attacks.replacement import replacement_claims, replacement_likelihood, replacement_risk, value_masses
 from verifier.data.schema import Schema
 
-__all__ = ["rr_model", "rr_claims", "rr_record", "replacement_model", "replacement_release_claims",
-           "replacement_record"]
+__all__ = ["rr_model", "rr_claims", "rr_record", "rr_joint_record", "replacement_model",
+           "replacement_release_claims", "replacement_record", "replacement_shares"]
 
 
 def rr_model(schema: Schema, keep: Mapping[str, float]) -> tuple[list[int], int | None, list[float]]:
@@ -105,6 +106,29 @@ def rr_record(y: np.ndarray, schema: Schema, keep: Mapping[str, float], record: 
                                         "best_guess": guess}}
 
 
+def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Mapping[str, float]],
+                    record: np.ndarray) -> dict[str, Any]:
+    """Her risk when the intruder links her in several randomized-response releases of the same records
+    (:func:`verifier.attacks.composition.joint_rr_risk`): conditioned on every QI some release randomized, on
+    the distribution the releases estimate (the mean of their Eq. 2 estimates). ``risk`` is None when the joint
+    distribution is too large to compute; ``{}`` without a sensitive attribute randomized in every release."""
+    models = [rr_model(schema, keep) for keep in keeps]
+    s = models[0][1]
+    if s is None or any(model[1] != s for model in models):
+        return {}
+    qi = sorted({j for model in models for j in model[0]})
+    names = [schema.attributes[j].name for j in [*qi, s]]
+    ps = [[float(keep.get(name, 1.0)) for name in names] for keep in keeps]
+    pi_hat = np.mean([_estimate(y, schema, [*qi, s], p) for y, p in zip(ys, ps)], axis=0)
+    joint = joint_rr_risk(pi_hat, [list(each) for each in zip(*(p[:-1] for p in ps))], [p[-1] for p in ps])
+    cell = tuple(int(record[j]) for j in [*qi, s])
+    share = pi_hat[cell[:-1]]
+    return {schema.attributes[s].name: {
+        "mode": "randomized_response", "risk": None if joint is None else float(joint[cell]),
+        "each": [rr_record(y, schema, keep, record)[schema.attributes[s].name]["risk"] for y, keep in zip(ys, keeps)],
+        "best_guess": int(np.argmax(share)) if share.sum() > 0 else None, "conditioned_on": names[:-1]}}
+
+
 def replacement_model(schema: Schema, params: Mapping[str, Any]) -> tuple[list[int], list[float], int]:
     """The replaced QI columns, their published probabilities and k."""
     names = params.get("attributes") or [a.name for a in schema.attributes if a.role == "quasi_identifier"]
@@ -134,3 +158,14 @@ def replacement_record(y: np.ndarray, schema: Schema, params: Mapping[str, Any],
             out[attr.name] = {"mode": "random_replacement",
                               **replacement_risk(record[cols], record[s], y[:, cols], y[:, s], p, k)}
     return out
+
+
+def replacement_shares(y: np.ndarray, schema: Schema, params: Mapping[str, Any], record: np.ndarray,
+                       s: int) -> dict[float, float]:
+    """The attacker's posterior over her value of sensitive column ``s`` (each published value, its probability):
+    the distribution whose value at hers is :func:`replacement_record`'s risk."""
+    cols, p, k = replacement_model(schema, params)
+    L = replacement_likelihood(record[cols], y[:, cols], p, k)
+    values, mass = value_masses(L, y[:, s])
+    total = float(mass.sum())
+    return {float(v): float(m) / total for v, m in zip(values, mass) if m > 0} if total > 0 else {}

@@ -36,7 +36,7 @@ import numpy as np
 
 from verifier.attacks.disclosure import CERTAIN
 
-__all__ = ["replacement_likelihood", "replacement_risk", "replacement_claims"]
+__all__ = ["replacement_likelihood", "replacement_risk", "replacement_claims", "value_masses"]
 
 
 def _frequencies(released: np.ndarray) -> list[dict[float, float]]:
@@ -100,11 +100,17 @@ def replacement_risk(q: np.ndarray, s: float, released_qi: np.ndarray, released_
     total = float(L.sum())
     if total <= 0.0:
         return {"risk": 0.0, "candidates": 0, "best_guess": None}
-    values = np.unique(released_s)
-    mass = np.array([L[released_s == v].sum() for v in values])
+    values, mass = value_masses(L, released_s)
     # a probability: two sums of the same terms in another order may put it an ulp above 1
     return {"risk": min(1.0, float(L[released_s == s].sum() / total)), "candidates": candidates,
             "best_guess": float(values[int(np.argmax(mass))])}
+
+
+def value_masses(L: np.ndarray, released_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each sensitive value published and the likelihood ``L`` of the rows that publish it: the attacker's
+    posterior of her value, unnormalized (paper 004)."""
+    values = np.unique(released_s)
+    return values, np.array([L[released_s == v].sum() for v in values])
 
 
 def replacement_claims(original_qi: np.ndarray, original_s: np.ndarray, released_qi: np.ndarray,

@@ -10,29 +10,29 @@ Each release is verified and checked alone (:mod:`verifier.releases.subject`); t
 
 Her verdict is the verdict policy's on these joint figures: her smallest group, her smallest distance, the
 joint p-value and her joint risks. Its headline says when the releases together expose more than any one of
-them alone. Releases made by randomized response or random replacement publish noisy values whose model does
-not reduce to a candidate set; their attributes are left out of the intersection, and the report says so.
+them alone. A random-replacement release gives the attacker's posterior (paper 004) in place of candidate
+shares. When every release publishes an attribute by randomized response, her joint risk is Result 1 on the
+releases' stacked keep matrices (:func:`verifier.attacks.models.rr_joint_record`); a mix of randomized response
+and other methods, or a numeric attribute, is left out, and the report says why.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from verifier.attacks.composition import JointMatch, joint_candidates, joint_random_match
+from verifier.attacks.composition import JOINT_RR_CELLS, JointMatch, joint_candidates, joint_random_match
 from verifier.attacks.disclosure import candidate_rows
+from verifier.attacks.models import replacement_shares, rr_joint_record
 from verifier.releases.exposure import with_base_rate
+from verifier.releases.family import step_parameters
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import LEVELS, NO_PROOF, HerFigures, Verdict, policy_verdict
 from verifier.text import number, plural
 
 __all__ = ["JointCheck", "check_jointly", "check_releases_jointly"]
-
-#: families whose published values are noise under a model, not candidate records
-_MODELLED = ("randomized_response", "random_replacement")
-
 
 def _value_name(check: Any, s: int, value: float) -> str:
     attr = check.prepared.schema.attributes[s]
@@ -41,11 +41,16 @@ def _value_name(check: Any, s: int, value: float) -> str:
 
 def candidate_shares(check: Any, name: str) -> dict[str, float] | None:
     """Her candidate values of the sensitive attribute ``name`` in one release and their shares among her
-    candidate records; None where the release gives no candidate set for it (a numeric attribute, a model)."""
-    schema = check.prepared.schema
+    candidate records (in a random-replacement release, the attacker's posterior of paper 004); None where the
+    release gives no candidate set for it (a numeric attribute, randomized response)."""
+    schema, release = check.prepared.schema, check.prepared.release
     s = schema.names.index(name)
-    if schema.attributes[s].kind == "numeric" or check.prepared.release.family in _MODELLED:
+    if schema.attributes[s].kind == "numeric" or release.family == "randomized_response":
         return None
+    if release.family == "random_replacement":
+        params = step_parameters(release.methods, "random_attribute_replacement") or {}
+        shares = replacement_shares(check.prepared.values, schema, params, check.record, s)
+        return {_value_name(check, s, v): p for v, p in shares.items()}
     if not check.ranks_apply:
         text = check.prepared.published.text[name]
         values = [text[r - 1] for r in check.rows]
@@ -56,6 +61,28 @@ def candidate_shares(check: Any, name: str) -> dict[str, float] | None:
         return {}
     found, counts = np.unique(np.asarray(values, dtype=object).astype(str), return_counts=True)
     return {str(v): int(c) / len(values) for v, c in zip(found, counts)}
+
+
+def _randomized(checks: Sequence[Any], name: str) -> dict[str, Any] | str:
+    """Her joint entry for ``name`` when every release published it by randomized response, or why there is none."""
+    first = checks[0]
+    if any(c.prepared.schema.attributes != first.prepared.schema.attributes for c in checks):
+        return "its releases do not share one schema's categories, which the joint randomized-response model needs"
+    keeps = [(step_parameters(c.prepared.release.methods, "randomized_response") or {}).get("keep_probabilities")
+             for c in checks]
+    if not all(isinstance(keep, dict) for keep in keeps):
+        return "a release does not publish its keep probabilities"
+    joint = rr_joint_record([c.prepared.values for c in checks], first.prepared.schema,
+                            [{str(k): float(v) for k, v in keep.items()} for keep in keeps], first.record)
+    entry = joint.get(name)
+    if entry is None:
+        return "it is not randomized in every release"
+    if entry["risk"] is None:
+        return f"its joint randomized distribution has more than {JOINT_RR_CELLS:,} cells"
+    s = first.prepared.schema.names.index(name)
+    guess = entry["best_guess"]
+    return {**entry, "left": None, "candidates": None,
+            "best_guess": None if guess is None else _value_name(first, s, guess)}
 
 
 def _prior(check: Any, name: str, mine: str) -> float:
@@ -77,7 +104,7 @@ class JointCheck:
     candidates: dict[str, dict[str, Any]]
     match: JointMatch | None
     policy: Policy
-    left_out: tuple[str, ...] = ()
+    left_out: Mapping[str, str] = field(default_factory=dict)
 
     def _own(self, j: int) -> HerFigures:
         check = self.checks[j]
@@ -106,8 +133,7 @@ class JointCheck:
             each = ", ".join(number(p, share=True) for p in self.match.p_each)
             details.append(f"A random record matches you as closely as you are matched in every release at once "
                            f"{number(self.match.p_joint, share=True)} of the time (each release alone: {each}).")
-        details += [f"{name} is left out: its release publishes noise under a model, not candidate records."
-                    for name in self.left_out]
+        details += [f"{name} is left out: {why}." for name, why in self.left_out.items()]
         joint = policy_verdict(self.policy, self.figures(), details=details)
         def fix(text: str) -> str:  # the policy's sentences speak of one release
             return text.replace("from this release", "from these releases together")
@@ -125,6 +151,11 @@ class JointCheck:
     @staticmethod
     def _candidates_line(name: str, entry: dict[str, Any]) -> str:
         left = entry["left"]
+        if entry["mode"] == "randomized_response":
+            alone = ", ".join(number(r, share=True) for r in entry["each"])
+            return (f"Your {name} is published by randomized response in every release: an intruder who links you in "
+                    f"all of them reconstructs it with probability {number(entry['risk'], share=True)}, against "
+                    f"{alone} from each alone (paper 000's Result 1 on their stacked keep matrices).")
         if not left:
             return (f"Your {name} is a candidate in no release's group and match set at once: check your record, "
                     "or these are not releases of you.")
@@ -143,7 +174,7 @@ class JointCheck:
                           "class_size": None if c.ranks_apply else c.class_size,
                           "distance": c.distance if c.ranks_apply else None}
                          for c, level in zip(self.checks, own)],
-            "attribute_disclosure": self.candidates, "left_out": list(self.left_out),
+            "attribute_disclosure": self.candidates, "left_out": dict(self.left_out),
             "p_joint": None if self.match is None else self.match.p_joint,
             "p_each": None if self.match is None else list(self.match.p_each),
             "random_method": None if self.match is None else self.match.method,
@@ -157,27 +188,35 @@ def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, sample
     """Her joint check over her checks in each release (``verifier.releases.subject.check_record``'s, her record
     read with each release's schema)."""
     first = checks[0]
-    candidates, left_out = {}, []
+    candidates, left_out = {}, {}
+    families = {c.prepared.release.family for c in checks}
     for attr in first.prepared.schema.attributes:
         if attr.role != "sensitive":
             continue
-        shares = [candidate_shares(c, attr.name) for c in checks]
-        if any(s is None for s in shares):
-            left_out.append(attr.name)
-            continue
         s = first.prepared.schema.names.index(attr.name)
         mine = _value_name(first, s, first.record[s])
-        left = joint_candidates(shares)
-        entry = {"mode": "joint", "left": left, "risk": left.get(mine, 0.0), "candidates": len(left),
-                 "each": [each.get(mine, 0.0) for each in shares],
-                 "best_guess": next(iter(left), None)}
+        if attr.kind == "numeric":
+            left_out[attr.name] = "it is numeric, and a joint check intersects categorical values"
+            continue
+        if "randomized_response" in families:
+            entry = _randomized(checks, attr.name) if families == {"randomized_response"} else (
+                "it is published by randomized response in some of these releases only, and no joint model of the "
+                "mix is derived")
+            if isinstance(entry, str):
+                left_out[attr.name] = entry
+                continue
+        else:
+            shares = [candidate_shares(c, attr.name) for c in checks]
+            left = joint_candidates(shares)
+            entry = {"mode": "joint", "left": left, "risk": left.get(mine, 0.0), "candidates": len(left),
+                     "each": [each.get(mine, 0.0) for each in shares], "best_guess": next(iter(left), None)}
         candidates[attr.name] = with_base_rate(entry, _prior(first, attr.name, mine))
     ranked = [c for c in checks if c.ranks_apply]
     match = None
     if len(ranked) >= 2:
         match = joint_random_match([c.prepared.space for c in ranked], [c.distance for c in ranked],
                                    samples=samples, seed=seed)
-    return JointCheck(tuple(checks), candidates, match, policy or default_policy(), tuple(left_out))
+    return JointCheck(tuple(checks), candidates, match, policy or default_policy(), left_out)
 
 
 def check_releases_jointly(releases: Sequence[Any], record_for: Callable[[Any], np.ndarray], *,
