@@ -26,6 +26,7 @@ import numpy as np
 from publisher.calibrate import weakest_sound
 from publisher.claims import permutation_claims
 from publisher.degenerate import degenerate_problems, unchanged_rows
+from publisher.earlier_releases import Earlier, check_links_output, fresh_noise_problem
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
 from publisher.methods import Method, anonymize, anonymizing_label, frame_rows, frame_to_keys
@@ -44,12 +45,13 @@ from verifier.errors import InputIOError, InvalidInputError, VerifierError
 from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_name
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.attacks.classes import PublishedCells
+from verifier.releases.composition import Links, composition_figures, earlier_entry, links_path
 from verifier.releases.family import family_of, generalized_columns
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import Prepared
 from verifier.releases.recompute import family_disclosure, group_release_claims
-from verifier.releases.targets import target_misses
+from verifier.releases.targets import joint_misses, target_misses
 from verifier.text import literal
 from verifier.releases.verification import (
     DATA_FILE,
@@ -151,20 +153,49 @@ def _check_inputs(table: Table, target: Path, metadata: Mapping[str, str] | None
     return metadata, _check_weights(table, weight_column, weights)
 
 
-def _count_levels(table: Table, released: np.ndarray | PublishedCells, files: list[tuple[str, bytes]],
-                  predicate: dict, trusted: TrustedKey, policy: Policy | None) -> None:
-    """``predicate.claims.policy_levels``: every original record checked as her own check does
-    (:mod:`verifier.releases.levels`), on the release about to be signed (its statement, and the released keys
-    or cells its data file holds), under ``policy`` or the verifier's default."""
+def _about_to_sign(table: Table, released: np.ndarray | PublishedCells, files: list[tuple[str, bytes]],
+                   predicate: dict, trusted: TrustedKey) -> Prepared:
+    """The release about to be signed (its statement, and the released keys or cells its data file holds), as a
+    subject's check reads it."""
     release = VerifiedRelease(path="(the release being made)", key=trusted, statement=_statement(files, predicate),
                               data_name="", data=b"")
     schema = table.schema
     if isinstance(released, PublishedCells):
-        prepared = Prepared(release, schema, np.empty((0, len(schema.names))), list(schema.kinds), released)
-    else:
-        prepared = Prepared(release, schema, released, list(schema.kinds))
-    levels = record_levels(prepared, table.values, policy or default_policy())
-    predicate["claims"]["policy_levels"] = levels.to_json()
+        return Prepared(release, schema, np.empty((0, len(schema.names))), list(schema.kinds), released)
+    return Prepared(release, schema, released, list(schema.kinds))
+
+
+def _levels(prepared: Prepared, table: Table, predicate: dict, policy: Policy, phase, earlier: Sequence[Earlier],
+            links: tuple[str, Sequence[str]] | None) -> None:
+    """Every record checked as her own check does, then, with earlier releases, the people released before checked
+    together; each figure held to its targets before anything is signed."""
+    with phase("checking every record as its subject would"):
+        predicate["claims"]["policy_levels"] = record_levels(prepared, table.values, policy).to_json()
+    _refuse_misses(predicate.get("targets"), predicate["claims"])
+    if earlier and links is not None:
+        with phase("checking the people released before with the earlier releases"):
+            _compose(prepared, table, predicate, earlier, links[1], policy)
+
+
+def _compose(prepared: Prepared, table: Table, predicate: dict, earlier: Sequence[Earlier], ids: Sequence[str],
+             policy: Policy) -> None:
+    """``predicate.claims.composition``: the earlier releases' digests and the joint figures of the people they
+    share with this one (:mod:`verifier.releases.composition`); a target they miss refuses the release."""
+    present = np.column_stack([np.ones(len(ids), dtype=bool), *[e.present(ids) for e in earlier]])
+    figures = composition_figures([prepared, *[e.prepared for e in earlier]], table.values, present, policy)
+    predicate["claims"]["composition"] = {
+        "earlier": [earlier_entry(e.release, int(np.count_nonzero(present[:, 1 + j]))) for j, e in enumerate(earlier)],
+        **figures}
+    misses = joint_misses(predicate.get("targets"), figures)
+    if misses:
+        levels = figures["policy_levels"]
+        raise InvalidInputError(
+            "together with the earlier releases, this release misses its target: "
+            + "; ".join(m.text() for m in misses) + f". Of the {levels['checked']:,} people checked who were released "
+            f"before ({figures['linked']:,} in all), {levels['exposed']:,} are exposed together and "
+            f"{levels['at_risk']:,} at risk; {figures['newly_exposed']:,} of them are exposed in no release alone. "
+            "Generalize more, keep each returning person's group of sensitive values (m-invariance), or leave "
+            "out people released before; nothing was written", reason="COMPOSITION_DISCLOSURE")
 
 
 def _avoiding(table: Table, methods: Sequence[Method], seed: int | None, alpha: float, samples: int) -> str:
@@ -342,6 +373,24 @@ def _write(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey
         raise
 
 
+def _check_links(table: Table, target: Path, links: tuple[str, Sequence[str]] | None, earlier: Sequence[Earlier],
+                 methods: Sequence[Method]) -> None:
+    """Before any work: one linking id per record, nothing where the links file goes, earlier releases only with
+    the ids that find their people, and no fresh noise on people an earlier noisy release holds."""
+    if links is None:
+        if earlier:
+            raise InvalidInputError("earlier releases are checked with the linking ids of this one's people",
+                                    reason="PARAMETER_INVALID")
+        return
+    if len(links[1]) != table.n_records:
+        raise InvalidInputError(f"{len(links[1])} linking ids for {table.n_records} records", path=table.path,
+                                reason="LINK_INVALID")
+    check_links_output(target)
+    problem = fresh_noise_problem([{"method": m.name} for m in methods], earlier, links[1])
+    if problem:
+        raise InvalidInputError(problem, reason="COMPOSITION_FRESH_NOISE")
+
+
 def _check_protector_report(report: Path, target: Path) -> None:
     """The protector's report goes to a new file in an existing folder, never inside (or as) the release."""
     here, release = Path(os.path.abspath(report)), Path(os.path.abspath(target))
@@ -356,14 +405,20 @@ def _check_protector_report(report: Path, target: Path) -> None:
 
 
 def _publish(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey, report: Path | None,
-             report_doc: dict[str, Any], before_move: Callable[[Path, dict], None] | None) -> None:
-    """Write the release; before it is moved into place, the protector's report, then the caller's summary.
+             report_doc: dict[str, Any], before_move: Callable[[Path, dict], None] | None,
+             link_file: tuple[Path, bytes] | None = None) -> None:
+    """Write the release; before it is moved into place, the protector's report and links file, then the caller's
+    summary.
 
-    A failure anywhere leaves neither: the staging folder is removed, and the report of a release that was
-    never published is deleted."""
+    A failure anywhere leaves none of them: the staging folder is removed, and the report and links file of a
+    release that was never published are deleted."""
+    written = [path for path in (report, link_file and link_file[0]) if path is not None]
+
     def finish(staging: Path) -> None:
         if report is not None:
             write_new(report, dumps_manifest(report_doc), 0o600)
+        if link_file is not None:
+            write_new(*link_file, 0o600)
         if before_move is not None:
             before_move(staging, report_doc["protector_only"] or {})
         raise_if_interrupted()  # Ctrl-C that landed where Python swallows it: the release is not moved in
@@ -371,8 +426,9 @@ def _publish(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedK
     try:
         _write(target, files, trusted, finish)
     except BaseException:
-        if report is not None and not target.exists():
-            report.unlink(missing_ok=True)
+        if not target.exists():
+            for path in written:
+                path.unlink(missing_ok=True)
         raise
 
 
@@ -428,33 +484,31 @@ def make_release(
     allow_uninformative: bool = False,
     policy: Policy | None = None,
     before_move: Callable[[Path, dict], None] | None = None,
+    links: tuple[str, Sequence[str]] | None = None,
+    earlier: Sequence[Earlier] = (),
 ) -> Path:
     """Anonymize ``table``, compute the claims, sign, verify, and move the release into ``out`` atomically.
 
-    ``data_format`` is ``csv`` (``release.csv``) or ``parquet`` (``release.parquet``, or with
-    ``part_rows`` the parts ``release-00000.parquet``, ... of that many rows each). ``progress``
-    follows the assessment, ``phase(label)`` (a context manager) the other steps. Text cells a
-    spreadsheet would run as formulas are refused (``FORMULA_LIKE_CELL``) in the input and in
-    the released table, unless ``allow_formula_cells``. ``metadata`` (publisher, contact,
-    purpose, license) goes into the manifest's ``release_metadata``, and ``dropped_identifiers``
-    (the names of the direct identifiers left out of the release) into ``dropped_identifiers``. The link shares that need
-    the secret row pairing stay out of the manifest unless ``publish_protector_figures``; they
-    are written to ``protector_report`` (mode 0600, never overwritten) when it is given.
-    ``weights`` (the input column ``weight_column``, one per record of ``table``) are the sampling
-    weights the risks estimate the population with; they are published in ``weights.csv``.
-    ``targets`` (:func:`verifier.releases.targets.parse_targets`) are the protector's bounds on the
-    claims: a release that misses one is refused (``TARGET_MISSED``, exit 3) before anything is
-    written, and they are signed in the manifest's ``targets``. An output that protects nothing is
-    refused (``OUTPUT_DEGENERATE``, exit 3) unless ``allow_degenerate``, and one that tells nothing (one class,
-    everything at the root: ``OUTPUT_UNINFORMATIVE``) unless ``allow_uninformative``. Every record's level under
-    ``policy`` (default: the verifier's) is signed. ``before_move(staging, protector_figures)`` runs on the verified release before it is moved into place (the command line
-    prints its summary there, so that a full disk or a closed output leaves no release behind).
+    ``data_format``: ``csv`` or ``parquet`` (cut into parts of ``part_rows`` rows). ``progress`` follows the
+    assessment, ``phase(label)`` (a context manager) the other steps. Formula-like text cells are refused
+    (``FORMULA_LIKE_CELL``) unless ``allow_formula_cells``. ``metadata`` goes into ``release_metadata``, the names
+    in ``dropped_identifiers`` into ``dropped_identifiers``. The link shares that need the secret row pairing go to
+    ``protector_report`` (mode 0600) unless ``publish_protector_figures``. ``weights`` (the column
+    ``weight_column``) are the sampling weights, published in ``weights.csv``. A release that misses one of
+    ``targets`` is refused (``TARGET_MISSED``), one that protects nothing (``OUTPUT_DEGENERATE``) unless
+    ``allow_degenerate``, one that tells nothing (``OUTPUT_UNINFORMATIVE``) unless ``allow_uninformative``; every
+    record's level under ``policy`` is signed. ``before_move(staging, protector_figures)`` runs on the verified
+    release before it is moved into place (the command line prints its summary there). ``links`` (the linking
+    column and one id per record) writes the protector-only links file beside the release; with ``earlier``
+    releases of the same people (:mod:`publisher.earlier_releases`) the manifest signs their digests and the joint
+    figures, refused past a target (``COMPOSITION_DISCLOSURE``) or with fresh noise (``COMPOSITION_FRESH_NOISE``).
     """
     phase = phase or (lambda label: nullcontext())
     target = Path(out)
     _check_arguments(target, dataset_id, release_version, data_format, part_rows, table.n_records)
     metadata, weights = _check_inputs(table, target, metadata, protector_report, allow_formula_cells, weight_column,
                                       weights)
+    _check_links(table, target, links, earlier, methods)
     with phase(anonymizing_label(methods)):
         result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
     listed, hierarchies = _publishable(result.parameters)
@@ -478,15 +532,15 @@ def make_release(
                            targets=targets, dropped_identifiers=dropped_identifiers, metadata=metadata,
                            weight_column=weight_column if weights is not None else None)
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
-    with phase("checking every record as its subject would"):
-        _count_levels(table, released, files, predicate, trusted, policy)
-    _refuse_misses(targets, predicate["claims"])
+    _levels(_about_to_sign(table, released, files, predicate, trusted), table, predicate, policy or default_policy(),
+            phase, earlier, links)
     manifest = dumps_manifest(_statement(files, predicate))
-    envelope = _envelope(manifest, key, trusted)
     report = None if protector is None or protector_report is None else Path(protector_report)
     report_doc = {"release": str(target), "datasetId": dataset_id, "releaseVersion": release_version,
                   "protector_only": protector}
+    link_file = None if links is None else (links_path(target), Links(
+        dataset_id, release_version, hashlib.sha256(manifest).hexdigest(), links[0], tuple(links[1])).to_bytes())
     with phase(f"writing {target}"):
-        _publish(target, [*files, (MANIFEST, manifest), (ENVELOPE, envelope)], trusted, report, report_doc,
-                 before_move)
+        _publish(target, [*files, (MANIFEST, manifest), (ENVELOPE, _envelope(manifest, key, trusted))], trusted,
+                 report, report_doc, before_move, link_file)
     return target

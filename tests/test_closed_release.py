@@ -244,9 +244,42 @@ def predicates(draw):
               "intruder": {"random_method": draw(st.sampled_from(["exhaustive", "monte_carlo"])),
                            "random_records": draw(st.sampled_from([0, 1, n, n ** 2, 10**7, 10**7 + 1, 10**9])),
                            "confidently_linked_share": 0.0}}
-    return {"schema": {"attributes": [{"name": "a"}, {"name": "b"}]}, "methods": steps, "claims": claims,
-            "dropped_identifiers": draw(st.sampled_from([[], ["a"], ["ssn"]])),
-            "targets": draw(st.sampled_from([{}, {"min_distance": 1}, {"max_linked_share": 0.5}]))}
+    if draw(st.booleans()):
+        claims["composition"] = draw(compositions())
+    return {"schema": {"attributes": [{"name": "a", "role": "quasi_identifier"}, {"name": "b", "role": "sensitive"}]},
+            "methods": steps, "claims": claims, "dropped_identifiers": draw(st.sampled_from([[], ["a"], ["ssn"]])),
+            "targets": draw(st.sampled_from([{}, {"min_distance": 1}, {"max_linked_share": 0.5}, {"max_exposed": 1},
+                                             {"max_attribute_risk": {"b": 0.5}}]))}
+
+
+@st.composite
+def compositions(draw):
+    """``claims.composition`` (a release checked with earlier ones), coherent or not."""
+    earlier = [{"datasetId": "w", "releaseVersion": 1, "manifest_sha256": draw(st.sampled_from(["a" * 64, "b" * 64])),
+                "records": 9, "linked": draw(st.integers(0, 12))} for _ in range(draw(st.integers(1, 2)))]
+    linked, exposed, at_risk = draw(st.integers(0, 30)), draw(st.integers(0, 3)), draw(st.integers(0, 3))
+    checked = draw(st.sampled_from([linked, min(linked, 5)]))
+    levels = {"policy": {"name": "p", "version": 1, "sha256": "c" * 64}, "records": draw(st.sampled_from([linked, 0])),
+              "checked": checked, "exposed": exposed, "at_risk": at_risk,
+              "protected": checked - exposed - at_risk + draw(st.sampled_from([0, 0, 1]))}
+    risk = {"max": draw(st.sampled_from([0.25, 1.0])), "certain_share": 0.0}
+    return {"earlier": earlier, "linked": linked, "newly_exposed": draw(st.integers(0, 2)), "policy_levels": levels,
+            "attribute_disclosure": {draw(st.sampled_from(["b", "a"])): risk}}
+
+
+def _joint_holds(p: dict) -> bool:
+    """The brute-force statement of a coherent ``claims.composition``, or True without one."""
+    c = p["claims"].get("composition")
+    if c is None:
+        return True
+    shared, levels, targets = [e["linked"] for e in c["earlier"]], c["policy_levels"], p["targets"]
+    risks = [e["max"] for name, e in c["attribute_disclosure"].items()]
+    return (max(shared) <= c["linked"] <= min(p["claims"]["n_records"], sum(shared))
+            and levels["exposed"] + levels["at_risk"] + levels["protected"] == levels["checked"] <= levels["records"]
+            == c["linked"] and c["newly_exposed"] <= levels["exposed"]
+            and len({e["manifest_sha256"] for e in c["earlier"]}) == len(shared)
+            and set(c["attribute_disclosure"]) <= {"b"} and levels["exposed"] <= targets.get("max_exposed", 10**9)
+            and all(r <= targets.get("max_attribute_risk", {}).get("b", 1.0) for r in risks))
 
 
 def _runnable(p: dict) -> bool:
@@ -271,7 +304,7 @@ def _runnable(p: dict) -> bool:
     most = n ** 2 if it["random_method"] == "exhaustive" else 10**7
     return (claims["permuted_privacy"]["distance"] <= n - 1 and 1 <= it["random_records"] <= most
             and "a" not in p["dropped_identifiers"] and claims["permuted_privacy"]["distance"] >=
-            p["targets"].get("min_distance", 0))
+            p["targets"].get("min_distance", 0) and _joint_holds(p))
 
 
 @settings(max_examples=400, deadline=None)

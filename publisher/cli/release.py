@@ -11,10 +11,12 @@ from publisher.release_metadata import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, load_weights, route_params, secret_seed
 from verifier.frontend.passphrase import load_key
 from publisher.degenerate import releasable_chain
+from publisher.earlier_releases import load_earlier
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count
 from verifier.frontend.output_paths import check_output, release_holding
-from verifier.releases.facts import claims_summary
+from verifier.releases.composition import links_path, read_link_column
+from verifier.releases.facts import claims_summary, composition_lines
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
@@ -93,6 +95,19 @@ def register(sub, common) -> None:
                    help="count the records at each level under this verdict policy instead of the verifier's "
                    "default (docs/subject.md); the manifest names it, and max_exposed and max_at_risk_share "
                    "targets are held to its counts")
+    together = p.add_argument_group(
+        "people released before (docs/release-format.md, section 8)",
+        "Check this release together with earlier releases of the same people, as each person's own joint check "
+        "does, and sign the earlier releases' digests and the joint figures in the manifest.")
+    together.add_argument("--link-column", metavar="COL",
+                          help="the input's column that says who each person is across releases (an id; never "
+                          "published): writes the protector-only links file DIR.links.json beside the release "
+                          "(mode 0600), which a later release's --previous reads")
+    together.add_argument("--previous", action="append", default=[], metavar="DIR",
+                          help="an earlier release of the same people, signed with --key and made with the same "
+                          "--link-column (its DIR.links.json beside it); repeatable, at most 16. A target the joint "
+                          "figures miss refuses the release (COMPOSITION_DISCLOSURE, exit 3), and so does fresh "
+                          "additive noise on people an earlier noisy release holds (COMPOSITION_FRESH_NOISE)")
     p.add_argument("--log", metavar="LOG",
                    help="append the release to this log (publisher log init) once it is signed, and write its proof "
                    "beside the release as DIR.tlog-proof; a dataset id and version already logged is refused "
@@ -111,7 +126,8 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
                             "dataset_id": verified.dataset_id, "release_version": verified.release_version,
                             "methods": verified.methods, "claims": claims,
                             "targets": verified.predicate.get("targets") or {},
-                            "randomness": verified.predicate["toolkit"].get("randomness")}, indent=2, allow_nan=False)]
+                            "randomness": verified.predicate["toolkit"].get("randomness"),
+                            "links_file": args.link_column and str(links_path(args.out))}, indent=2, allow_nan=False)]
     lines = [f"released {target}: {claims['n_records']} records, dataset {verified.dataset_id!r} version "
              f"{verified.release_version}",
              f"  signed by fingerprint {verified.key.fingerprint}",
@@ -122,7 +138,13 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
     lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified))
     lines += information_loss_lines(verified.predicate.get("utility") or {}, claims["n_records"])
+    lines += [f"  {line}" for line in composition_lines(claims.get("composition"))]
+    lines += _links_lines(args.link_column and str(links_path(args.out)))
     return lines + [f"Check it as a subject or auditor would: verifier verify {target} --key <public.pem>"]
+
+
+def _links_lines(links_file: str | None) -> list[str]:
+    return [f"  links file (who is in this release, for you alone; never publish it): {links_file}"] if links_file else []
 
 
 def suppression_lines(figures: dict | None) -> list[str]:
@@ -221,10 +243,18 @@ def run(args: argparse.Namespace) -> int:
     key = load_key(args.key, args.passphrase_file, expected=expected)
     log_key = _log_key(args, key)
     phases = Phases()
+    if args.previous and not args.link_column:
+        raise UsageError("--previous needs --link-column COL: the input's column that says who each person is, as "
+                         "the earlier release's links file records it")
     with phases(f"reading {args.input}"):
-        table, _ = load_input(args.input, args.schema, drop=list(dict.fromkeys(args.drop_identifier)),
+        dropped = list(dict.fromkeys(args.drop_identifier))
+        table, _ = load_input(args.input, args.schema, drop=[*dropped, *[c for c in [args.link_column] if c and
+                                                                             c not in dropped]],
                               weight=args.weight_column)
         weights = load_weights(args.input, args.weight_column)
+        ids = read_link_column(args.input, args.link_column) if args.link_column else None
+    earlier = load_earlier(args.previous, TrustedKey(raw=key.public_raw, path=args.key), table.schema,
+                           args.link_column)
     if external is not None:
         from publisher.methods.external import ExternalTool
 
@@ -263,8 +293,8 @@ def run(args: argparse.Namespace) -> int:
                  protector_report=None if args.publish_protector_figures else report,
                  weight_column=args.weight_column, weights=weights, targets=targets,
                  allow_degenerate=args.allow_degenerate, allow_uninformative=args.allow_uninformative,
-                 policy=policy,
-                 before_move=announce)
+                 policy=policy, before_move=announce,
+                 links=None if ids is None else (args.link_column, ids), earlier=earlier)
     return 0
 
 

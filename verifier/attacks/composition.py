@@ -36,8 +36,8 @@ import numpy as np
 from verifier.attacks.disclosure import cell_risk, eta_of_matrices, keep_matrix, rho_of_matrix
 from verifier.core.permutation import RankSpace
 
-__all__ = ["JointMatch", "joint_candidates", "joint_random_match", "stacked_keep_matrix", "joint_rr_risk",
-           "JOINT_RR_CELLS"]
+__all__ = ["JointMatch", "JointDraws", "joint_draws", "joint_candidates", "joint_random_match",
+           "stacked_keep_matrix", "joint_rr_risk", "JOINT_RR_CELLS"]
 
 #: the most cells of the joint randomized distribution (the stacks' rows over every QI combination) computed
 JOINT_RR_CELLS = 5_000_000
@@ -69,45 +69,65 @@ class JointMatch:
     method: str
 
 
-def _within(spaces: Sequence[RankSpace], distances: Sequence[int], u_pos, counts: np.ndarray) -> None:
-    """Add to ``counts`` (joint, then one per release) the random records of ``u_pos`` within her distances."""
-    hit_all = None
-    for j, (space, mine) in enumerate(zip(spaces, distances)):
-        positions = u_pos(space.n_records)
+@dataclass(frozen=True)
+class JointDraws:
+    """The random records of the joint test and each one's distance in each release (``distances``, one row a
+    random record, one column a release). They depend on the releases alone, so one set serves every subject:
+    :meth:`test` gives hers from her own distances."""
+
+    distances: np.ndarray
+    method: str
+
+    def test(self, mine: Sequence[int], which: Sequence[int] | None = None) -> JointMatch:
+        """Her joint test from her distance in each release (``which``: the releases she is in, all by default)."""
+        columns = self.distances if which is None else self.distances[:, list(which)]
+        hit = columns <= np.asarray(mine, dtype=np.int64)[None, :]
+        total = columns.shape[0]
+        return JointMatch(np.count_nonzero(hit.all(axis=1)) / total,
+                          tuple(np.count_nonzero(hit[:, j]) / total for j in range(hit.shape[1])), total, self.method)
+
+
+def _distances(spaces: Sequence[RankSpace], positions_of) -> np.ndarray:
+    """Each random record's distance in each release; ``positions_of(n)`` gives its sorted positions there."""
+    out = []
+    for space in spaces:
+        positions = positions_of(space.n_records)
         qlo = np.empty(positions.shape, dtype=np.int64)
         qhi = np.empty_like(qlo)
         for k, col in enumerate(space.columns):
             lo, hi = col.position_blocks()
             qlo[:, k], qhi[:, k] = lo[positions[:, k]], hi[positions[:, k]]
-        hit = space.tree.distances(qlo, qhi) <= mine
-        counts[1 + j] += int(np.count_nonzero(hit))
-        hit_all = hit if hit_all is None else hit_all & hit
-    counts[0] += int(np.count_nonzero(hit_all))
+        out.append(np.asarray(space.tree.distances(qlo, qhi), dtype=np.int64))
+    return np.stack(out, axis=1)
+
+
+def joint_draws(spaces: Sequence[RankSpace], *, samples: int = 10_000, seed: int = 0,
+                exhaustive_limit: int = 10**6) -> JointDraws:
+    """The random records of the joint test in the rank spaces ``spaces`` of releases with the same attributes:
+    every position tuple when every release has the same ``n`` and ``n^m <= exhaustive_limit``, else ``samples``
+    draws of ``u`` with ``seed``."""
+    m = spaces[0].n_attributes
+    sizes = {space.n_records for space in spaces}
+    chunks = []
+    if len(sizes) == 1 and next(iter(sizes)) ** m <= exhaustive_limit:
+        n = next(iter(sizes))
+        for start in range(0, n ** m, _CHUNK):
+            flat = np.arange(start, min(n ** m, start + _CHUNK), dtype=np.int64)
+            positions = np.stack(np.unravel_index(flat, (n,) * m), axis=1)
+            chunks.append(_distances(spaces, lambda _n, p=positions: p))
+        return JointDraws(np.concatenate(chunks), "exhaustive")
+    rng = np.random.default_rng(seed)
+    for start in range(0, samples, _CHUNK):
+        u = rng.random((min(samples, start + _CHUNK) - start, m))
+        chunks.append(_distances(spaces, lambda n, u=u: np.minimum((u * n).astype(np.int64), n - 1)))
+    return JointDraws(np.concatenate(chunks), "monte_carlo")
 
 
 def joint_random_match(spaces: Sequence[RankSpace], distances: Sequence[int], *, samples: int = 10_000,
                        seed: int = 0, exhaustive_limit: int = 10**6) -> JointMatch:
     """The joint test of her distances ``distances`` (one per release) in the rank spaces ``spaces`` of releases
-    with the same attributes; exhaustive when every release has the same ``n`` and ``n^m <= exhaustive_limit``."""
-    m = spaces[0].n_attributes
-    counts = np.zeros(1 + len(spaces), dtype=np.int64)
-    sizes = {space.n_records for space in spaces}
-    if len(sizes) == 1 and next(iter(sizes)) ** m <= exhaustive_limit:
-        n = next(iter(sizes))
-        total = n ** m
-        for start in range(0, total, _CHUNK):
-            flat = np.arange(start, min(total, start + _CHUNK), dtype=np.int64)
-            positions = np.stack(np.unravel_index(flat, (n,) * m), axis=1)
-            _within(spaces, distances, lambda _n, p=positions: p, counts)
-        method = "exhaustive"
-    else:
-        rng = np.random.default_rng(seed)
-        total = samples
-        for start in range(0, samples, _CHUNK):
-            u = rng.random((min(samples, start + _CHUNK) - start, m))
-            _within(spaces, distances, lambda n, u=u: np.minimum((u * n).astype(np.int64), n - 1), counts)
-        method = "monte_carlo"
-    return JointMatch(float(counts[0]) / total, tuple(float(c) / total for c in counts[1:]), total, method)
+    with the same attributes (:func:`joint_draws`)."""
+    return joint_draws(spaces, samples=samples, seed=seed, exhaustive_limit=exhaustive_limit).test(distances)
 
 
 def stacked_keep_matrix(d: int, ps: Sequence[float]) -> np.ndarray:

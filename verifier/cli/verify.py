@@ -7,7 +7,8 @@ import json
 
 from verifier.frontend import ExitCode, add_command, add_release_args, print_json, verified
 from verifier.frontend.log_args import add_log_args, check_log_args, log_standing_of
-from verifier.releases.facts import WITHHELD, claims_summary, external_text, formula_cells, formula_warning
+from verifier.releases.facts import (WITHHELD, claims_summary, composition_lines, external_text, formula_cells,
+                                    formula_warning)
 from verifier.releases.family import EXTERNAL
 from verifier.releases.targets import target_words
 
@@ -88,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     targets = target_words(release.predicate.get("targets"))
     print("  targets the publisher promised: " + (", ".join(targets) if targets else
                                                   "none (only the method's own bounds apply)"))
+    for line in composition_lines(release.claims.get("composition")):
+        print(f"  {line}")
     warning = formula_warning(release, found)
     if warning:
         print(warning)

@@ -93,6 +93,27 @@
     return out;
   };
 
+  pp.composition_problem = function composition_problem(together, n, predicate) {
+    // What no check of a release with earlier ones gives (coherence.py's composition_problem).
+    const levels = together.policy_levels, linked = together.linked, shared = together.earlier.map((e) => e.linked);
+    const where = "$.predicate.claims.composition";
+    if (!(Math.max(...shared) <= linked && linked <= Math.min(n, shared.reduce((a, b) => a + b, 0)))) {
+      return `${where}.linked: the people released before are at least those of the earlier release that shares the most, at most those of all of them and at most the records released`;
+    }
+    if (levels.exposed + levels.at_risk + levels.protected !== levels.checked || levels.checked > levels.records || levels.records !== linked) {
+      return `${where}.policy_levels: exposed, at risk and protected add up to the people checked, at most the people released before`;
+    }
+    if (together.newly_exposed > levels.exposed) return `${where}.newly_exposed: more than the people exposed together`;
+    if (new Set(together.earlier.map((e) => e.manifest_sha256)).size !== shared.length) return `${where}.earlier: an earlier release is listed twice`;
+    const sensitive = new Set(predicate.schema.attributes.filter((a) => a.role === "sensitive").map((a) => a.name));
+    for (const name of Object.keys(together.attribute_disclosure)) {
+      if (!sensitive.has(name)) return `${where}.attribute_disclosure: '${pp.literal(name)}' is not a sensitive attribute of the schema`;
+    }
+    const misses = pp.target_misses(predicate.targets, { attribute_disclosure: together.attribute_disclosure, policy_levels: together.policy_levels });
+    if (misses.length) return `$.predicate.targets.${misses[0]}: the joint figures of claims.composition miss the manifest's own target`;
+    return null;
+  };
+
   pp.coherence_problem = function coherence_problem(predicate) {
     // What no run of the published methods produces, as "<json path>: <what>", or null.
     const names = predicate.schema.attributes.map((a) => a.name);
@@ -102,7 +123,8 @@
       const problem = parameter_problem(i, step, predicate.claims.n_records);
       if (problem) return problem;
     }
-    const problem = claims_problem(predicate.claims, names.length);
+    const problem = claims_problem(predicate.claims, names.length)
+      || (predicate.claims.composition ? pp.composition_problem(predicate.claims.composition, predicate.claims.n_records, predicate) : null);
     if (problem) return problem;
     for (const [i, name] of (predicate.dropped_identifiers || []).entries()) {
       if (names.includes(name)) return `$.predicate.dropped_identifiers[${i}]: '${pp.literal(name)}' is dropped, yet it is a released column`;

@@ -39,7 +39,7 @@ from typing import Any, Sequence
 
 from verifier.attacks.intruder import MAX_SAMPLES
 from verifier.releases.family import EXTERNAL, GENERALIZING
-from verifier.releases.targets import target_misses
+from verifier.releases.targets import joint_misses, target_misses
 from verifier.text import literal
 
 __all__ = ["MAX_RELATIVE_SD", "MAX_SAMPLES", "MODEL_METHODS", "chain_problem", "coherence_problem", "rows_problem",
@@ -130,6 +130,33 @@ def _claims_problem(predicate: dict[str, Any], names: list[str]) -> str | None:
         if total != levels["checked"] or levels["checked"] > levels["records"] or levels["records"] != n:
             return ("$.predicate.claims.policy_levels: exposed, at risk and protected add up to the records checked, "
                     "at most the records released")
+    together = claims.get("composition")
+    return None if together is None else composition_problem(together, n, predicate)
+
+
+def composition_problem(together: dict[str, Any], n: int, predicate: dict[str, Any]) -> str | None:
+    """What no check of a release with earlier ones gives (verifier.releases.composition)."""
+    levels, linked, shared = together["policy_levels"], together["linked"], [e["linked"] for e in together["earlier"]]
+    where = "$.predicate.claims.composition"
+    if not max(shared) <= linked <= min(n, sum(shared)):
+        return (f"{where}.linked: the people released before are at least those of the earlier release that shares the "
+                "most, at most those of all of them and at most the records released")
+    if levels["exposed"] + levels["at_risk"] + levels["protected"] != levels["checked"] \
+            or levels["checked"] > levels["records"] or levels["records"] != linked:
+        return (f"{where}.policy_levels: exposed, at risk and protected add up to the people checked, at most the "
+                "people released before")
+    if together["newly_exposed"] > levels["exposed"]:
+        return f"{where}.newly_exposed: more than the people exposed together"
+    if len({e["manifest_sha256"] for e in together["earlier"]}) != len(shared):
+        return f"{where}.earlier: an earlier release is listed twice"
+    sensitive = {a["name"] for a in predicate["schema"]["attributes"] if a["role"] == "sensitive"}
+    for name in together["attribute_disclosure"]:
+        if name not in sensitive:
+            return f"{where}.attribute_disclosure: '{literal(name)}' is not a sensitive attribute of the schema"
+    misses = joint_misses(predicate.get("targets"), together)
+    if misses:
+        return (f"$.predicate.targets.{misses[0].name}: the joint figures of claims.composition miss the manifest's "
+                f"own target: {misses[0].text()}")
     return None
 
 

@@ -14,7 +14,7 @@ from verifier.releases.verification import ReleaseError, VerifiedRelease, load_p
 from verifier.text import literal, number, plural
 
 __all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "external_text", "formula_cells", "formula_warning", "open_release",
-           "p_value_words", "release_facts"]
+           "p_value_words", "release_facts", "composition_facts", "composition_lines"]
 
 
 def open_release(directory: str, key_path: str, *, fingerprint: str | None = None, dataset_id: str | None = None,
@@ -92,6 +92,7 @@ def release_facts(release: VerifiedRelease, found: FormulaCells | None = None) -
                 facts.append((f"  {literal(name)}", json.dumps(value)))
     facts.append(("withheld", WITHHELD))
     facts.append(("claims", claims_summary(release)))
+    facts += composition_facts(release.claims.get("composition"))
     warning = formula_warning(release, found) if found is not None else None
     if warning:
         facts.append(("warning", warning.removeprefix("WARNING: ")))
@@ -99,6 +100,34 @@ def release_facts(release: VerifiedRelease, found: FormulaCells | None = None) -
 
 
 WITHHELD = "the random seed only (paper 003, Def. 4)"
+
+
+def composition_facts(figures: dict | None) -> list[tuple[str, str]]:
+    """What a release signs of the earlier releases of the same people it was checked with (issue 40): each one by
+    its manifest's digest and the people they share (``earlier``), then the joint levels and risks of those people
+    (``together``)."""
+    if not figures:
+        return []
+    facts = [("earlier", f"{literal(e['datasetId'])} version {e['releaseVersion']} ({e['records']:,} records, "
+                         f"manifest SHA-256 {e['manifest_sha256']}): {plural(e['linked'], 'person', plural_form='people')}"
+                         " of this release") for e in figures["earlier"]]
+    levels = figures["policy_levels"]
+    of = (f"all {levels['checked']:,}" if levels["checked"] == figures["linked"]
+          else f"{levels['checked']:,} drawn at random from {figures['linked']:,}")
+    facts.append(("together", f"of {of} people released before: exposed {levels['exposed']:,}, at risk "
+                              f"{levels['at_risk']:,}, protected {levels['protected']:,}; exposed in no release alone: "
+                              f"{figures['newly_exposed']:,}"))
+    facts += [("together", f"{literal(name)}: largest joint risk {_fig(entry['max'], share=True)}, certain for "
+                           f"{_fig(entry['certain_share'], share=True)} of them")
+              for name, entry in figures["attribute_disclosure"].items()]
+    return facts
+
+
+def composition_lines(figures: dict | None) -> list[str]:
+    """:func:`composition_facts` as the command line prints them, under one heading."""
+    facts = composition_facts(figures)
+    return ["checked with the earlier releases of the same people:", *[f"  {k}: {v}" for k, v in facts]] if facts \
+        else []
 
 
 def _fig(value: Any, *, share: bool = False) -> str:

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from verifier.attacks.composition import JOINT_RR_CELLS, JointMatch, joint_candidates, joint_random_match
+from verifier.attacks.composition import JOINT_RR_CELLS, JointDraws, JointMatch, joint_candidates, joint_draws
 from verifier.attacks.disclosure import candidate_rows
 from verifier.attacks.models import replacement_shares, rr_joint_record
 from verifier.releases.exposure import with_base_rate
@@ -184,9 +184,10 @@ class JointCheck:
 
 
 def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, samples: int = 10_000,
-                  seed: int = 0) -> JointCheck:
+                  seed: int = 0, draws: JointDraws | None = None) -> JointCheck:
     """Her joint check over her checks in each release (``verifier.releases.subject.check_record``'s, her record
-    read with each release's schema)."""
+    read with each release's schema). ``draws``: the joint test's random records in the releases with ranks among
+    ``checks``, in their order, where the caller checks many people against the same releases."""
     first = checks[0]
     candidates, left_out = {}, {}
     families = {c.prepared.release.family for c in checks}
@@ -214,8 +215,8 @@ def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, sample
     ranked = [c for c in checks if c.ranks_apply]
     match = None
     if len(ranked) >= 2:
-        match = joint_random_match([c.prepared.space for c in ranked], [c.distance for c in ranked],
-                                   samples=samples, seed=seed)
+        draws = draws or joint_draws([c.prepared.space for c in ranked], samples=samples, seed=seed)
+        match = draws.test([c.distance for c in ranked])
     return JointCheck(tuple(checks), candidates, match, policy or default_policy(), left_out)
 
 

@@ -35,7 +35,7 @@ from typing import Any, Mapping, Sequence
 from verifier.errors import InvalidInputError
 from verifier.text import literal, number
 
-__all__ = ["TARGETS", "Miss", "parse_targets", "target_misses", "target_words"]
+__all__ = ["TARGETS", "Miss", "parse_targets", "target_misses", "joint_misses", "target_words"]
 
 #: target -> (the figure it bounds, in words; the families it applies to, None for all)
 TARGETS: dict[str, tuple[str, tuple[str, ...] | None]] = {
@@ -175,6 +175,14 @@ def target_misses(targets: Mapping[str, Any] | None, claims: Mapping[str, Any]) 
         if value is not None and bound is not None and value > bound + _SLACK:
             out.append(Miss(name, None, value, bound))
     return out
+
+
+def joint_misses(targets: Mapping[str, Any] | None, composition: Mapping[str, Any]) -> list[Miss]:
+    """The targets that the joint figures of a release and the earlier ones (``claims.composition``,
+    :mod:`verifier.releases.composition`) miss: ``max_attribute_risk``, ``max_exposed`` and ``max_at_risk_share``,
+    over the people released before."""
+    return target_misses(targets, {"attribute_disclosure": composition.get("attribute_disclosure") or {},
+                                   "policy_levels": composition.get("policy_levels") or {}})
 
 
 def target_words(targets: Mapping[str, Any] | None) -> list[str]:

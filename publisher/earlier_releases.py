@@ -1,0 +1,107 @@
+"""A release of people released before (``publisher release --previous DIR --link-column COL``, issue 40).
+
+Each earlier release is verified with the publisher's own key, and its links file
+(:class:`verifier.releases.composition.Links`, written beside it when it was made with ``--link-column``) must
+name it by its manifest's SHA-256 and the same linking column. The new release then signs the earlier ones'
+digests and the joint figures (:func:`verifier.releases.composition.composition_figures`), and is refused when
+they miss a target (``COMPOSITION_DISCLOSURE``).
+
+**Fresh noise on people released before.** Two copies of a person's values, each with its own independent
+noise, average to a value with half the noise variance, and m copies to 1/m of it: the noise a method
+calibrated for one release no longer protects. A release that adds fresh noise (``additive_noise``) to people an
+earlier noisy release holds is therefore refused (``COMPOSITION_FRESH_NOISE``). Randomized response and random
+replacement draw afresh too, but their joint risk is modelled exactly (Result 1 on the stacked keep matrices; the
+product of paper 004's posteriors) and bounded by the targets through the joint figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from verifier.errors import InputIOError, InvalidInputError, UsageError
+from verifier.releases.composition import MOST_EARLIER, Links, links_path
+from verifier.releases.subject import Prepared, prepare
+from verifier.releases.verification import TrustedKey, VerifiedRelease, verify_release
+from verifier.text import literal, plural
+
+__all__ = ["Earlier", "NOISY_METHODS", "load_earlier", "fresh_noise_problem", "check_links_output"]
+
+#: methods that add fresh independent noise to every released value
+NOISY_METHODS = ("additive_noise",)
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """An earlier release of the same people: verified, parsed, and who is in it."""
+
+    release: VerifiedRelease
+    prepared: Prepared
+    links: Links
+
+    def present(self, ids: Sequence[str]) -> np.ndarray:
+        """Whether each of ``ids`` (the new release's people) is in this release."""
+        held = set(self.links.ids)
+        return np.fromiter((i in held for i in ids), dtype=bool, count=len(ids))
+
+
+def load_earlier(folders: Sequence[str], key: TrustedKey, schema, column: str | None) -> list[Earlier]:
+    """Each ``--previous`` folder verified with the publisher's key, with its links file; refused before any
+    work when a folder is repeated, its links file is missing or of another release or column, or its schema is not
+    the new release's."""
+    if not folders:
+        return []
+    if column is None:
+        raise UsageError("--previous needs --link-column COL: the input's column that says who each person is, "
+                         "as the earlier release's links file records it")
+    if len(folders) > MOST_EARLIER:
+        raise UsageError(f"--previous is given {len(folders)} times; a release is checked with at most "
+                         f"{MOST_EARLIER} earlier ones")
+    out: list[Earlier] = []
+    for folder in folders:
+        release = verify_release(folder, key)
+        if any(e.release.manifest_sha256 == release.manifest_sha256 for e in out):
+            raise UsageError(f"--previous {folder} is given twice")
+        links = Links.read(links_path(folder))
+        if links.manifest_sha256 != release.manifest_sha256:
+            raise InvalidInputError(f"names another release (manifest SHA-256 {links.manifest_sha256[:16]}...), not "
+                                    f"{folder}", path=str(links_path(folder)), reason="LINKS_MISMATCH")
+        if links.column != column:
+            raise InvalidInputError(f"links people by {literal(links.column)}, not by --link-column "
+                                    f"{literal(column)}", path=str(links_path(folder)), reason="LINKS_MISMATCH")
+        if release.schema().attributes != schema.attributes:
+            raise InvalidInputError("its schema is not the new release's: people are checked together across "
+                                    "releases of the same attributes, kinds and categories", path=folder,
+                                    reason="SCHEMA_MISMATCH")
+        out.append(Earlier(release, prepare(release), links))
+    return out
+
+
+def fresh_noise_problem(methods: Sequence[dict[str, Any]], earlier: Sequence[Earlier],
+                        ids: Sequence[str]) -> str | None:
+    """Why this release may not add fresh noise to people an earlier noisy release holds (the module's text)."""
+    noisy = [step["method"] for step in methods if step.get("method") in NOISY_METHODS]
+    if not noisy:
+        return None
+    for each in earlier:
+        theirs = [step.get("method") for step in each.release.methods if step.get("method") in NOISY_METHODS]
+        shared = int(np.count_nonzero(each.present(ids)))
+        if theirs and shared:
+            return (f"{noisy[0]} would add fresh noise to the values of {plural(shared, 'person', plural_form='people')} "
+                    f"that {literal(each.release.dataset_id)!r} version {each.release.release_version} published with "
+                    f"{theirs[0]}: averaging the two noisy copies of a person's values halves the noise's variance. "
+                    "Publish them with a method that adds no fresh noise (rank_swapping, microaggregation, a "
+                    "generalization), or leave out --previous if these are not the same people; nothing was written")
+    return None
+
+
+def check_links_output(out: str | Path) -> Path:
+    """Where the new release's links file goes (beside it), refused at once when something is there."""
+    path = links_path(out)
+    if path.exists() or path.is_symlink():
+        raise InputIOError("already exists; a links file is never overwritten", path=str(path),
+                           reason="OUTPUT_EXISTS")
+    return path
