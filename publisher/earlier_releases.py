@@ -23,9 +23,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from verifier.errors import InputIOError, InvalidInputError, UsageError
-from verifier.releases.composition import MOST_EARLIER, Links, links_path
+from verifier.releases.composition import MOST_EARLIER, Links, links_path, read_earlier
 from verifier.releases.subject import Prepared, prepare
-from verifier.releases.verification import TrustedKey, VerifiedRelease, verify_release
+from verifier.releases.verification import TrustedKey, VerifiedRelease
 from verifier.text import literal, plural
 
 __all__ = ["Earlier", "NOISY_METHODS", "load_earlier", "fresh_noise_problem", "check_links_output"]
@@ -42,12 +42,6 @@ class Earlier:
     prepared: Prepared
     links: Links
 
-    def present(self, ids: Sequence[str]) -> np.ndarray:
-        """Whether each of ``ids`` (the new release's people) is in this release."""
-        held = set(self.links.ids)
-        return np.fromiter((i in held for i in ids), dtype=bool, count=len(ids))
-
-
 def load_earlier(folders: Sequence[str], key: TrustedKey, schema, column: str | None) -> list[Earlier]:
     """Each ``--previous`` folder verified with the publisher's key, with its links file; refused before any
     work when a folder is repeated, its links file is missing or of another release or column, or its schema is not
@@ -62,13 +56,9 @@ def load_earlier(folders: Sequence[str], key: TrustedKey, schema, column: str | 
                          f"{MOST_EARLIER} earlier ones")
     out: list[Earlier] = []
     for folder in folders:
-        release = verify_release(folder, key)
+        release, links = read_earlier(folder, key)
         if any(e.release.manifest_sha256 == release.manifest_sha256 for e in out):
             raise UsageError(f"--previous {folder} is given twice")
-        links = Links.read(links_path(folder))
-        if links.manifest_sha256 != release.manifest_sha256:
-            raise InvalidInputError(f"names another release (manifest SHA-256 {links.manifest_sha256[:16]}...), not "
-                                    f"{folder}", path=str(links_path(folder)), reason="LINKS_MISMATCH")
         if links.column != column:
             raise InvalidInputError(f"links people by {literal(links.column)}, not by --link-column "
                                     f"{literal(column)}", path=str(links_path(folder)), reason="LINKS_MISMATCH")
@@ -88,7 +78,7 @@ def fresh_noise_problem(methods: Sequence[dict[str, Any]], earlier: Sequence[Ear
         return None
     for each in earlier:
         theirs = [step.get("method") for step in each.release.methods if step.get("method") in NOISY_METHODS]
-        shared = int(np.count_nonzero(each.present(ids)))
+        shared = int(np.count_nonzero(each.links.holds(ids)))
         if theirs and shared:
             return (f"{noisy[0]} would add fresh noise to the values of {plural(shared, 'person', plural_form='people')} "
                     f"that {literal(each.release.dataset_id)!r} version {each.release.release_version} published with "

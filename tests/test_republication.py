@@ -209,3 +209,38 @@ def test_a_re_signed_composition_that_misses_its_own_target_is_refused(ward, cap
     resign_statement(ward / "b", key, newly)
     assert verifier(["verify", str(ward / "b"), "--key", str(ward / "keys" / "public.pem")]) != 0
     assert "$.predicate.claims.composition.newly_exposed" in capsys.readouterr().err
+
+
+def test_the_audit_recomputes_the_joint_figures_from_the_originals(ward, capsys):
+    """With the original, its linking column and the earlier release with its links file, every joint figure is
+    recomputed; without them each is listed as unchecked, with why; a re-signed lie (one person exposed together,
+    not two) is false."""
+    assert _external(ward, "a", *FIRST, "--link-column", "pid") == 0
+    assert _external(ward, "b", *SECOND, "--link-column", "pid", "--previous", str(ward / "a")) == 0
+    argv = ["audit", str(ward / "b"), "--key", str(ward / "keys" / "public.pem"), "--original",
+            str(ward / "b-original.csv"), "--json"]
+    capsys.readouterr()
+    assert verifier([*argv, "--previous", str(ward / "a")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    joint = {c["claim"]: c for c in out["checks"] if c["claim"].startswith("composition.")}
+    assert {"composition.earlier", "composition.linked", "composition.newly_exposed",
+            "composition.policy_levels.exposed", "composition.attribute_disclosure.disease.max"} <= set(joint)
+    assert all(c["ok"] for c in joint.values()) and joint["composition.policy_levels.exposed"]["computed"] == 2
+    assert verifier(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    unchecked = {u["figure"]: u["reason"] for u in out["unchecked"]}
+    assert unchecked["composition.linked"].startswith("needs the original with its linking column")
+
+    def lie(statement):
+        levels = statement["predicate"]["claims"]["composition"]["policy_levels"]
+        levels.update(exposed=1, protected=1)
+        statement["predicate"]["claims"]["composition"]["newly_exposed"] = 1
+
+    resign_statement(ward / "b", ward / "keys" / "private.pem", lie)
+    assert verifier([*argv, "--previous", str(ward / "a")]) == 1
+    false = {c["claim"] for c in json.loads(capsys.readouterr().out)["checks"] if not c["ok"]}
+    assert false == {"composition.policy_levels.exposed", "composition.policy_levels.protected",
+                     "composition.newly_exposed"}
+    assert verifier(["audit", str(ward / "b"), "--key", str(ward / "keys" / "public.pem"), "--previous",
+                     str(ward / "a")]) == 2
+    assert "give --original X.csv too" in capsys.readouterr().err

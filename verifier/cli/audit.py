@@ -27,6 +27,7 @@ from verifier.frontend import (
 from verifier.data.record_file import BATCH, write_record_file
 from verifier.distributed.searches import ClusterSearches
 from verifier.releases.audit import audit_release, audit_rows
+from verifier.releases.composition import MOST_EARLIER, read_earlier, read_link_column
 from verifier.releases.exposure import base_rates
 from verifier.releases.policy import load_policy
 from verifier.text import number
@@ -43,6 +44,24 @@ def _original_weights(path: str, weighted) -> np.ndarray | None:
     return read_weight_column(path, column)
 
 
+def _earlier(args: argparse.Namespace, release, phases) -> list:
+    """Each ``--previous`` release, verified with the key that verified this one, and its links file."""
+    if args.previous and not args.original:
+        raise UsageError("--previous recomputes the joint figures from the original: give --original X.csv too")
+    if len(args.previous) > MOST_EARLIER:
+        raise UsageError(f"--previous is given {len(args.previous)} times; a release is checked with at most "
+                         f"{MOST_EARLIER} earlier ones")
+    out = []
+    for folder in args.previous:
+        with phases(f"verifying {folder}"):
+            out.append(read_earlier(folder, release.key))
+    columns = {links.column for _, links in out}
+    if len(columns) > 1:
+        raise UsageError(f"the links files of --previous link people by different columns ({', '.join(sorted(columns))}"
+                         "); a release is checked with earlier ones linked by one column")
+    return out
+
+
 def register(sub, common) -> None:
     p = add_command(
         sub, common, "audit", run=run, help="verify a release and recompute its claims",
@@ -51,7 +70,7 @@ def register(sub, common) -> None:
         "groups; with --original also (D, v), the intruder's figures, the attribute-disclosure risks and the "
         "original's figures. Every other figure is listed as not checked, with the reason.",
         epilog="Exit codes: 0 every checked claim is true, 1 verification failed or a claim is false, 2 usage error, "
-        "3 invalid original table or --policy file, 4 I/O failure.",
+        "3 invalid original table, --policy file or links file, 4 I/O failure.",
     )
     add_release_args(p)
     p.add_argument("--original", metavar="X.csv", help="the original table, for an auditor entitled to it; for a "
@@ -60,6 +79,10 @@ def register(sub, common) -> None:
     p.add_argument("--policy", metavar="policy.json", help="the verdict policy the manifest's policy_levels name, "
                    "where it is not the verifier's default: with --original, every record's level is recomputed "
                    "under it")
+    p.add_argument("--previous", action="append", default=[], metavar="DIR",
+                   help="with --original, an earlier release the manifest's composition names, with its links file "
+                   "DIR.links.json beside it (repeatable, at most 16): the joint figures of the people released "
+                   "before are recomputed; the original needs the linking column the links files name")
     p.add_argument("--out", metavar="FILE",
                    help="with --original, write every original record's row (her distance, matches, deviations and "
                    "spreads, and the intruder's link and p-value) to FILE.parquet or FILE.csv (no list columns)")
@@ -85,15 +108,18 @@ def run(args: argparse.Namespace) -> int:
     if args.out and release.family == "generalized":
         raise UsageError("--out lists permutation distances, which a generalized release does not have; "
                          "its groups are in the audit and --report")
-    original = weights = None
+    original = weights = ids = None
+    earlier = _earlier(args, release, phases)
     if args.original:
         with phases(f"reading {args.original}"):
             original = read_table(args.original, release.schema())
             weights = _original_weights(args.original, release.predicate.get("sampling_weights"))
+            ids = read_link_column(args.original, earlier[0][1].column) if earlier else None
     with engine_client(args) as client:
         with phases("recomputing the claims"):
             searches = None if client is None else ClusterSearches(client, phase=phases)
-            result = audit_release(release, original, weights, searches=searches, policy=policy)
+            result = audit_release(release, original, weights, searches=searches, policy=policy, earlier=earlier,
+                                   ids=ids)
         out = args.out if args.out and "assessment" in result.figures else None  # not when X and Y differ in size
         if out:
             with phases(f"writing {out}"):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -44,16 +44,17 @@ from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
 from verifier.releases.external_step import external_checks, not_replayable
 from verifier.releases.family import EXTERNAL, derived_parameters
+from verifier.releases.composition import Links, composition_figures, earlier_entry, present_in
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import prepare
 from verifier.releases.recompute import family_disclosure, group_release_claims
-from verifier.releases.targets import target_misses
+from verifier.releases.targets import joint_misses, target_misses
 from verifier.releases.verdict import disclosure_breaches
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 
 __all__ = ["ClaimCheck", "AuditResult", "audit_release", "audit_rows", "figure_paths", "derived_figures", "PAIRING",
-           "NEEDS_ORIGINAL", "DERIVED"]
+           "NEEDS_ORIGINAL", "NEEDS_EARLIER", "DERIVED"]
 
 #: figures a later version of the toolkit added to a claim: checked where a manifest has them
 ADDED_LATER = frozenset({"certain_share"})
@@ -61,6 +62,8 @@ _REL = 1e-9
 _ABS = 1e-12  # a correlation change of 0 against 1e-17: the same figure, summed in another order
 PAIRING = "needs the secret pairing of released and original rows"
 NEEDS_ORIGINAL = "needs the original table (--original)"
+NEEDS_EARLIER = ("needs the original with its linking column and the earlier releases with their links files "
+                 "(--original X.csv --previous DIR)")
 NEEDS_WEIGHTS = "needs the original's sampling weights (its weight column, in --original)"
 DERIVED = ("a parameter the publisher derived from the original table; 'publisher replay' tests whether the "
            "release is what the published method makes with it")
@@ -253,7 +256,8 @@ def _targets(ledger: _Ledger, recomputed: dict[str, Any]) -> None:
 
 def audit_release(release: VerifiedRelease, original: Table | None = None,
                   original_weights: np.ndarray | None = None, *, searches: Searches | None = None,
-                  policy: Policy | None = None) -> AuditResult:
+                  policy: Policy | None = None, earlier: Sequence[tuple[VerifiedRelease, Links]] = (),
+                  ids: Sequence[str] | None = None) -> AuditResult:
     """Recompute the figures of a verified release under its model; ``original`` read with the release's schema.
 
     A release with sampling weights has its own risks recomputed with its ``weights.csv``, and the
@@ -261,8 +265,14 @@ def audit_release(release: VerifiedRelease, original: Table | None = None,
     which ``risk_original`` is not checked. ``searches`` runs the permutation distances and the
     intruder elsewhere (``verifier audit --engine dask``); by default in this process. ``policy`` is the
     verdict policy file the manifest's ``policy_levels`` name, where it is not the verifier's default.
+    ``earlier`` (each earlier release with its links file) and ``ids`` (the original's linking column) recompute
+    the joint figures of ``claims.composition`` (:mod:`verifier.releases.composition`).
     """
-    ledger = _Ledger(release, last=lambda done: _policy_levels(done, original, policy))
+    def last(done: _Ledger) -> None:
+        _policy_levels(done, original, policy)
+        _composition(done, original, policy, earlier, ids)
+
+    ledger = _Ledger(release, last=last)
     if "model" in release.claims:
         ledger.check("model", release.family)
     for i, step in enumerate(release.methods):  # another tool's output: its files are checked, its run is not
@@ -274,6 +284,16 @@ def audit_release(release: VerifiedRelease, original: Table | None = None,
     return _audit_ranked(ledger, original, original_weights, searches)
 
 
+def _named_policy(ledger: _Ledger, path: str, levels: dict, given: Policy | None) -> Policy | None:
+    """The verdict policy a section's levels name (the given one, or the verifier's default), or None: the section
+    is then listed as unchecked."""
+    named = (levels.get("policy") or {}).get("sha256")
+    policy = next((p for p in (given, default_policy()) if p is not None and p.sha256 == named), None)
+    if policy is None:
+        ledger.skip(path, f"needs the verdict policy it names (SHA-256 {str(named)[:64]}): --policy FILE")
+    return policy
+
+
 def _policy_levels(ledger: _Ledger, original: Table | None, given: Policy | None) -> None:
     """Every original record's level under the policy the manifest names, as her own check decides it
     (:mod:`verifier.releases.levels`), and the protector's targets on the counts."""
@@ -283,15 +303,41 @@ def _policy_levels(ledger: _Ledger, original: Table | None, given: Policy | None
     if original is None:
         ledger.skip("policy_levels", NEEDS_ORIGINAL)
         return
-    named = (claimed.get("policy") or {}).get("sha256")
-    policy = next((p for p in (given, default_policy()) if p is not None and p.sha256 == named), None)
+    policy = _named_policy(ledger, "policy_levels", claimed, given)
     if policy is None:
-        ledger.skip("policy_levels", f"needs the verdict policy it names (SHA-256 {str(named)[:64]}): --policy FILE")
         return
     levels = record_levels(prepare(ledger.release), original.values, policy).to_json()
     ledger.tree("policy_levels", levels)
     for miss in target_misses(ledger.release.predicate.get("targets"), {"policy_levels": levels}):
         ledger.fail(f"targets.{miss.name}", f"the recomputed {miss.text()}")
+
+
+def _composition(ledger: _Ledger, original: Table | None, given: Policy | None,
+                 earlier: Sequence[tuple[VerifiedRelease, Links]], ids: Sequence[str] | None) -> None:
+    """The joint figures of the people released before (:mod:`verifier.releases.composition`), from the original,
+    its linking column and the earlier releases with their links files; the protector's targets on them."""
+    claimed = ledger.claimed("composition")
+    if not isinstance(claimed, dict):
+        return
+    if original is None or ids is None or not earlier:
+        ledger.skip("composition", NEEDS_EARLIER)
+        return
+    policy = _named_policy(ledger, "composition", claimed.get("policy_levels") or {}, given)
+    if policy is None:
+        return
+    present = present_in(ids, [links for _, links in earlier])
+    entries = [dict(sorted(earlier_entry(e, int(np.count_nonzero(present[:, 1 + j]))).items()))
+               for j, (e, _) in enumerate(earlier)]
+    ok = claimed.get("earlier") == entries
+    ledger.checks.append(ClaimCheck("composition.earlier", claimed.get("earlier"), entries, ok,
+                                    "" if ok else "the earlier releases given, and the people each shares with this "
+                                    "one, are not those the manifest signs"))
+    figures = composition_figures([prepare(ledger.release), *[prepare(e) for e, _ in earlier]], original.values,
+                                  present, policy)
+    for key, value in figures.items():
+        ledger.tree(f"composition.{key}", value)
+    for miss in joint_misses(ledger.release.predicate.get("targets"), figures):
+        ledger.fail(f"targets.{miss.name}", f"the recomputed joint {miss.text()}")
 
 
 def _released_weights(release: VerifiedRelease, n_records: int) -> np.ndarray | None:

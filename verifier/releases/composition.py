@@ -39,7 +39,8 @@ from verifier.releases.policy import Policy
 from verifier.releases.subject import Prepared, check_record
 from verifier.text import literal
 
-__all__ = ["MOST_EARLIER", "Links", "links_path", "read_link_column", "composition_figures", "earlier_entry"]
+__all__ = ["MOST_EARLIER", "Links", "links_path", "read_link_column", "read_earlier", "present_in",
+           "composition_figures", "earlier_entry"]
 
 #: the most earlier releases one release is checked with (``--previous``), as docs/release-format.md says
 MOST_EARLIER = 16
@@ -80,6 +81,11 @@ class Links:
     column: str
     ids: tuple[str, ...]
 
+    def holds(self, ids: Sequence[str]) -> np.ndarray:
+        """Whether each of ``ids`` is a person of this release."""
+        held = set(self.ids)
+        return np.fromiter((i in held for i in ids), dtype=bool, count=len(ids))
+
     def to_bytes(self) -> bytes:
         return json.dumps({"format": _LINKS_FORMAT, "datasetId": self.dataset_id,
                            "releaseVersion": self.release_version, "manifest_sha256": self.manifest_sha256,
@@ -112,6 +118,24 @@ class Links:
                 or not isinstance(doc["link_column"], str):
             raise bad("datasetId and link_column are texts, releaseVersion an integer")
         return cls(doc["datasetId"], doc["releaseVersion"], digest, doc["link_column"], tuple(ids))
+
+
+def read_earlier(folder: str, key: Any) -> tuple[Any, Links]:
+    """An earlier release verified with ``key`` and its links file, which must name it by its manifest's digest."""
+    from verifier.releases.verification import verify_release
+
+    release = verify_release(folder, key)
+    links = Links.read(links_path(folder))
+    if links.manifest_sha256 != release.manifest_sha256:
+        raise InvalidInputError(f"names another release (manifest SHA-256 {links.manifest_sha256[:16]}...), not "
+                                f"{folder}", path=str(links_path(folder)), reason="LINKS_MISMATCH")
+    return release, links
+
+
+def present_in(ids: Sequence[str], earlier: Sequence[Links]) -> np.ndarray:
+    """``present[i, j]``: whether person ``i`` of the new release is in release ``j`` (0, the new one; then the
+    earlier ones in order)."""
+    return np.column_stack([np.ones(len(ids), dtype=bool), *[links.holds(ids) for links in earlier]])
 
 
 def earlier_entry(release: Any, linked: int) -> dict[str, Any]:
