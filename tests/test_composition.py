@@ -238,9 +238,12 @@ def test_the_joint_randomized_response_risk_is_result_1_on_the_stacked_keep_matr
     qi_ps, s_ps = [[0.8, 0.7], [1.0, 0.6]], [0.7, 0.55]
     joint = joint_rr_risk(pi, qi_ps, s_ps)
     assert joint[1, 2, 0] == 0.0
+    first = rr_risk(pi, [ps[0] for ps in qi_ps], s_ps[0])
     for cell in [(0, 0, 0), (0, 1, 2), (1, 0, 1), (1, 2, 2)]:
         seen = _simulated_joint_rr(rng, pi, qi_ps, s_ps, cell, 100_000)
-        assert abs(seen - joint[cell]) <= 4.5 * np.sqrt(joint[cell] * (1 - joint[cell]) / 100_000), cell
+        error = np.sqrt(joint[cell] * (1 - joint[cell]) / 100_000)
+        assert abs(seen - joint[cell]) <= 4.5 * error, cell
+        assert abs(seen - first[cell]) > 5 * error, cell  # the first release's own risk misses the joint event
     for j in range(2):  # one release: exactly its own risk
         alone = rr_risk(pi, [ps[j] for ps in qi_ps], s_ps[j])
         assert np.array_equal(joint_rr_risk(pi, [[ps[j]] for ps in qi_ps], [s_ps[j]]), alone)
