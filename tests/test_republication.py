@@ -244,3 +244,18 @@ def test_the_audit_recomputes_the_joint_figures_from_the_originals(ward, capsys)
     assert verifier(["audit", str(ward / "b"), "--key", str(ward / "keys" / "public.pem"), "--previous",
                      str(ward / "a")]) == 2
     assert "give --original X.csv too" in capsys.readouterr().err
+
+
+def test_her_joint_check_names_the_earlier_release_its_publisher_checked_it_with(ward, capsys):
+    """``verifier joint`` says which of the releases she gives the later one signs as checked with it."""
+    assert _external(ward, "a", *FIRST, "--link-column", "pid") == 0
+    assert _external(ward, "b", *SECOND, "--link-column", "pid", "--previous", str(ward / "a")) == 0
+    (ward / "me.json").write_text(json.dumps({"age": 34, "sex": "F", "disease": "HIV"}))
+    argv = ["joint", str(ward / "a"), str(ward / "b"), "--key", str(ward / "keys" / "public.pem"), "--record",
+            str(ward / "me.json")]
+    capsys.readouterr()
+    assert verifier([*argv, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["checked_with"] for r in out["releases"]] == [[], [str(ward / "a")]]
+    assert verifier(argv) == 0
+    assert f"its publisher checked it with {ward / 'a'} (the manifest signs their digests)" in capsys.readouterr().out

@@ -888,3 +888,43 @@ async def test_a_release_made_with_arx_is_checked_in_the_tui_as_on_the_command_l
         report = app.report_json()
     report["release"] = expected["release"] = None
     assert report == expected and expected["class_size"] == 2
+
+
+@pilot_test
+async def test_several_releases_of_her_are_checked_together_in_the_tui_as_by_verifier_joint(tmp_path, capsys):
+    """Issue 40: ``verifier tui RELEASE --with OTHER``: the hospital's two waves, each of which rates her at risk;
+    her results say what they tell together, as ``verifier joint --json`` does, and her exported report holds it.
+    A release of other attributes is refused at verification, with its reason."""
+    ward = Path(__file__).resolve().parents[1] / "docs" / "examples" / "ward"
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    for year in ("2025", "2026"):
+        assert publisher(["release", "--input", str(ward / f"{year}.csv"), "--schema", str(ward / "schema.json"),
+                          "--anonymized", str(ward / f"{year}-generalized.csv"), "--produced-by", "a tool 1.0",
+                          "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "ward",
+                          "--release-version", year, "--out", str(tmp_path / year)]) == 0
+    record = write(tmp_path / "me.json", json.dumps({"age": 34, "sex": "F", "disease": "HIV"}))
+    key = tmp_path / "keys" / "public.pem"
+    capsys.readouterr()
+    assert verifier(["joint", str(tmp_path / "2026"), str(tmp_path / "2025"), "--key", str(key), "--record",
+                     str(record), "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    async with opened(tmp_path / "2026", key, size=(100, 40), record_path=str(record),
+                      others=[str(tmp_path / "2025")]) as (app, pilot):
+        await settle(pilot)
+        assert '"ward" version 2025, verified with the same key' in " ".join(shown(app, "#verification").split())
+        together = " ".join(shown(app, "#together").split())
+        assert together.startswith("TOGETHER WITH 1 OTHER RELEASE: EXPOSED: " + expected["verdict"]["headline"])
+        assert together.endswith(f"Each release alone: {tmp_path / '2026'} at risk; {tmp_path / '2025'} at risk")
+        assert shown(app, "#verdict").startswith("AT RISK")  # the release open alone
+        report = app.report_json()
+    assert report["joint"] == expected
+    schema = json.loads((ward / "schema.json").read_text())
+    schema["attributes"][2]["categories"].append("other")
+    write(tmp_path / "other.json", json.dumps(schema))
+    assert publisher(["release", "--input", str(ward / "2025.csv"), "--schema", str(tmp_path / "other.json"),
+                      "--anonymized", str(ward / "2025-generalized.csv"), "--produced-by", "a tool 1.0", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "ward", "--out",
+                      str(tmp_path / "other")]) == 0
+    async with opened(tmp_path / "2026", key, others=[str(tmp_path / "other")]) as (app, pilot):
+        assert "SCHEMA_MISMATCH" in shown(app, "#verification")
+        assert app.query_one("#record", TabPane).disabled

@@ -22,7 +22,7 @@ def register(sub, common) -> None:
         "expose more than any one alone (docs/subject.md, 'Several releases of you').",
         epilog="Exit codes: 0 checked (whatever the verdict), 1 a release does not verify, 2 usage error, 3 an "
         "invalid record or policy file, or releases of different attributes, 4 a key or file unreadable.")
-    p.add_argument("releases", nargs="+", metavar="DIR", help="two or more release directories")
+    p.add_argument("releases", nargs="+", metavar="DIR", help="two or more release directories (at most 17)")
     p.add_argument("--key", action="append", required=True, metavar="public.pem",
                    help="the publisher's public key, obtained out of band: once for all releases, or once per "
                    "release in their order")
@@ -36,12 +36,15 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifier.releases.composition import MOST_EARLIER
     from verifier.releases.facts import open_release
     from verifier.releases.joint import check_releases_jointly
 
     refuse_record_on_command_line(args.record)
     if len(args.releases) < 2:
         raise UsageError("a joint check takes two releases or more; verifier check takes one")
+    if len(args.releases) > MOST_EARLIER + 1:
+        raise UsageError(f"a joint check takes at most {MOST_EARLIER + 1} releases")
     if len(args.key) not in (1, len(args.releases)):
         raise UsageError(f"give --key once for every release, or once per release ({len(args.releases)} times)")
     policy = load_policy(args.policy)
@@ -54,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.OK
     out = joint.to_json()
     for entry in out["releases"]:
+        signed = (f"; its publisher checked it with {', '.join(entry['checked_with'])} (the manifest signs their "
+                  "digests)" if entry["checked_with"] else "")
         print(f"OK: {entry['release']} verifies (fingerprint {entry['fingerprint']}): dataset "
               f"{json.dumps(entry['dataset_id'])}, version {entry['release_version']}; alone: "
-              f"{entry['level_alone'].replace('_', ' ')}")
+              f"{entry['level_alone'].replace('_', ' ')}{signed}")
     verdict = out["verdict"]
     print(f"\n{verdict['level'].replace('_', ' ').upper()}: {verdict['headline']}")
     print("\n".join(verdict["lines"][1:]))

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from verifier.frontend import UsageError, add_command, check_positive, check_probability, count
+from verifier.releases.composition import MOST_EARLIER
 from verifier.releases.policy import load_policy
 from verifier.releases.record import refuse_record_on_command_line
 
@@ -32,6 +33,9 @@ def register(sub, common) -> None:
     p.add_argument("--samples", type=count("samples"), default=10_000, metavar="N", help="Monte Carlo draws (default 10000, at most 10000000)")
     p.add_argument("--policy", metavar="policy.json", help="decide your level by this verdict policy instead of "
                    "the verifier's default (docs/subject.md, 'The verdict policy')")
+    p.add_argument("--with", dest="others", action="append", default=[], metavar="DIR",
+                   help="another release of the same people, verified with the same --key (repeatable, at most 16): "
+                   "your results also say what the releases tell about you together, as `verifier joint` does")
     p.add_argument("--proof", metavar="FILE", help="the release's log proof (or type it in the TUI)")
     p.add_argument("--log-policy", metavar="FILE", help="your log policy: the log's key, the witnesses' keys and "
                    "how many must cosign; needed with --proof")
@@ -44,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
     if args.record is not None:
         refuse_record_on_command_line(args.record)
     policy = load_policy(args.policy)
+    if len(args.others) > MOST_EARLIER:
+        raise UsageError(f"--with is given {len(args.others)} times; your record is checked with at most "
+                         f"{MOST_EARLIER} other releases")
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("the TUI needs a terminal; `verifier check` gives the same report without one",
                          reason="NO_TERMINAL")
@@ -51,6 +58,6 @@ def run(args: argparse.Namespace) -> int:
 
     app = SubjectApp(args.release, args.key, fingerprint=args.fingerprint, record_path=args.record,
                      alpha=args.alpha, samples=args.samples, verbose=args.verbose, policy=policy, proof=args.proof,
-                     log_policy=args.log_policy)
+                     log_policy=args.log_policy, others=args.others)
     app.run()
     return int(app.return_code or 0)

@@ -32,7 +32,7 @@ from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import LEVELS, NO_PROOF, HerFigures, Verdict, policy_verdict
 from verifier.text import number, plural
 
-__all__ = ["JointCheck", "check_jointly", "check_releases_jointly"]
+__all__ = ["JointCheck", "check_jointly", "check_releases_jointly", "open_together"]
 
 def _value_name(check: Any, s: int, value: float) -> str:
     attr = check.prepared.schema.attributes[s]
@@ -165,6 +165,14 @@ class JointCheck:
                 f"is guessed right with probability {number(entry['risk'], share=True)} from all of them "
                 f"together, against {alone} from each alone.")
 
+    def _checked_with(self, check: Any) -> list[str]:
+        """The other releases given whose manifest digest this release signs as one it was checked with by its
+        publisher (``claims.composition``, docs/release-format.md section 8)."""
+        signed = {e.get("manifest_sha256") for e in
+                  ((check.prepared.release.claims.get("composition") or {}).get("earlier") or [])}
+        return [c.prepared.release.path for c in self.checks
+                if c is not check and c.prepared.release.manifest_sha256 in signed]
+
     def to_json(self) -> dict[str, Any]:
         own = self.own_levels()
         return {
@@ -172,7 +180,8 @@ class JointCheck:
                           "release_version": c.prepared.release.release_version,
                           "fingerprint": c.prepared.release.key.fingerprint, "level_alone": level,
                           "class_size": None if c.ranks_apply else c.class_size,
-                          "distance": c.distance if c.ranks_apply else None}
+                          "distance": c.distance if c.ranks_apply else None,
+                          "checked_with": self._checked_with(c)}
                          for c, level in zip(self.checks, own)],
             "attribute_disclosure": self.candidates, "left_out": dict(self.left_out),
             "p_joint": None if self.match is None else self.match.p_joint,
@@ -218,6 +227,21 @@ def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, sample
         draws = draws or joint_draws([c.prepared.space for c in ranked], samples=samples, seed=seed)
         match = draws.test([c.distance for c in ranked])
     return JointCheck(tuple(checks), candidates, match, policy or default_policy(), left_out)
+
+
+def open_together(prepared: Any, directory: str, key: str, fingerprint: str | None = None) -> Any:
+    """Another release of the same people, verified with ``key`` and parsed, for her record read with
+    ``prepared``'s schema: its attributes, kinds and categories must be the same (``SCHEMA_MISMATCH``)."""
+    from verifier.errors import InvalidInputError
+    from verifier.releases.facts import open_release
+    from verifier.releases.subject import prepare
+
+    other = prepare(open_release(directory, key, fingerprint=fingerprint))
+    if other.schema.attributes != prepared.schema.attributes:
+        raise InvalidInputError(f"its attributes are not those of {prepared.release.path}: your record is checked "
+                                "against releases of the same attributes, kinds and categories", path=directory,
+                                reason="SCHEMA_MISMATCH")
+    return other
 
 
 def check_releases_jointly(releases: Sequence[Any], record_for: Callable[[Any], np.ndarray], *,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Sequence
 
 import numpy as np
 from textual import on, work
@@ -15,10 +16,11 @@ from textual.worker import get_current_worker
 from verifier.attacks.intruder import SubjectReport
 from verifier.errors import VerifierError
 from verifier.releases.facts import open_release, release_facts
+from verifier.releases.joint import JointCheck, check_jointly, open_together
 from verifier.releases.family import NO_RANKS
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import Prepared, SubjectCheck, check_record, prepare
-from verifier.tui.export import ExportScreen, report_text, write_report
+from verifier.tui.export import ExportScreen, report_json, report_text, write_report
 from verifier.tui.failure import INTERNAL_ERROR_EXIT, failure_lines
 from verifier.tui.help import HelpScreen
 from verifier.tui.random_run import run_random_match
@@ -55,7 +57,7 @@ class SubjectApp(App[None]):
     .row > Input, .row > Select { width: 1fr; }
     .error { color: $error; padding-left: 23; height: auto; }
     .error.-empty { display: none; }
-    #verification, #verdict, #random-status, #record-status, #threshold-status { height: auto; margin-bottom: 1; }
+    #verification, #verdict, #together, #random-status, #record-status, #threshold-status { height: auto; margin-bottom: 1; }
     .heading { text-style: bold; margin-top: 1; }
     .buttons { height: auto; margin-top: 1; }
     .buttons Button { margin-right: 1; }
@@ -70,8 +72,13 @@ class SubjectApp(App[None]):
     def __init__(self, release_dir: str | None = None, key_path: str | None = None, *,
                  fingerprint: str | None = None, record_path: str | None = None,
                  alpha: float = 0.01, samples: int = 10_000, seed: int = 0, verbose: bool = False,
-                 policy: Policy | None = None, proof: str | None = None, log_policy: str | None = None) -> None:
+                 policy: Policy | None = None, proof: str | None = None, log_policy: str | None = None,
+                 others: Sequence[str] = ()) -> None:
         super().__init__()
+        self._others = tuple(others)
+        """Other releases of the same people, checked with hers together (``verifier tui --with DIR``)."""
+        self._other_prepared: tuple[Prepared, ...] = ()
+        self._joint: JointCheck | None = None
         self._verbose = verbose
         self.policy = policy or default_policy()
         """The verdict policy her level is decided by, as ``verifier check --policy`` takes it."""
@@ -178,17 +185,19 @@ class SubjectApp(App[None]):
             release = open_release(directory, key, fingerprint=fingerprint)
             standing = Standing() if log[0] is None else log_standing(release, log[0], read_policy(log[1], None))
             prepared = prepare(release)
+            others = tuple(open_together(prepared, other, key, fingerprint) for other in self._others)
         except VerifierError as exc:
             self.call_from_thread(self._show_verification_failure, exc.diagnostic(), generation)
             return
-        self.call_from_thread(self._show_verified, prepared, standing, generation)
+        self.call_from_thread(self._show_verified, prepared, standing, generation, others)
 
     def _reset(self) -> None:
         """Forget the release and everything computed from it; results still on their way are dropped."""
         self._generation += 1
         self._cancel_random()
         self.workers.cancel_group(self, "check")
-        self._prepared = self._check = self._random = None
+        self._prepared = self._check = self._random = self._joint = None
+        self._other_prepared = ()
         for pane in ("record", "results", "random"):
             self.query_one(f"#{pane}", TabPane).disabled = True
         self.query_one(RecordTab).clear()
@@ -202,14 +211,17 @@ class SubjectApp(App[None]):
         self.query_one(ReleaseTab).show_failure(line)
         self._goto("release")
 
-    async def _show_verified(self, prepared: Prepared, standing: Standing, generation: int) -> None:
+    async def _show_verified(self, prepared: Prepared, standing: Standing, generation: int,
+                             others: tuple[Prepared, ...] = ()) -> None:
         if generation != self._generation:
             return
         self._verification_failed = False
-        self._prepared, self._standing = prepared, standing
+        self._prepared, self._standing, self._other_prepared = prepared, standing, others
         self.query_one(ResultsTab).unwitnessed = standing.unwitnessed
         facts = release_facts(prepared.release, prepared.formula_cells)
-        self.query_one(ReleaseTab).show_verified([*facts, ("log", standing.words())])
+        together = [("together with", f"{o.release.path}: dataset {json.dumps(o.release.dataset_id)} version "
+                                      f"{o.release.release_version}, verified with the same key") for o in others]
+        self.query_one(ReleaseTab).show_verified([*facts, ("log", standing.words()), *together])
         self._goto("release")
         record = self.query_one(RecordTab)
         await record.build_form(prepared.schema)
@@ -226,17 +238,21 @@ class SubjectApp(App[None]):
         self._random = None
         self.query_one(RecordTab).status("Checking ...")
         assert self._prepared is not None
-        self._check_worker(self._prepared, message.keys)
+        self._check_worker(self._prepared, self._other_prepared, message.keys)
 
     @work(thread=True, exclusive=True, group="check")
-    def _check_worker(self, prepared: Prepared, keys: np.ndarray) -> None:
+    def _check_worker(self, prepared: Prepared, others: tuple[Prepared, ...], keys: np.ndarray) -> None:
         check = check_record(prepared, keys)
-        self.call_from_thread(self._show_results, check)
+        joint = None if not others else check_jointly(
+            [check_record(p, keys, whole_space=p.ranks_apply) for p in (prepared, *others)], policy=self.policy,
+            samples=self._samples, seed=self._seed)
+        self.call_from_thread(self._show_results, check, joint)
 
-    def _show_results(self, check: SubjectCheck) -> None:
+    def _show_results(self, check: SubjectCheck, joint: JointCheck | None = None) -> None:
         if check.prepared is not self._prepared:
             return  # computed for a release that has since been closed
-        self._check = check
+        self._check, self._joint = check, joint
+        self.query_one(ResultsTab).show_together(joint)
         self.query_one(RecordTab).status("Checked: see your results (F4).")
         self.query_one("#results", TabPane).disabled = False
         self.query_one("#random", TabPane).disabled = not check.ranks_apply  # generalized cells have no ranks
@@ -310,14 +326,14 @@ class SubjectApp(App[None]):
     def report_json(self) -> dict[str, Any]:
         """Her report as ``verifier check --json`` gives it."""
         assert self._check is not None
-        return {**self._check.to_json(self._random, self.policy, unwitnessed=self._standing.unwitnessed),
-                "log": self._standing.to_json()}
+        return report_json(self._check, self._random, self.policy, self._standing, self._joint)
 
     def _export(self, choice: tuple[str, str] | None) -> None:
         if choice is None or self._check is None:
             return
         fmt, path = choice
-        written, sentence = write_report(path, report_text(self._check, self._random, self.policy, fmt, self._standing))
+        written, sentence = write_report(path, report_text(self._check, self._random, self.policy, fmt, self._standing,
+                                                           self._joint))
         self.notify(sentence, severity="information" if written else "error", markup=False)
 
     # ------------------------------------------------------------------ failures

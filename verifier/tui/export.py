@@ -16,7 +16,7 @@ from textual.widgets import Button, Input, Static
 from verifier.data.tables import write_atomic
 from verifier.frontend.output_paths import check_output
 from verifier.errors import VerifierError
-from verifier.text import literal
+from verifier.text import literal, markdown
 
 __all__ = ["ExportScreen", "report_text", "write_report"]
 
@@ -78,9 +78,20 @@ def write_report(path: str, text: str) -> tuple[bool, str]:
     return True, f"Your report is in {literal(path)}."
 
 
-def report_text(check: Any, random: Any, policy: Any, fmt: str, standing: Any) -> str:
-    """Her report in ``fmt``: ``json`` (the object ``verifier check --json`` prints) or Markdown."""
+def report_json(check: Any, random: Any, policy: Any, standing: Any, joint: Any = None) -> dict[str, Any]:
+    """Her report as ``verifier check --json`` prints it; with other releases, ``joint`` as ``verifier joint
+    --json`` prints it."""
+    return {**check.to_json(random, policy, unwitnessed=standing.unwitnessed), "log": standing.to_json(),
+            **({"joint": joint.to_json()} if joint is not None else {})}
+
+
+def report_text(check: Any, random: Any, policy: Any, fmt: str, standing: Any, joint: Any = None) -> str:
+    """Her report in ``fmt``: ``json`` (:func:`report_json`) or Markdown."""
     if fmt == "json":
-        return json.dumps({**check.to_json(random, policy, unwitnessed=standing.unwitnessed), "log": standing.to_json()},
-                          indent=2, allow_nan=False) + "\n"
-    return check.to_markdown(random, policy, unwitnessed=standing.unwitnessed)
+        return json.dumps(report_json(check, random, policy, standing, joint), indent=2, allow_nan=False) + "\n"
+    text = check.to_markdown(random, policy, unwitnessed=standing.unwitnessed)
+    if joint is None:
+        return text
+    lines = joint.verdict().lines
+    return text.rstrip("\n") + "\n\n## Together with the other releases of you\n\n" + "\n".join(
+        f"- {markdown(line)}" for line in lines) + "\n"

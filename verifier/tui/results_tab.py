@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Input, Static
 from verifier.attacks.intruder import SubjectReport
 from verifier.releases.record import parse_number
 from verifier.releases.group_check import GroupCheck
+from verifier.releases.joint import JointCheck
 from verifier.releases.subject import SubjectCheck
 from verifier.releases.policy import Policy
 from verifier.releases.verdict import NO_PROOF, Verdict
@@ -43,6 +44,9 @@ class ResultsTab(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="verdict", markup=False)
+        together = Static("", id="together", markup=False)
+        together.display = False
+        yield together
         yield Static(MATCHES_HEADING, id="matches-heading", classes="heading", markup=False)
         yield DataTable(id="deviations", cursor_type="row", zebra_stripes=True)
         yield Static("Spread around your record:", classes="heading ranks-only", markup=False)
@@ -60,6 +64,7 @@ class ResultsTab(VerticalScroll):
     def clear(self) -> None:
         """Forget her results and thresholds."""
         self._check = None
+        self.show_together(None)
         for selector in ("#verdict", "#threshold-status"):
             self.query_one(selector, Static).update("")
         for selector in ("#deviations", "#variances", "#disclosure"):
@@ -127,6 +132,26 @@ class ResultsTab(VerticalScroll):
                  *([str(r["best_guess"])] if best_guess else []), r["mode"]] for name, r in disclosure.items()]
         fill_table(self.query_one("#disclosure", DataTable), header,
                    rows or [["(the schema marks no sensitive attribute)", *[""] * (len(header) - 1)]])
+
+    def show_together(self, joint: JointCheck | None) -> None:
+        """With other releases of her (``verifier tui --with``), her joint verdict as ``verifier joint`` gives it,
+        and each release's level alone; hidden without them."""
+        widget = self.query_one("#together", Static)
+        widget.display = joint is not None
+        if joint is None:
+            widget.update("")
+            return
+        own = joint.own_levels()
+        verdict = joint.verdict(own)
+        text = Text()
+        text.append(f"TOGETHER WITH {plural(len(own) - 1, 'OTHER RELEASE')}: ", style="bold")
+        text.append(f"{verdict.level.replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict.level]}")
+        text.append(literal(verdict.headline), style="bold")
+        for line in verdict.lines[1:]:
+            text.append("\n" + literal(line))
+        text.append("\n\nEach release alone: " + "; ".join(
+            f"{literal(c.prepared.release.path)} {level.replace('_', ' ')}" for c, level in zip(joint.checks, own)))
+        widget.update(text)
 
     def _write_verdict(self, verdict: Verdict, closing: str) -> None:
         """The headline coloured by her level (bold, then green, yellow or red), then the other sentences."""
