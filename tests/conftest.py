@@ -60,6 +60,23 @@ def adult_schema(folder: Path, *, numeric_age: bool = True, sensitive: tuple[str
     return out
 
 
+def clinic(folder: Path, rows: int) -> list[str]:
+    """A small clinic of ``rows`` random patients (age, sex and race quasi-identifiers, disease sensitive) in
+    ``x.csv`` with its ``schema.json``; returns the table's lines, header first."""
+    import numpy as np
+
+    rng = np.random.default_rng(40)
+    lines = ["age,sex,race,disease"] + [f"{rng.integers(18, 80)},{rng.choice(['F', 'M'])},{rng.choice(['a', 'b', 'c'])},"
+                                        f"{rng.choice(['flu', 'cancer', 'hiv', 'none'])}" for _ in range(rows)]
+    (folder / "x.csv").write_text("\n".join(lines) + "\n")
+    (folder / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "race", "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b", "c"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cancer", "flu", "hiv", "none"]}]}))
+    return lines
+
+
 def resign_statement(release: Path, private_key: Path, mutate) -> None:
     """A dishonest publisher: change the signed statement and sign it again with the real key."""
     statement = json.loads((release / MANIFEST).read_bytes())

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import PAPER
+from conftest import PAPER, clinic
 from publisher.cli import main as publisher
 from verifier.attacks.composition import joint_candidates, joint_random_match
 from verifier.cli import main as verifier
@@ -255,15 +255,7 @@ def test_the_joint_randomized_response_risk_is_result_1_on_the_stacked_keep_matr
 
 
 def _clinic(tmp_path) -> None:
-    rng = np.random.default_rng(40)
-    rows = ["age,sex,race,disease"] + [f"{rng.integers(18, 80)},{rng.choice(['F', 'M'])},{rng.choice(['a', 'b', 'c'])},"
-                                       f"{rng.choice(['flu', 'cancer', 'hiv', 'none'])}" for _ in range(200)]
-    (tmp_path / "x.csv").write_text("\n".join(rows) + "\n")
-    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
-        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
-        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
-        {"name": "race", "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b", "c"]},
-        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cancer", "flu", "hiv", "none"]}]}))
+    rows = clinic(tmp_path, 200)
     (tmp_path / "me.json").write_text(json.dumps(dict(zip(["age", "sex", "race", "disease"], rows[1].split(",")))))
     assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import PAPER, SHARED, resign_statement
+from conftest import PAPER, SHARED, clinic, resign_statement
 from hostile_corpus import CASES
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
@@ -48,8 +48,10 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
                                                          "_single_spread", "claim_holds", "parse_policy",
                                                          "policy_findings", "policy_verdict", "with_base_rate",
                                                          "base_rate", "verify_inclusion", "parse_note",
-                                                         "verify_cosignature", "parse_log_policy", "verify_proof"))
-    assert len(SCRIPTS) == 20
+                                                         "verify_cosignature", "parse_log_policy", "verify_proof",
+                                                         "joint_candidates", "stacked_keep_matrix", "joint_rr_risk",
+                                                         "rr_joint_record", "candidate_shares", "check_jointly"))
+    assert len(SCRIPTS) == 21
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -974,3 +976,108 @@ def test_a_numeric_cell_is_read_by_one_rule_in_the_page_and_on_the_command_line(
         except InvalidInputError:
             want = None
         assert got == want, (cell, got, want)
+
+
+JOINT = """
+const [releases, pem, record, done] = arguments;
+const decoded = releases.map(([name, files]) => {
+  const bytes = {};
+  for (const [k, v] of Object.entries(files)) bytes[k] = Uint8Array.from(atob(v), c => c.charCodeAt(0));
+  return {name, files: bytes};
+});
+window.permutedPrivacy.checkJointly({releases: decoded, publicKeyPem: pem, record})
+  .then(done, e => done({error: String(e)}));
+"""
+
+
+def _same(page, cli, where="$"):
+    """The page's object is the command line's: text, integers and structure exactly, numbers to 1e-12."""
+    if isinstance(cli, dict):
+        assert isinstance(page, dict) and set(page) == set(cli), (where, page, cli)
+        for key in cli:
+            _same(page[key], cli[key], f"{where}.{key}")
+    elif isinstance(cli, list):
+        assert isinstance(page, list) and len(page) == len(cli), (where, page, cli)
+        for i, (a, b) in enumerate(zip(page, cli)):
+            _same(a, b, f"{where}[{i}]")
+    elif isinstance(cli, float) and not isinstance(page, bool):
+        assert page == pytest.approx(cli, rel=1e-12, abs=1e-12), (where, page, cli)
+    else:
+        assert page == cli, (where, page, cli)
+
+
+def _joint_in_both(browser, capsys, releases: list[Path], key: Path, record: dict, tmp_path: Path) -> dict:
+    (tmp_path / "joint-record.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert verifier(["joint", *map(str, releases), "--key", str(key), "--record", str(tmp_path / "joint-record.json"),
+                     "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    given = [[str(r), {p.name: base64.b64encode(p.read_bytes()).decode() for p in r.iterdir()}] for r in releases]
+    page = browser.execute_async_script(JOINT, given, key.read_text(), record)
+    assert page.pop("verified") is True, page
+    _same(page, cli)
+    return cli
+
+
+def test_her_joint_check_in_the_page_equals_verifier_joint(browser, capsys, tmp_path):
+    """Issue 40: several releases of her in the page, every field of ``verifier joint --json``: the hospital's
+    two generalized waves (her disease pinned down together), two releases of one small clinic by randomized
+    response (Result 1 on the stacked keep matrices) and by random replacement, and one by rank swapping with
+    one by noise (the joint random-match test, enumerated)."""
+    ward = Path(__file__).resolve().parents[1] / "docs" / "examples" / "ward"
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    private, key = str(tmp_path / "keys" / "private.pem"), tmp_path / "keys" / "public.pem"
+    waves = []
+    for year in ("2025", "2026"):
+        waves.append(tmp_path / year)
+        assert publisher(["release", "--input", str(ward / f"{year}.csv"), "--schema", str(ward / "schema.json"),
+                          "--anonymized", str(ward / f"{year}-generalized.csv"), "--produced-by", "a tool 1.0",
+                          "--key", private, "--dataset-id", "ward", "--release-version", year, "--out",
+                          str(waves[-1])]) == 0
+    found = [_joint_in_both(browser, capsys, waves, key, {"age": age, "sex": sex, "disease": disease}, tmp_path)
+             for age, sex, disease in ((34, "F", "HIV"), (52, "M", "none"), (60, "F", "flu"))]
+    assert [f["verdict"]["level"] for f in found] == ["exposed", "exposed", "at_risk"]
+    clinic(tmp_path, 24)
+    methods = {"rr": ["--method", "randomized_response", "--param", "l=2", "--param", "scope=both"],
+               "ra": ["--method", "random_attribute_replacement"],
+               "swap": ["--method", "rank_swapping", "--param", "p=10"],
+               "noise": ["--method", "additive_noise", "--param", "relative_sd=0.5", "--then", "reverse_mapping"]}
+    made = {}
+    for name, argv in methods.items():
+        for seed in (1, 2):
+            made[name, seed] = tmp_path / f"{name}-{seed}"
+            assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
+                              *argv, "--allow-degenerate", "--samples", "100", "--seed", str(seed), "--key", private,
+                              "--dataset-id", name, "--release-version", str(seed), "--out",
+                              str(made[name, seed])]) == 0
+    header, *rows = (tmp_path / "x.csv").read_text().splitlines()
+    for pair, mode in (("rr", "randomized_response"), ("ra", "joint"), ("swap", "joint")):
+        releases = [made[pair, 1], made[pair, 2]] if pair != "swap" else [made["swap", 1], made["noise", 2]]
+        for row in rows[:2]:
+            record = dict(zip(header.split(","), row.split(",")))
+            out = _joint_in_both(browser, capsys, releases, key, {**record, "age": int(record["age"])}, tmp_path)
+            assert out["random_method"] == "exhaustive" and out["random_records"] == 24 ** 4
+            assert out["attribute_disclosure"]["disease"]["mode"] == mode and out["left_out"] == {}
+            assert out["p_joint"] <= min(out["p_each"])
+    # by hand: the release, the key, another release folder, her values, the button
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.refresh()
+    browser.find_element(By.ID, "folder").send_keys(str(waves[1]))
+    browser.find_element(By.ID, "key-file").send_keys(str(key))
+    wait = WebDriverWait(browser, 30)
+    wait.until(lambda d: d.find_element(By.ID, "verify-status").text.startswith(("OK", "FAIL")))
+    browser.find_element(By.ID, "other-folder").send_keys(str(waves[0]))
+    wait.until(lambda d: d.find_element(By.ID, "others-status").text.startswith(("Checked together", "FAIL")))
+    assert browser.find_element(By.ID, "others-status").text == (
+        'Checked together with 2025: the last one verifies, dataset "ward", version 2025.')
+    browser.find_element(By.CSS_SELECTOR, '[data-name="age"]').send_keys("34")
+    for name, value in (("sex", "F"), ("disease", "HIV")):
+        browser.execute_script("document.querySelector(arguments[0]).value = arguments[1];", f'[data-name="{name}"]',
+                               value)
+    browser.find_element(By.ID, "check").click()
+    wait.until(lambda d: d.find_element(By.ID, "result").text not in ("", "Checking ..."))
+    result = browser.find_element(By.ID, "result").text
+    assert result.startswith(f"EXPOSED: {found[0]['verdict']['headline']}"), result
+    assert "\n  2026 (dataset \"ward\", version 2026): at risk\n  2025 (dataset \"ward\", version 2025): at risk\n" in result

@@ -52,7 +52,8 @@ def joint_candidates(shares: Sequence[Mapping[Hashable, float]]) -> dict[Hashabl
     left = set(shares[0]) if shares else set()
     for each in shares[1:]:
         left &= {v for v, p in each.items() if p > 0}
-    product = {v: float(np.prod([each[v] for each in shares])) for v in left if shares[0][v] > 0}
+    # in the values' order, so that the total is the same sum in every run (a set's order is not)
+    product = {v: float(np.prod([each[v] for each in shares])) for v in sorted(left, key=str) if shares[0][v] > 0}
     total = sum(product.values())
     return {v: p / total for v, p in sorted(product.items(), key=lambda item: (-item[1], str(item[0])))} \
         if total > 0 else {}

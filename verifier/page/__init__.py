@@ -5,7 +5,8 @@ The page is plain JavaScript in this folder (``dsse.js``, ``strict_json.js``, ``
 ``sampling_weights.js``, ``ranks.js``,
 ``spreads.js``, ``disclosure.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``policy.js``
 with the verifier's default verdict policy inlined byte for byte, ``verdict.js``, ``group.js``,
-``transparency.js`` (the release log's proof, checkpoint and witnesses), ``check.js``, ``ui.js``: small functions named after their Python twins), and one dependency: the Parquet reader hyparquet, built once
+``joint.js`` (several releases of her at once), ``transparency.js`` (the release log's proof, checkpoint and
+witnesses), ``check.js``, ``ui.js``: small functions named after their Python twins), and one dependency: the Parquet reader hyparquet, built once
 and committed (``vendor/``, with its licence, which the page carries too), inlined into ``page.html`` with no build step. Its
 Content-Security-Policy forbids every network request (``connect-src
 'none'``, ``default-src 'none'``) and allows only its own inline script, by
@@ -26,7 +27,7 @@ __all__ = ["SCRIPTS", "VENDORED", "page_html"]
 #: the page's scripts, in the order they are inlined
 SCRIPTS = ("dsse.js", "strict_json.js", "manifest_schema.js", "coherence.js", "verification.js", "data_columns.js", "sampling_weights.js", "ranks.js", "spreads.js", "disclosure.js",
            "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "group.js",
-           "transparency.js", "check.js", "ui.js")
+           "joint.js", "transparency.js", "check.js", "ui.js")
 
 
 #: the vendored Parquet reader (vendor/README.md says how it was built) and its SHA-256

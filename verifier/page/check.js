@@ -135,24 +135,66 @@
       if (e instanceof pp.ReleaseError) return { verified: false, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
       throw e;
     }
+    return (await pp.release_check(release, record, policy, standing, options))[0];
+  };
+
+  pp.checkJointly = async function checkJointly({ releases, publicKeyPem, record, options = {} }) {
+    // The object `verifier joint --json` prints: each release ({files, name}) verified with the key and checked
+    // as `verifier check` checks it, then all of them together; a failure returns {verified, reason, message}.
+    const fail = (e, verified) => ({ verified, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` });
+    if (releases.length < 2) return fail(new pp.ReleaseError("USAGE", "-", "a joint check takes two releases or more"), false);
+    let policy;
+    try {
+      policy = options.policy ? await pp.parse_policy(options.policy, options.policyName || "policy") : await pp.default_policy();
+    } catch (e) {
+      if (e instanceof pp.ReleaseError) return fail(e, true);
+      throw e;
+    }
+    const parts = [];
+    for (const { files, name } of releases) {
+      let release;
+      try {
+        release = await pp.verifyRelease(files, publicKeyPem);
+      } catch (e) {
+        if (e instanceof pp.ReleaseError) return fail(new pp.ReleaseError(e.reason, `${name}/${e.path}`, e.message), false);
+        throw e;
+      }
+      const names = release.statement.predicate.schema.attributes.map((a) => a.name);
+      if (parts.length && JSON.stringify(names) !== JSON.stringify(parts[0].predicate.schema.attributes.map((a) => a.name))) {
+        return fail(new pp.ReleaseError("SCHEMA_MISMATCH", name, `its attributes (${names.join(", ")}) are not those of ${parts[0].name}: a joint check reads releases of the same attributes`), true);
+      }
+      const [out, part] = await pp.release_check(release, record, policy, { unwitnessed: pp.NO_PROOF, log: null },
+        { ...options, randomMatch: false });
+      if (out.reason) return { ...out, message: out.message.replace("FAIL: ", `FAIL: ${name}: `) };
+      parts.push({ ...part, name });
+    }
+    return { verified: true, ...pp.check_jointly(parts, policy, options) };
+  };
+
+  pp.release_check = async function release_check(release, record, policy, standing, options = {}) {
+    // Her check in one verified release: [the fields of verifier check --json, what her joint check reads of it
+    // (the release's rows or rank keys, her record's, her distance and its columns)].
     const p = release.statement.predicate;
     const out = { verified: true, fingerprint: release.fingerprint, dataset_id: p.datasetId, release_version: p.releaseVersion,
       attributes: p.schema.attributes.map((a) => a.name) };
+    const part = { release, predicate: p, family: pp.family_of(p.methods) };
     if (!/\.(csv|parquet)$/.test(release.dataName)) {
-      return { ...out, reason: "NOT_COMPUTED", message: "this page reads releases of one CSV or Parquet file, not parts" };
+      return [{ ...out, reason: "NOT_COMPUTED", message: "this page reads releases of one CSV or Parquet file, not parts" }, part];
     }
     if (p.claims.n_records * p.schema.attributes.length > pp.LIMITS.cells) {  // before a row is decoded
-      return { ...out, reason: "NOT_COMPUTED", message: `this page checks releases of at most ${pp.LIMITS.cells} cells; this one has ${p.claims.n_records} records of ${p.schema.attributes.length} attributes: check it with verifier check` };
+      return [{ ...out, reason: "NOT_COMPUTED", message: `this page checks releases of at most ${pp.LIMITS.cells} cells; this one has ${p.claims.n_records} records of ${p.schema.attributes.length} attributes: check it with verifier check` }, part];
     }
-    const family = pp.family_of(p.methods);
+    const family = part.family;
     if (family === "generalized") {
       try {
         const hierarchies = "hierarchies.json" in release.data
           ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true }).decode(release.data["hierarchies.json"]), true) : {};
-        return { ...pp.group_check(out, p, await counted_rows(release, p),
-          pp.parse_record(record, p.schema), hierarchies, policy, standing.unwitnessed), log: standing.log };
+        part.rows = await counted_rows(release, p);
+        part.mine = pp.parse_record(record, p.schema);
+        part.out = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), log: standing.log };
+        return [part.out, part];
       } catch (e) {
-        if (e instanceof pp.ReleaseError) return { ...out, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+        if (e instanceof pp.ReleaseError) return [{ ...out, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` }, part];
         throw e;
       }
     }
@@ -173,9 +215,10 @@
         r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
       result.verdict = pp.record_verdict(result, p, family, unchanged, policy, standing.unwitnessed);
       result.log = standing.log;
-      return result;
+      Object.assign(part, { keys, mine, r, unchanged, out: result });
+      return [result, part];
     } catch (e) {
-      if (e instanceof pp.ReleaseError) return { ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+      if (e instanceof pp.ReleaseError) return [{ ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` }, part];
       throw e;
     }
   };

@@ -27,26 +27,27 @@
     return best;
   }
 
+  pp.candidate_rows = function candidate_rows(keys, schema, record) {
+    // Her candidate records (0-based) and how they were found: every record without a quasi-identifier (none),
+    // those with exactly her categorical quasi-identifiers (group), else her match set on them (permutation).
+    const attrs = schema.attributes;
+    const qi = attrs.map((a, j) => (a.role === "quasi_identifier" ? j : -1)).filter((j) => j >= 0);
+    if (!qi.length) return [keys.map((_, i) => i), "none"];
+    if (qi.every((j) => attrs[j].kind !== "numeric")) {
+      return [keys.map((_, i) => i).filter((i) => qi.every((j) => keys[i][j] === record[j])), "group"];
+    }
+    return [pp.compute_record_distance(keys.map((r) => qi.map((j) => r[j])), qi.map((j) => record[j])).matches, "permutation"];
+  };
+
   pp.record_disclosure = function record_disclosure(keys, schema, record, tolerance = 0.05) {
     // Per sensitive attribute: her candidates (her match set on the quasi-identifiers, or the records with
     // exactly her categorical quasi-identifiers), the share whose released value is hers (within 5% of the
     // range for a number), their most frequent value.
     const attrs = schema.attributes;
-    const qi = attrs.map((a, j) => (a.role === "quasi_identifier" ? j : -1)).filter((j) => j >= 0);
     const out = {};
     attrs.forEach((attr, s) => {
       if (attr.role !== "sensitive") return;
-      let members, mode;
-      if (!qi.length) {
-        members = keys.map((_, i) => i);
-        mode = "none";
-      } else if (qi.every((j) => attrs[j].kind !== "numeric")) {
-        members = keys.map((_, i) => i).filter((i) => qi.every((j) => keys[i][j] === record[j]));
-        mode = "group";
-      } else {
-        members = pp.compute_record_distance(keys.map((r) => qi.map((j) => r[j])), qi.map((j) => record[j])).matches;
-        mode = "permutation";
-      }
+      const [members, mode] = pp.candidate_rows(keys, schema, record);
       const theirs = members.map((i) => keys[i][s]);
       let tol = null, hits;
       if (attr.kind === "numeric") {

@@ -124,6 +124,18 @@
     return out;
   };
 
+  pp.group_broken = function group_broken(classSize, k, disclosure, claims) {
+    // GroupCheck.broken_claims: her group below the claimed k, her risks above the claimed ones.
+    return [...(k !== null && classSize < k ? [`Only ${pp.plural(classSize, "released record")} are consistent with your values; the publisher claims every group has at least k = ${k}.`] : []),
+      ...pp.disclosure_breaches(disclosure, claims)];
+  };
+
+  pp.group_figures = function group_figures(disclosure, classSize, broken, predicate, unwitnessed = pp.NO_PROOF) {
+    // GroupCheck.figures: her group's size, her risks, the claims and targets her figures break.
+    return { sensitive: disclosure, class_size: classSize, distance: null, p_value: null, unchanged: false,
+      broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, null, false, classSize)], unwitnessed };
+  };
+
   pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy, unwitnessed = pp.NO_PROOF) {
     // verifier check --json for a generalized release: her group, her risks with their base rates, her verdict.
     const found = pp.subject_class(rows, predicate.schema, mine, hierarchies);
@@ -131,11 +143,8 @@
     const holds = k === null ? null : found.class_size >= k;
     const disclosure = {};
     for (const [name, entry] of Object.entries(found.attribute_disclosure)) disclosure[name] = pp.with_base_rate(entry, entry.prior);
-    const broken = [...(holds === false ? [`Only ${pp.plural(found.class_size, "released record")} are consistent with your values; the publisher claims every group has at least k = ${k}.`] : []),
-      ...pp.disclosure_breaches(disclosure, predicate.claims)];
-    const figures = { sensitive: disclosure, class_size: found.class_size, distance: null, p_value: null, unchanged: false,
-      broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, null, false, found.class_size)],
-      unwitnessed };
+    const broken = pp.group_broken(found.class_size, k, disclosure, predicate.claims);
+    const figures = pp.group_figures(disclosure, found.class_size, broken, predicate, unwitnessed);
     const details = [pp.claims_line(broken, k !== null)];
     if (found.class_size) details.push(`${pp.plural(found.class_size, "released record")} ${found.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers: an attacker who knows them cannot tell which one is yours.`);
     const said = pp.suppression_line(found.rows, pp.suppressed_rows(rows, predicate.schema));

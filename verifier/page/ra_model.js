@@ -38,14 +38,34 @@
     });
   };
 
-  pp.replacement_record = function replacement_record(keys, schema, params, record) {
-    // Her posterior risk per sensitive attribute, from the release and the published parameters.
+  pp.replacement_model = function replacement_model(schema, params) {
+    // The replaced QI columns, their published probabilities and k (models.py's replacement_model).
     const attrs = schema.attributes;
     const names = params.attributes || attrs.filter((a) => a.role === "quasi_identifier").map((a) => a.name);
     const cols = names.map((n) => attrs.findIndex((a) => a.name === n)).filter((j) => j >= 0);
     const k = Number(params.k || 1);
     const given = params.p_used || params.p;
     const p = Array.isArray(given) && given.length === cols.length ? given.map(Number) : cols.map(() => 1.0 / Math.max(cols.length, 1));
+    return [cols, p, k];
+  };
+
+  pp.replacement_shares = function replacement_shares(keys, schema, params, record, s) {
+    // The attacker's posterior over her value of column s: each published value (sorted) and its probability
+    // (models.py's replacement_shares; value_masses sums the likelihoods of the rows that publish each value).
+    const [cols, p, k] = pp.replacement_model(schema, params);
+    const L = pp.replacement_likelihood(cols.map((j) => record[j]), keys.map((r) => cols.map((j) => r[j])), p, k);
+    const values = [...new Set(keys.map((r) => r[s]))].sort((a, b) => a - b);
+    const mass = values.map((v) => { let m = 0.0; keys.forEach((r, i) => { if (r[s] === v) m += L[i]; }); return m; });
+    const total = mass.reduce((a, b) => a + b, 0.0);
+    const out = new Map();
+    if (total > 0) values.forEach((v, i) => { if (mass[i] > 0) out.set(v, mass[i] / total); });
+    return out;
+  };
+
+  pp.replacement_record = function replacement_record(keys, schema, params, record) {
+    // Her posterior risk per sensitive attribute, from the release and the published parameters.
+    const attrs = schema.attributes;
+    const [cols, p, k] = pp.replacement_model(schema, params);
     const out = {};
     if (!cols.length) return out;
     const released = keys.map((r) => cols.map((j) => r[j]));

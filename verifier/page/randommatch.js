@@ -21,7 +21,7 @@
     return best;
   };
 
-  function mulberry32(seed) {
+  pp.mulberry32 = function mulberry32(seed) {
     // The page's own generator for Monte Carlo draws (numpy's stream cannot be had here; the test holds the
     // p-value to the command line's interval, not to its bits).
     let a = seed >>> 0;
@@ -32,7 +32,7 @@
       t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
-  }
+  };
 
   pp.random_match_distribution = function random_match_distribution(keys, columns, blocks, { samples = 10000,
                                                                                            seed = 0, progress = null } = {}) {
@@ -55,7 +55,7 @@
       }
       return { method: "exhaustive", counts, total: Math.pow(n, m) };
     }
-    const random = mulberry32(seed);
+    const random = pp.mulberry32(seed);
     for (let s = 0; s < samples; s++) {
       if (progress && s % 1000 === 0) progress(s, samples);
       const q = columns.map((col, j) => pp.blocks_of(col, keys[Math.floor(random() * n)][j]));

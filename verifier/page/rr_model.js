@@ -1,6 +1,7 @@
 "use strict";
 // Her attribute disclosure under randomized response (paper 000's closed form; disclosure.py's keep_matrix,
-// keep_matrix_inverse, kron_matvec, eta_qi, rho_s, rr_risk, estimate_distribution and models.py's rr_record).
+// keep_matrix_inverse, kron_matvec, eta_qi, eta_of_matrices, rho_s, rho_of_matrix, rr_risk, cell_risk,
+// estimate_distribution and models.py's rr_model, _estimate (rr_estimate) and rr_record).
 // A tensor is {data: Float64Array, dims: [d_1, ..., d_k]} in row-major order.
 
 (function () {
@@ -19,25 +20,27 @@
   };
 
   pp.kron_matvec = function kron_matvec(mats, t) {
-    // (M_1 (x) ... (x) M_k) x, each factor applied along its own axis.
+    // (M_1 (x) ... (x) M_k) x, each factor applied along its own axis; a factor of r rows and d columns turns
+    // that axis's d into r (a stack of keep matrices, composition.py).
     let data = Float64Array.from(t.data);
-    const dims = t.dims;
+    const dims = t.dims.slice();
     mats.forEach((m, axis) => {
       if (!m) return;
-      const d = dims[axis];
+      const d = dims[axis], rows = m.length;
       const inner = dims.slice(axis + 1).reduce((a, b) => a * b, 1);
       const outer = data.length / (d * inner);
-      const out = new Float64Array(data.length);
+      const out = new Float64Array(outer * rows * inner);
       for (let o = 0; o < outer; o++) {
-        for (let i = 0; i < d; i++) {
+        for (let i = 0; i < rows; i++) {
           for (let r = 0; r < inner; r++) {
             let s = 0.0;
             for (let j = 0; j < d; j++) s += m[i][j] * data[(o * d + j) * inner + r];
-            out[(o * d + i) * inner + r] = s;
+            out[(o * rows + i) * inner + r] = s;
           }
         }
       }
       data = out;
+      dims[axis] = rows;
     });
     return { data, dims };
   };
@@ -47,25 +50,33 @@
   pp.eta_qi = function eta_qi(piQi, pQi) {
     // Eq. (7) by Eq. (9): Pr(QI^ = a | QI = a) for every QI combination a.
     if (pQi.every((p) => p === 1.0)) return piQi.data.map(() => 1.0);
-    const mats = piQi.dims.map((d, k) => pp.keep_matrix(d, pQi[k]));
+    return pp.eta_of_matrices(piQi, piQi.dims.map((d, k) => pp.keep_matrix(d, pQi[k])));
+  };
+
+  pp.eta_of_matrices = function eta_of_matrices(piQi, mats) {
+    // Eq. (9) for any column-stochastic factors (keep matrices, or their stacks over several releases).
     const lam = pp.kron_matvec(mats, piQi);
     const squares = mats.map((m) => m[0].map((_, j) => m.map((row) => row[j] * row[j])));  // (m ** 2).T
-    const back = pp.kron_matvec(squares, { data: safeInverse(lam.data), dims: piQi.dims });
+    const back = pp.kron_matvec(squares, { data: safeInverse(lam.data), dims: lam.dims });
     return piQi.data.map((x, i) => x * back.data[i]);
   };
 
   pp.rho_s = function rho_s(pi, pS) {
     // Eq. (8): Pr(S^ = u | S = u, QI = a) for every cell (a, u).
-    const ds = pi.dims[pi.dims.length - 1];
     if (pS === 1.0) return pi.data.map(() => 1.0);
-    const P = pp.keep_matrix(ds, pS);
+    return pp.rho_of_matrix(pi, pp.keep_matrix(pi.dims[pi.dims.length - 1], pS));
+  };
+
+  pp.rho_of_matrix = function rho_of_matrix(pi, P) {
+    // Eq. (8) for any column-stochastic P of rows x d_s: one keep matrix, or a stack of them.
+    const ds = pi.dims[pi.dims.length - 1];
     const out = new Float64Array(pi.data.length);
     for (let a = 0; a < pi.data.length / ds; a++) {
       const row = pi.data.subarray(a * ds, (a + 1) * ds);
-      const inv = Array.from({ length: ds }, (_, v) => { let s = 0.0; for (let w = 0; w < ds; w++) s += P[v][w] * row[w]; return s > 0 ? 1.0 / s : 0.0; });
+      const inv = P.map((weights) => { let s = 0.0; for (let w = 0; w < ds; w++) s += weights[w] * row[w]; return s > 0 ? 1.0 / s : 0.0; });
       for (let u = 0; u < ds; u++) {
         let s = 0.0;
-        for (let v = 0; v < ds; v++) s += inv[v] * P[v][u] * P[v][u];
+        for (let v = 0; v < P.length; v++) s += inv[v] * P[v][u] * P[v][u];
         out[a * ds + u] = row[u] * s;
       }
     }
@@ -74,11 +85,22 @@
 
   pp.rr_risk = function rr_risk(pi, pQi, pS) {
     // Result 1, Eq. (6): c[a, u] eta_QI(a) rho_S(a, u), clipped at 1; empty cells 0.
+    return pp.cell_risk(pi, pp.eta_qi(qiMargin(pi), pQi), pp.rho_s(pi, pS));
+  };
+
+  function qiMargin(pi) {
     const ds = pi.dims[pi.dims.length - 1];
     const cells = pi.data.length / ds;
     const piQi = { data: new Float64Array(cells), dims: pi.dims.slice(0, -1) };
     for (let a = 0; a < cells; a++) { let s = 0.0; for (let u = 0; u < ds; u++) s += pi.data[a * ds + u]; piQi.data[a] = s; }
-    const eta = pp.eta_qi(piQi, pQi), rho = pp.rho_s(pi, pS);
+    return piQi;
+  }
+  pp.qi_margin = qiMargin;
+
+  pp.cell_risk = function cell_risk(pi, eta, rho) {
+    // Eq. (6) from its factors: c[a, u] eta(a) rho(a, u) for every cell, 0 where no record is.
+    const ds = pi.dims[pi.dims.length - 1];
+    const piQi = qiMargin(pi);
     return pi.data.map((x, i) => {
       const a = Math.floor(i / ds);
       if (x <= 0) return 0.0;
@@ -95,28 +117,46 @@
     return { data: total > 0 ? data.map((x) => x / total) : data, dims: lam.dims };
   };
 
-  pp.rr_record = function rr_record(keys, schema, keep, record) {
-    // Her closed-form risk at her cell, the records published with her QIs, the attacker's best guess.
+  pp.rr_model = function rr_model(schema, keep) {
+    // models.py's rr_model: the categorical QIs with a published keep probability, the sensitive one, the ps.
     const attrs = schema.attributes;
     const qi = attrs.map((a, j) => j).filter((j) => attrs[j].role === "quasi_identifier" && attrs[j].kind !== "numeric" && attrs[j].name in keep);
     const s = attrs.findIndex((a) => a.role === "sensitive" && a.kind !== "numeric" && a.name in keep);
-    if (s < 0) return {};
-    const cols = [...qi, s];
-    const ps = cols.map((j) => Number(keep[attrs[j].name]));
+    const ps = (s >= 0 ? [...qi, s] : qi).map((j) => Number(keep[attrs[j].name] ?? 1.0));
+    return [qi, s >= 0 ? s : null, ps];
+  };
+
+  pp.rr_estimate = function rr_estimate(keys, schema, cols, ps) {
+    // models.py's _estimate: Eq. 2 on the release's frequencies (clipped), where the keep matrices invert.
+    const attrs = schema.attributes;
     const dims = cols.map((j) => attrs[j].categories.length);
     const lam = { data: new Float64Array(dims.reduce((a, b) => a * b, 1)), dims };
     for (const r of keys) lam.data[cols.reduce((index, j, k) => index * dims[k] + r[j], 0)] += 1;
     lam.data = lam.data.map((c) => c / Math.max(keys.length, 1));
     const invertible = ps.every((p, k) => p > 1 / dims[k] + 1e-9);
-    const pi = invertible ? pp.estimate_distribution(lam, ps) : lam;
+    return invertible ? pp.estimate_distribution(lam, ps) : lam;
+  };
+
+  pp.rr_record = function rr_record(keys, schema, keep, record) {
+    // Her closed-form risk at her cell, the records published with her QIs, the attacker's best guess.
+    const attrs = schema.attributes;
+    const [qi, s, ps] = pp.rr_model(schema, keep);
+    if (s === null) return {};
+    const pi = pp.rr_estimate(keys, schema, [...qi, s], ps);
     const risk = pp.rr_risk(pi, ps.slice(0, -1), ps[ps.length - 1]);
-    const ds = dims[dims.length - 1];
-    const cell = qi.reduce((index, j, k) => index * dims[k] + record[j], 0);
-    const share = pi.data.subarray(cell * ds, (cell + 1) * ds);
+    const ds = pi.dims[pi.dims.length - 1];
+    const cell = qi.reduce((index, j, k) => index * pi.dims[k] + record[j], 0);
     const candidates = qi.length ? keys.filter((r) => qi.every((j) => r[j] === record[j])).length : keys.length;
+    return { [attrs[s].name]: { mode: "randomized_response", risk: risk[cell * ds + record[s]], candidates,
+      best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)) } };
+  };
+
+  pp.best_share = function best_share(share) {
+    // The position of the largest share (the first of equals), or null when every share is 0.
     const total = share.reduce((a, b) => a + b, 0.0);
-    let guess = null;
-    if (total > 0) { guess = 0; for (let u = 1; u < ds; u++) if (share[u] > share[guess]) guess = u; }
-    return { [attrs[s].name]: { mode: "randomized_response", risk: risk[cell * ds + record[s]], candidates, best_guess: guess } };
+    if (!(total > 0)) return null;
+    let guess = 0;
+    for (let u = 1; u < share.length; u++) if (share[u] > share[guess]) guess = u;
+    return guess;
   };
 })();

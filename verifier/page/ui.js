@@ -3,17 +3,19 @@
 
 (function () {
   const pp = globalThis.permutedPrivacy;
+  // her check in one release, or with other releases of her, together
+  const checkOf = (message) => (message.releases ? pp.checkJointly : pp.checkRecord);
   if (typeof document === "undefined") {
     // in the page's worker: run her check off the page's thread, and say how far the random-match test is
     globalThis.onmessage = async ({ data }) => {
       const progress = (done, total) => postMessage({ progress: [done, total] });
-      postMessage({ result: await pp.checkRecord({ ...data, options: { ...(data.options || {}), progress } }) });
+      postMessage({ result: await checkOf(data)({ ...data, options: { ...(data.options || {}), progress } }) });
     };
     return;
   }
   const $ = (id) => document.getElementById(id);
-  const state = { files: null, pem: "", statement: null, policy: null, policyName: null, proof: null, proofName: null,
-    logPolicy: null, logPolicyName: null };
+  const state = { files: null, name: "the release", pem: "", statement: null, policy: null, policyName: null, proof: null,
+    proofName: null, logPolicy: null, logPolicyName: null, others: [] };
   const RECORD_BYTES = 1 << 20;  // the command line's limit on a record file (bounded_files.LIMITS["record"])
 
   function say(id, text) {
@@ -139,7 +141,7 @@
         worker = new Worker(URL.createObjectURL(new Blob([code], { type: "text/javascript" })));
       } catch (e) {
         pp.ranIn = "page";
-        resolve(pp.checkRecord(message));
+        resolve(checkOf(message)(message));
         return;
       }
       pp.ranIn = "worker";
@@ -151,7 +153,7 @@
         worker.terminate();
         resolve(data.result);
       };
-      worker.onerror = () => { worker.terminate(); bar.hidden = true; pp.ranIn = "page"; resolve(pp.checkRecord(message)); };
+      worker.onerror = () => { worker.terminate(); bar.hidden = true; pp.ranIn = "page"; resolve(checkOf(message)(message)); };
       worker.postMessage(message);
     });
   }
@@ -189,6 +191,32 @@
 
   const policyLine = (policy) => `Your level was decided by the verdict policy "${pp.literal(policy.name)}", version ${policy.version} (SHA-256 ${policy.sha256}).`;
 
+  function jointLines(out) {
+    // verifier joint's report: her joint level and headline, its sentences, each release alone, the policy.
+    const v = out.verdict;
+    return [`${v.level.replaceAll("_", " ").toUpperCase()}: ${v.headline}`, ...v.lines.slice(1), "",
+      "Each release alone:", ...out.releases.map((r) => `  ${r.release} (dataset ${JSON.stringify(r.dataset_id)}, version ${r.release_version}): ${r.level_alone.replaceAll("_", " ")}` +
+        (r.checked_with.length ? `; its publisher checked it with ${r.checked_with.join(", ")}` : "")),
+      "", policyLine(v.policy)];
+  }
+
+  const folderName = (list, fallback) => (list.length && list[0].webkitRelativePath ? list[0].webkitRelativePath.split("/")[0] : fallback);
+
+  async function addOther(list) {
+    // Another release of her, verified with the key given above before it joins her check.
+    if (!state.pem.trim()) { say("others-status", "Give the publisher's key first (2.): every release is verified with it."); return; }
+    try {
+      const files = await readFiles(list);
+      const release = await pp.verifyRelease(files, state.pem);
+      const name = folderName(list, `release ${state.others.length + 2}`);
+      state.others.push({ name, files });
+      say("others-status", `Checked together with ${state.others.map((o) => o.name).join(", ")}: the last one verifies, dataset ${JSON.stringify(release.statement.predicate.datasetId)}, version ${release.statement.predicate.releaseVersion}.`);
+      $("forget-others").hidden = false;
+    } catch (e) {
+      say("others-status", e instanceof pp.ReleaseError ? `FAIL: ${e.path}: ${e.reason}: ${e.message}` : String(e));
+    }
+  }
+
   async function runCheck() {
     const record = {};
     for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
@@ -197,6 +225,12 @@
     if (state.proof || state.logPolicy) {
       Object.assign(options, { proof: state.proof, proofName: state.proofName, logPolicy: state.logPolicy,
         logPolicyName: state.logPolicyName });
+    }
+    if (state.others.length) {
+      const releases = [{ name: state.name, files: state.files }, ...state.others];
+      const joint = await inWorker({ releases, publicKeyPem: state.pem, record, options: state.policy ? options : {} });
+      say("result", joint.verified && !joint.reason ? jointLines(joint).join("\n") : joint.message);
+      return;
     }
     const out = await inWorker({ files: state.files, publicKeyPem: state.pem, record, options });
     if (!out.verified || out.reason) {
@@ -241,7 +275,13 @@
       }
       await tryVerify();
     };
-    $("folder").addEventListener("change", (e) => load(() => readFiles(e.target.files)));
+    $("folder").addEventListener("change", (e) => { state.name = folderName(e.target.files, "the release"); load(() => readFiles(e.target.files)); });
+    $("other-folder").addEventListener("change", (e) => addOther(e.target.files));
+    $("forget-others").addEventListener("click", () => {
+      state.others = [];
+      $("forget-others").hidden = true;
+      say("others-status", "No other release: your record is checked in the release above.");
+    });
     const drop = $("drop");
     drop.addEventListener("dragover", (e) => e.preventDefault());
     drop.addEventListener("drop", (e) => {

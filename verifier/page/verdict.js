@@ -241,17 +241,25 @@
     return out;
   };
 
+  pp.record_figures = function record_figures(out, predicate, unchanged, unwitnessed = pp.NO_PROOF) {
+    // SubjectCheck.figures: what the policy reads of her record in a release with ranks (her p-value once tested).
+    const disclosure = out.attribute_disclosure || {};
+    const tested = out.p_value !== undefined && out.p_value !== null;
+    const linked = tested && out.confidently_linked;
+    const broken = [...pp.broken_claims(out.distance, out.claimed.distance, out.claim_holds),
+      ...pp.disclosure_breaches(disclosure, predicate.claims || {})];
+    return { sensitive: disclosure, distance: out.distance, p_value: tested ? out.p_value : null, unchanged,
+      broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, out.distance, linked)], unwitnessed };
+  };
+
   pp.record_verdict = function record_verdict(out, predicate, family, unchanged, policy, unwitnessed = pp.NO_PROOF) {
     // Her figures, then her verdict under the policy, as SubjectCheck.figures and .verdict build them.
     const claims = predicate.claims || {};
     const disclosure = out.attribute_disclosure || {};
     const tested = out.p_value !== undefined && out.p_value !== null;
-    const linked = tested && out.confidently_linked;
     const claimBroken = pp.broken_claims(out.distance, out.claimed.distance, out.claim_holds);
     const breaches = pp.disclosure_breaches(disclosure, claims);
-    const figures = { sensitive: disclosure, distance: out.distance, p_value: tested ? out.p_value : null, unchanged,
-      broken: [...claimBroken, ...breaches, ...pp.target_breaches(predicate.targets, disclosure, out.distance, linked)],
-      unwitnessed };
+    const figures = pp.record_figures(out, predicate, unchanged, unwitnessed);
     const n = out.matches.length;
     const claimed = out.claimed.distance !== null || Boolean(claims.attribute_disclosure && Object.keys(claims.attribute_disclosure).length);
     const details = [pp.claims_line([...claimBroken, ...breaches], claimed)];
