@@ -11,19 +11,17 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
 from verifier.attacks.intruder import SubjectReport
 from verifier.errors import VerifierError
 from verifier.releases.facts import open_release, release_facts
 from verifier.releases.joint import JointCheck, check_jointly, open_together
-from verifier.releases.family import NO_RANKS
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import Prepared, SubjectCheck, check_record, prepare
 from verifier.tui.export import ExportScreen, report_json, report_text, write_report
 from verifier.tui.failure import INTERNAL_ERROR_EXIT, failure_lines
 from verifier.tui.help import HelpScreen
-from verifier.tui.random_run import run_random_match
+from verifier.tui.random_run import RandomMatchActions
 from verifier.tui.random_tab import RandomMatchTab
 from verifier.tui.record_tab import RecordTab
 from verifier.tui.release_tab import ReleaseTab
@@ -34,7 +32,7 @@ __all__ = ["INTERNAL_ERROR_EXIT", "SubjectApp"]
 
 
 
-class SubjectApp(App[None]):
+class SubjectApp(RandomMatchActions, App[None]):
     """Verify a release, enter a record, see its protection (SPEC section 10.1)."""
 
     TITLE = "permuted-privacy: check your record"
@@ -149,19 +147,6 @@ class SubjectApp(App[None]):
             return
         self.push_screen(ExportScreen(), self._export)
 
-    def action_run_random(self) -> None:
-        if self._check is None:
-            self.notify("Check your record first (F3).", severity="warning", markup=False)
-            return
-        if not self._check.ranks_apply:
-            self.notify(NO_RANKS, severity="warning", markup=False)
-            return
-        self._goto("random")
-        self._start_random()
-
-    def action_cancel_random(self) -> None:
-        self._cancel_random()
-
     # ------------------------------------------------------------------ release
 
     @on(ReleaseTab.Open)
@@ -274,52 +259,6 @@ class SubjectApp(App[None]):
     @on(RandomMatchTab.Cancel)
     def _cancel_pressed(self) -> None:
         self._cancel_random()
-
-    def _start_random(self) -> None:
-        assert self._check is not None
-        tab = self.query_one(RandomMatchTab)
-        options = tab.options()
-        if options is None:
-            return
-        self._cancel_random()
-        self._random = None
-        self.progress_seen = []
-        tab.running()
-        self._random_worker = self._random_thread(*options)
-
-    @work(thread=True, exclusive=True, group="random")
-    def _random_thread(self, alpha: float, samples: int) -> None:
-        worker = get_current_worker()
-        assert self._prepared is not None and self._check is not None
-        report = run_random_match(worker, self._prepared, self._check, alpha=alpha, samples=samples, seed=self._seed,
-                                  report_progress=lambda done, total: self.call_from_thread(self._show_progress,
-                                                                                            done, total))
-        if report is not None:  # a cancelled run: _cancel_random has already said so
-            self.call_from_thread(self._random_finished, report, worker)
-
-    def _show_progress(self, done: int, total: int) -> None:
-        self.progress_seen.append((done, total))
-        self.query_one(RandomMatchTab).show_progress(done, total)
-
-    def _random_finished(self, report: SubjectReport, worker: Any) -> None:
-        if worker is not self._random_worker:
-            return  # a cancelled run that finished after a newer one started
-        self._random_worker = None
-        self._random = report
-        assert self._check is not None
-        self.query_one(RandomMatchTab).show_result(report, self._check.distance)
-        self.query_one(ResultsTab).show_verdict(report)
-
-    def _cancel_random(self) -> None:
-        worker, self._random_worker = self._random_worker, None
-        if worker is not None:
-            worker.cancel()
-            try:
-                self.query_one(RandomMatchTab).cancelled()
-                if self._check is not None and self._random is None:
-                    self.query_one(ResultsTab).show_verdict(None)  # her level without the test: as --no-random-match
-            except Exception:  # noqa: BLE001 - the app may be closing
-                pass
 
     # ------------------------------------------------------------------ export
 
