@@ -1037,7 +1037,7 @@ def test_her_joint_check_in_the_page_equals_verifier_joint(browser, capsys, tmp_
     found = [_joint_in_both(browser, capsys, waves, key, {"age": age, "sex": sex, "disease": disease}, tmp_path)
              for age, sex, disease in ((34, "F", "HIV"), (52, "M", "none"), (60, "F", "flu"))]
     assert [f["verdict"]["level"] for f in found] == ["exposed", "exposed", "at_risk"]
-    clinic(tmp_path, 24)
+    clinic(tmp_path, 16)
     methods = {"rr": ["--method", "randomized_response", "--param", "l=2", "--param", "scope=both"],
                "ra": ["--method", "random_attribute_replacement"],
                "swap": ["--method", "rank_swapping", "--param", "p=10"],
@@ -1056,7 +1056,7 @@ def test_her_joint_check_in_the_page_equals_verifier_joint(browser, capsys, tmp_
         for row in rows[:2]:
             record = dict(zip(header.split(","), row.split(",")))
             out = _joint_in_both(browser, capsys, releases, key, {**record, "age": int(record["age"])}, tmp_path)
-            assert out["random_method"] == "exhaustive" and out["random_records"] == 24 ** 4
+            assert out["random_method"] == "exhaustive" and out["random_records"] == 16 ** 4
             assert out["attribute_disclosure"]["disease"]["mode"] == mode and out["left_out"] == {}
             assert out["p_joint"] <= min(out["p_each"])
     # by hand: the release, the key, another release folder, her values, the button

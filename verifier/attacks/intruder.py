@@ -34,6 +34,7 @@ from typing import Callable, Literal, Sequence
 
 import numpy as np
 
+from verifier.attacks.match_settings import ALPHA, EXHAUSTIVE_LIMIT, MAX_SAMPLES, SAMPLES
 from verifier.core.validation import as_generator, check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
 from verifier.core.permutation import RankSpace, RecordDistance, compute_distances, compute_record_distance
@@ -61,14 +62,6 @@ __all__ = [
     "MAX_SAMPLES",
 ]
 
-#: enumerate every combination of column values up to this many (SPEC section 5)
-EXHAUSTIVE_LIMIT = 10**6
-#: Monte Carlo draws when the combinations are too many
-SAMPLES = 10_000
-#: the most draws a random-match test takes (a command's ``--samples``, a manifest's ``random_records``)
-MAX_SAMPLES = 10_000_000
-#: p-value below which a link is confident
-ALPHA = 0.01
 #: a float holds every count up to here exactly; enumeration stops short of it
 _MAX_ENUMERATION = 2**53
 _CHUNK = 1 << 15

@@ -2,22 +2,32 @@
 distance in rank space with its KD-tree, and the window spreads of (d, v)-permuted privacy.
 
 Everything here works on numpy arrays of rank keys; nothing reads files or
-knows about releases.
+knows about releases. The names below are loaded on first use: a module that needs only this package's
+validation does not compile its kernels.
 """
 
-from verifier.core.permutation import (
-    DVPrivacyResult,
-    PermutedPrivacyReport,
-    RankSpace,
-    RecordDistance,
-    SingleRecord,
-    check_dv_privacy,
-    compute_distances,
-    compute_permuted_privacy,
-    compute_record_distance,
-    compute_window_spread,
-)
-from verifier.core.ranks import ReverseMappingResult, block_ranks, rank_deviation, reverse_map
+from importlib import import_module
+
+#: public name -> the module that defines it
+_WHERE = {
+    **dict.fromkeys(["DVPrivacyResult", "PermutedPrivacyReport", "RankSpace", "RecordDistance", "SingleRecord",
+                     "check_dv_privacy", "compute_distances", "compute_permuted_privacy", "compute_record_distance",
+                     "compute_window_spread"], "verifier.core.permutation"),
+    **dict.fromkeys(["ReverseMappingResult", "block_ranks", "rank_deviation", "reverse_map"], "verifier.core.ranks"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'verifier.core' has no attribute {name!r}")
+    value = getattr(import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "DVPrivacyResult", "PermutedPrivacyReport", "RankSpace", "RecordDistance", "ReverseMappingResult",

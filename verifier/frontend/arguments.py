@@ -6,7 +6,7 @@ import argparse
 import math
 import os
 
-from verifier.attacks.intruder import MAX_SAMPLES
+from verifier.attacks.match_settings import MAX_SAMPLES
 from verifier.frontend.output_paths import check_output
 from verifier.errors import UsageError
 

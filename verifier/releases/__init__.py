@@ -1,12 +1,35 @@
 """Signed releases (SPEC section 9): verification, the auditor's recomputation of the claims,
 the subject's check of her own record, and the record files she reads it from.
+
+The names below are loaded on first use: a command that only verifies (or a module that needs one small part of
+this package, such as the manifest's coherence rules) does not pay for the audit, the permutation kernels and
+numba.
 """
 
-from verifier.releases.audit import AuditResult, audit_release
-from verifier.releases.record import read_record
-from verifier.releases.facts import open_release
-from verifier.releases.subject import SubjectCheck, check_record
-from verifier.releases.verification import ReleaseError, TrustedKey, VerifiedRelease, load_public_key, verify_release
+from importlib import import_module
+
+#: public name -> the module that defines it
+_WHERE = {
+    **dict.fromkeys(["AuditResult", "audit_release"], "verifier.releases.audit"),
+    "read_record": "verifier.releases.record",
+    "open_release": "verifier.releases.facts",
+    **dict.fromkeys(["SubjectCheck", "check_record"], "verifier.releases.subject"),
+    **dict.fromkeys(["ReleaseError", "TrustedKey", "VerifiedRelease", "load_public_key", "verify_release"],
+                    "verifier.releases.verification"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'verifier.releases' has no attribute {name!r}")
+    value = getattr(import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "AuditResult", "ReleaseError", "SubjectCheck", "TrustedKey", "VerifiedRelease", "audit_release", "check_record",

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from verifier.attacks.intruder import MAX_SAMPLES
+from verifier.attacks.match_settings import MAX_SAMPLES
 from verifier.releases.family import EXTERNAL, GENERALIZING
 from verifier.releases.targets import joint_misses, target_misses
 from verifier.text import literal

@@ -28,7 +28,7 @@ import numpy as np
 
 from verifier.attacks.composition import JointDraws, joint_draws
 from verifier.attacks.disclosure import CERTAIN
-from verifier.attacks.intruder import SAMPLES
+from verifier.attacks.match_settings import SAMPLES
 from verifier.data.bounded_files import read_bounded
 from verifier.data.schema import Attribute, Schema
 from verifier.data.strict_json import loads_strict
