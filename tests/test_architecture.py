@@ -32,7 +32,7 @@ RANK = {"base": 0, "data": 1, "core": 2, "attacks": 3, "distributed": 4, "releas
         "api": 7, "tui": 7,
         "page": 7,
         "cli": 8, "entry": 8}
-BASE = {"errors", "text", "plots", "version", "console", "compiling"}
+BASE = {"errors", "text", "plots", "version", "console", "compiling", "lazy_names"}
 
 
 def _modules() -> dict[str, Path]:

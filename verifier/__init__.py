@@ -18,9 +18,9 @@ from verifier.console import guard_if_console as _guard_if_console
 _guard_if_console(_sys.argv)  # the console command handles Ctrl-C from its first instant (verifier/console.py)
 
 
-from importlib import import_module
 from typing import TYPE_CHECKING
 
+from verifier.lazy_names import lazy_names
 from verifier.version import __version__
 
 #: public name -> the module that defines it. Loaded on first use, so that a command (``verifier check``) pays
@@ -48,16 +48,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see
     )
 
 
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'verifier' has no attribute {name!r}")
-    value = getattr(import_module(_WHERE[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 
 __all__ = [

@@ -7,7 +7,7 @@ The names below are loaded on first use, so that a module needing one small part
 the permutation kernels and numba.
 """
 
-from importlib import import_module
+from verifier.lazy_names import lazy_names
 
 #: public name -> the module that defines it
 _WHERE = {
@@ -17,16 +17,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'verifier.attacks' has no attribute {name!r}")
-    value = getattr(import_module(_WHERE[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 
 __all__ = [

@@ -6,7 +6,7 @@ knows about releases. The names below are loaded on first use: a module that nee
 validation does not compile its kernels.
 """
 
-from importlib import import_module
+from verifier.lazy_names import lazy_names
 
 #: public name -> the module that defines it
 _WHERE = {
@@ -17,16 +17,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str):
-    if name not in _WHERE:
-        raise AttributeError(f"module 'verifier.core' has no attribute {name!r}")
-    value = getattr(import_module(_WHERE[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_WHERE))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 
 __all__ = [
