@@ -179,13 +179,12 @@ def rank_columns(client, released: list, original: list, sizes: Sequence[int], *
     cut = value_ranges(client, released, released + original, ranges=ranges)
     m = len(cut.boundaries)
     n_released = len(released)
-    sorted_ranges, ranked = [], []
-    for j in range(m):
-        column = sorted_column(client, cut, j, slice(0, n_released))
-        metas = client.gather([client.submit(_range_meta, s) for s in column])
-        sorted_ranges.append(column)
-        ranked.append([client.submit(_rank_range, s, layout, n_released, *cut.column(j, k))
-                       for k, (s, layout) in enumerate(zip(column, _layouts(metas)))])
+    sorted_ranges = [sorted_column(client, cut, j, slice(0, n_released)) for j in range(m)]
+    # every column's range layouts in one round trip to the workers, not one per column
+    metas_by_column = client.gather([[client.submit(_range_meta, s) for s in column] for column in sorted_ranges])
+    ranked = [[client.submit(_rank_range, s, layout, n_released, *cut.column(j, k))
+               for k, (s, layout) in enumerate(zip(column, _layouts(metas)))]
+              for j, (column, metas) in enumerate(zip(sorted_ranges, metas_by_column))]
     parts = []
     for i, part in enumerate(released + original):
         columns, flat = [], []

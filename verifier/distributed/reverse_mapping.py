@@ -83,11 +83,21 @@ def _assemble(size: int, m: int, *flat) -> np.ndarray:
     return z
 
 
-def _tie_broken_ranks(client, cut: ValueRanges, j: int, sizes: Sequence[int], rng: np.random.Generator) -> list:
-    """Futures of every part's 0-based ranks of Y_j, ties broken as :func:`~verifier.core.ranks.tie_broken_ranks` does."""
+def _range_facts(client, cut: ValueRanges) -> tuple[list[bool], list[list[int]]]:
+    """Whether each column of ``cut`` has ties, and how many records each of its ranges holds: one round trip to
+    the workers for every column, not two per column."""
+    ranges = [[cut.column(j, k) for k in range(cut.count(j))] for j in range(len(cut.boundaries))]
+    tied, counts = client.gather([[[client.submit(_has_ties, *r) for r in column] for column in ranges],
+                                  [[client.submit(_count, *r) for r in column] for column in ranges]])
+    return [any(t) for t in tied], counts
+
+
+def _tie_broken_ranks(client, cut: ValueRanges, j: int, sizes: Sequence[int], rng: np.random.Generator,
+                      tied: bool, counts: Sequence[int]) -> list:
+    """Futures of every part's 0-based ranks of Y_j, ties broken as :func:`~verifier.core.ranks.tie_broken_ranks` does;
+    ``tied`` and ``counts`` (each range's records) from :func:`_range_facts`."""
     count = cut.count(j)
     ranges = [cut.column(j, k) for k in range(count)]
-    tied = any(client.gather([client.submit(_has_ties, *r) for r in ranges]))
     places: list[list] = [[] for _ in range(count)]
     n = int(sum(sizes))
     if tied and n > 1:
@@ -97,7 +107,7 @@ def _tie_broken_ranks(client, cut: ValueRanges, j: int, sizes: Sequence[int], rn
         parts = client.scatter([inverse[a:b] for a, b in zip(starts[:-1], starts[1:])])
         places = [[client.submit(_places, parts[i], piece) for i, piece in enumerate(r)] for r in ranges]
         del inverse
-    firsts = np.concatenate(([0], np.cumsum(client.gather([client.submit(_count, *r) for r in ranges]))))
+    firsts = np.concatenate(([0], np.cumsum(counts)))
     ranked = [client.submit(_rank_range, int(firsts[k]), len(r), *r, *places[k]) for k, r in enumerate(ranges)]
     return [client.submit(_column, int(size), *[x for k in range(count)
                                                  for x in (cut.pieces[i][j][k], client.submit(pick, ranked[k], i))])
@@ -111,8 +121,8 @@ def reverse_mapped_parts(client, original: list, anonymized: list, rng: np.rando
     ``rng`` breaks Y's ties, column by column, exactly as the local engine's
     :func:`~verifier.core.ranks.reverse_map` does with the same generator.
     """
-    x_sizes = client.gather([client.submit(np.shape, p) for p in original])
-    y_sizes = client.gather([client.submit(np.shape, p) for p in anonymized])
+    x_sizes, y_sizes = client.gather([[client.submit(np.shape, p) for p in original],
+                                      [client.submit(np.shape, p) for p in anonymized]])
     n_x, n_y = sum(s[0] for s in x_sizes), sum(s[0] for s in y_sizes)
     if {s[1] for s in x_sizes} != {s[1] for s in y_sizes}:
         raise InvalidInputError("has other columns than the original; the intruder reverse-maps Y onto X column by "
@@ -124,11 +134,14 @@ def reverse_mapped_parts(client, original: list, anonymized: list, rng: np.rando
     y_cut = value_ranges(client, anonymized, anonymized, ranges=ranges)
     x_cut = value_ranges(client, original, original, ranges=ranges)
     m = len(y_cut.boundaries)
+    tied, counts = _range_facts(client, y_cut)
+    x_sorted_columns = [sorted_column(client, x_cut, j) for j in range(m)]
+    x_counts = client.gather([[client.submit(np.size, s) for s in column] for column in x_sorted_columns])
     flat: list[list] = [[] for _ in sizes]
-    for j in range(m):
-        ranks = _tie_broken_ranks(client, y_cut, j, sizes, rng)
-        x_sorted = sorted_column(client, x_cut, j)
-        starts = np.concatenate(([0], np.cumsum(client.gather([client.submit(np.size, s) for s in x_sorted]))))
+    for j in range(m):  # Y's ties are broken column by column in order, as the local engine draws them
+        ranks = _tie_broken_ranks(client, y_cut, j, sizes, rng, tied[j], counts[j])
+        x_sorted = x_sorted_columns[j]
+        starts = np.concatenate(([0], np.cumsum(x_counts[j])))
         for i, part_ranks in enumerate(ranks):
             split = client.submit(_by_range, part_ranks, starts)
             for k, values in enumerate(x_sorted):
