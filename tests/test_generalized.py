@@ -118,3 +118,32 @@ def test_a_release_that_tells_nothing_is_refused_and_the_loss_is_signed_and_audi
     assert verifier(["audit", str(tmp_path / "five"), "--key", key, "--original", str(sample), "--json"]) == 1
     failed = [c["claim"] for c in json.loads(capsys.readouterr().out)["checks"] if not c["ok"]]
     assert failed == ["utility.exact_cell_share"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_her_class_by_distinct_cells_is_the_plain_scan_of_every_row(seed):
+    """subject_class tests each distinct published cell once and spreads the answer to its rows; on random
+    published tables (intervals, single numbers, sets, single categories, ``*``; many rows sharing a cell, and
+    cells of one meaning written twice) her class is the rows whose every cell contains hers, row by row."""
+    import numpy as np
+
+    from verifier.attacks.classes import read_published, subject_class
+
+    rng = np.random.default_rng(seed)
+    schema = Schema.from_dict({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "city", "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b", "c", "d"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["flu", "hiv"]}]})
+    ages = ["30", "30.0", "[30,39]", "[30,40)", "[20,29]", "35", "*", "[0,100]", "40"]
+    cities = ["a", "b", "{a,b}", "{a,c,d}", "*", "{b,d}", "c"]
+    n = 300
+    columns = [[ages[i] for i in rng.integers(0, len(ages), n)], [cities[i] for i in rng.integers(0, len(cities), n)],
+               [["flu", "hiv"][i] for i in rng.integers(0, 2, n)]]
+    published = read_published(schema, ["age", "city", "disease"], columns)
+    for age in (30.0, 35.0, 39.5, 40.0, 25.0, 99.0):
+        for city in range(4):
+            mine = np.array([age, city, 0.0])
+            plain = [i + 1 for i in range(n) if published.cells["age"][i].contains(age)
+                     and published.cells["city"][i].contains(["a", "b", "c", "d"][city])]
+            found = subject_class(published, mine)
+            assert found["rows"] == plain and found["class_size"] == len(plain), (age, city)

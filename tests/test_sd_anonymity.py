@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -205,3 +206,59 @@ def test_the_combination_index_gives_the_plain_classes_on_adult_categorical_qis(
     frame = pd.read_csv(ADULT).dropna(subset=names).head(700)
     model = SDModel(names, [False] * 5, [frame[c].astype(str).to_numpy() for c in names], 5)
     assert sd_classes(model) == sd_classes_exhaustive(model)
+
+
+def _groups_by_hand(cols: list[np.ndarray], k: int) -> tuple[list[list[int]], list[int]]:
+    """standing_groups written plainly: every record's value tuple, its rows, the tuples of k or more."""
+    n = len(cols[0])
+    rows: dict[tuple, list[int]] = {}
+    for i in range(n):
+        rows.setdefault(tuple(c[i] for c in cols), []).append(i)
+    groups = sorted((r for r in rows.values() if len(r) >= k), key=lambda r: r[0])
+    rest = sorted(i for r in rows.values() if len(r) < k for i in r)
+    while 0 < len(rest) < k and groups:
+        smallest = min(len(g) for g in groups)
+        back = max(i for i, g in enumerate(groups) if len(g) == smallest)
+        rest = sorted(rest + groups.pop(back))
+    return groups, rest
+
+
+def test_standing_groups_are_the_tuples_of_k_or_more_and_sd_clusters_the_rest():
+    """Issue 41, item 3: keep_groups lets each group of at least k identical records stand as its own class and
+    SD cluster the rest as a table of its own, on random tables with and without ties; every class has k or more
+    records, and the standing ones are published exactly."""
+    from publisher.methods.sd_anonymity import SDKAnonymity, standing_groups
+
+    rng = np.random.default_rng(41)
+    for trial in range(80):
+        model = _random_model(rng, trial)
+        groups, rest = standing_groups(model.columns, model.k)
+        assert (groups, rest.tolist()) == _groups_by_hand(model.columns, model.k), trial
+        method = SDKAnonymity(k=model.k, keep_groups=True)
+        classes = method._classes(model, model.numeric, model.columns)
+        rest_model = SDModel(model.names, model.numeric, [c[rest] for c in model.columns], model.k)
+        assert classes[:len(groups)] == groups
+        assert classes[len(groups):] == ([[int(rest[i]) for i in c] for c in sd_classes_exhaustive(rest_model)]
+                                         if rest.size else [])
+        assert sorted(i for c in classes for i in c) == list(range(len(model.columns[0])))
+        assert len(model.columns[0]) < model.k or min(map(len, classes)) >= model.k
+    frame = pd.DataFrame({"age": [30.0] * 5 + [40.0, 41, 42, 43, 44], "sex": ["F"] * 5 + ["M"] * 5})
+    schema = Schema.from_dict({"attributes": [{"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+                                              {"name": "sex", "kind": "nominal", "role": "quasi_identifier"}]})
+    kept = make_method("sd_k_anonymity", {"k": "5", "keep_groups": "true"}).apply(frame, schema, random_state=None)
+    plain = make_method("sd_k_anonymity", {"k": "5"}).apply(frame, schema, random_state=None)
+    assert kept.table["age"].tolist()[:5] == ["30"] * 5 and kept.metrics["standing_groups"] == 1
+    assert plain.metrics.get("standing_groups") is None
+    # the Adult sample: less NCP (the standing groups' cells need no recoding), more discernibility (they are large)
+    names = ["age", "education", "marital-status", "race", "sex"]
+    sample = pd.read_csv(Path(__file__).resolve().parents[1] / "experiments" / "data" / "adult_sample_3000.csv",
+                         dtype=str, keep_default_na=False)[names]
+    sample = sample[(sample != "").all(axis=1)].reset_index(drop=True)
+    sample["age"] = sample["age"].astype(float)
+    schema = Schema.from_dict({"attributes": [{"name": n, "kind": "numeric" if n == "age" else "nominal",
+                                               "role": "quasi_identifier"} for n in names]})
+    runs = [make_method("sd_k_anonymity", {"k": "5", "keep_groups": keep}).apply(sample, schema, random_state=None)
+            for keep in ("false", "true")]
+    assert runs[1].metrics["ncp"] < runs[0].metrics["ncp"]
+    assert runs[1].metrics["discernibility"] > runs[0].metrics["discernibility"]
+    assert runs[1].metrics["min_class_size"] >= 5 and runs[1].metrics["standing_groups"] > 0

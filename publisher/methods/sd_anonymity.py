@@ -12,6 +12,11 @@ agrees). Sensitive attributes are unchanged.
 
 Metrics (section 1.4): NCP with Xu's convention and Data Utility = 1 - NCP,
 the discernibility metric DM, class sizes, and a k-anonymity check.
+
+``keep_groups=true`` (issue 41, item 3; not in the paper) lets the records whose quasi-identifiers already form a
+group of at least k identical records stand as their own class, published exactly, before SD clusters the rest
+(:func:`standing_groups`): less NCP, as their cells need no recoding, for more discernibility, as such groups can
+be far larger than 2k-1. docs/methods.md and docs/performance.md give both on the Adult file.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from publisher.methods.base import Method, MethodResult, fail, parse_int, parse_names
+from publisher.methods.base import Method, MethodResult, fail, parse_bool, parse_int, parse_names
 from publisher.methods.frames import published_cells
 from publisher.methods.sd_clustering import KERNELS, sd_classes
 from publisher.methods.sd_model import SDModel, discernibility, ncp, value_distances
@@ -29,7 +34,11 @@ from verifier.attacks.classes import group_claims
 from verifier.data.schema import Schema
 from verifier.data.tables import number_label
 
-__all__ = ["SDKAnonymity", "value_distances", "SDModel", "sd_classes", "ncp", "discernibility"]
+__all__ = ["SDKAnonymity", "value_distances", "SDModel", "sd_classes", "ncp", "discernibility", "standing_groups"]
+
+
+def _identical(model: SDModel, members: list[int]) -> bool:
+    return all(len(set(c[members].tolist())) == 1 for c in model.columns)
 
 
 def _recode(values: np.ndarray, numeric: bool) -> Any:
@@ -38,6 +47,28 @@ def _recode(values: np.ndarray, numeric: bool) -> Any:
         return number_label(lo) if lo == hi else f"[{number_label(lo)},{number_label(hi)}]"
     distinct = sorted(set(values.tolist()), key=str)
     return distinct[0] if len(distinct) == 1 else "{" + ",".join(distinct) + "}"
+
+
+def standing_groups(columns: Sequence[np.ndarray], k: int) -> tuple[list[list[int]], np.ndarray]:
+    """The groups of at least ``k`` records with the same values in every column (row indices, each group in row
+    order, the groups by their first row), and the rows left for SD to cluster. When fewer than k rows are left
+    (but some), the smallest groups go back to them, the last-found first, until k or more are left: SD needs k
+    records to make a class."""
+    n = len(columns[0]) if columns else 0
+    if not n:
+        return [], np.arange(0)
+    _, inverse, counts = np.unique(np.column_stack([np.unique(c, return_inverse=True)[1].ravel() for c in columns]),
+                                   axis=0, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    groups = [order[a:a + c].tolist() for a, c in zip(starts, counts) if c >= k]
+    groups.sort(key=lambda g: g[0])
+    rest = np.sort(np.flatnonzero(counts[inverse] < k))
+    while 0 < rest.size < k and groups:
+        back = min(range(len(groups)), key=lambda i: (len(groups[i]), -i))
+        rest = np.sort(np.concatenate([rest, np.asarray(groups.pop(back), dtype=np.int64)]))
+    return groups, rest
 
 
 class SDKAnonymity(Method):
@@ -50,12 +81,13 @@ class SDKAnonymity(Method):
 
     name = "sd_k_anonymity"
     kinds = ("numeric", "ordinal", "nominal")
-    parsers = {"k": parse_int, "attributes": parse_names}
+    parsers = {"k": parse_int, "attributes": parse_names, "keep_groups": parse_bool}
     seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
     kernels = KERNELS
     deterministic = True
 
-    def __init__(self, *, k: int, attributes: Sequence[str] | None = None, allow_degenerate: bool = False):
+    def __init__(self, *, k: int, attributes: Sequence[str] | None = None, keep_groups: bool = False,
+                 allow_degenerate: bool = False):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise fail(f"sd_k_anonymity: k must be an integer >= 2. Got {k!r}.")
         if k == 1 and not allow_degenerate:
@@ -63,9 +95,24 @@ class SDKAnonymity(Method):
                         "to run it anyway", "PARAMETER_DEGENERATE")
         self.k = int(k)
         self.attributes = tuple(attributes) if attributes is not None else None
+        if not isinstance(keep_groups, (bool, np.bool_)):
+            raise fail(f"sd_k_anonymity: keep_groups is true or false. Got {keep_groups!r}.")
+        self.keep_groups = bool(keep_groups)
 
     def parameters(self) -> dict[str, Any]:
-        return {"k": self.k, "attributes": list(self.attributes) if self.attributes is not None else None}
+        return {"k": self.k, "attributes": list(self.attributes) if self.attributes is not None else None,
+                "keep_groups": self.keep_groups}
+
+    def _classes(self, model: SDModel, numeric: list[bool], columns: list[np.ndarray]) -> list[list[int]]:
+        """SD's classes of every record, or with ``keep_groups`` the standing groups and SD's classes of the rest
+        (SD clusters the rest as a table of its own)."""
+        if not self.keep_groups:
+            return sd_classes(model)
+        groups, rest = standing_groups(columns, self.k)
+        if not rest.size:
+            return groups
+        clustered = sd_classes(SDModel(model.names, numeric, [c[rest] for c in columns], self.k))
+        return groups + [rest[c].tolist() for c in clustered]
 
     def apply(self, table: pd.DataFrame, schema: Schema, *, random_state, original=None) -> MethodResult:
         names = list(self.attributes) if self.attributes is not None else [
@@ -80,7 +127,7 @@ class SDKAnonymity(Method):
         columns = [table[nm].to_numpy(dtype=float) if num else table[nm].astype(str).to_numpy()
                    for nm, num in zip(names, numeric)]
         model = SDModel(names, numeric, columns, self.k)
-        classes = sd_classes(model)
+        classes = self._classes(model, numeric, columns)
         labels = np.empty(n, dtype=np.int64)
         for g, members in enumerate(classes):
             labels[members] = g
@@ -96,6 +143,8 @@ class SDKAnonymity(Method):
         risk = {name: {"max": e["max"], "mean": e["mean"], "certain_share": e["certain_share"]}
                 for name, e in group_claims(published)["attribute_disclosure"].items()}
         return MethodResult(out, {
+            **({"standing_groups": sum(len(c) >= self.k and _identical(model, c) for c in classes)}
+               if self.keep_groups else {}),
             "attributes": names, "classes": len(classes), "min_class_size": min(sizes), "max_class_size": max(sizes),
             "mean_class_size": float(np.mean(sizes)), "k_anonymous": min(sizes) >= self.k,
             "ncp": loss, "data_utility": 1.0 - loss, "discernibility": discernibility(sizes, self.k, n),

@@ -50,6 +50,19 @@ class PublishedCells:
     suppressed: list = field(default_factory=list, repr=False)
     """The suppressed rows, once :func:`verifier.attacks.suppression.suppressed_rows` has found them (every
     subject's check reads them)."""
+    distinct: dict[str, tuple[list[Cell], np.ndarray]] = field(default_factory=dict, repr=False)
+    """Each column's distinct cells and every row's position among them, once :meth:`distinct_cells` has found
+    them (every subject's class reads them)."""
+
+    def distinct_cells(self, name: str) -> tuple[list[Cell], np.ndarray]:
+        """Column ``name``'s distinct cells, and for every row the position of its cell among them: a class is
+        found by testing each distinct cell once, not every row's."""
+        if name not in self.distinct:
+            index: dict[Cell, int] = {}
+            where = np.fromiter((index.setdefault(c, len(index)) for c in self.cells[name]), dtype=np.int64,
+                                count=len(self.cells[name]))
+            self.distinct[name] = (list(index), where)
+        return self.distinct[name]
 
     @property
     def n_records(self) -> int:
@@ -232,7 +245,8 @@ def subject_class(published: PublishedCells, record: np.ndarray) -> dict[str, An
     inside = np.ones(published.n_records, dtype=bool)
     for a in published.quasi_identifiers:
         mine = _her_value(a, record[names.index(a.name)])
-        inside &= np.array([c.contains(mine) for c in published.cells[a.name]], dtype=bool)
+        distinct, where = published.distinct_cells(a.name)
+        inside &= np.fromiter((c.contains(mine) for c in distinct), dtype=bool, count=len(distinct))[where]
     rows = np.flatnonzero(inside)
     out: dict[str, Any] = {"class_size": int(rows.size), "rows": (rows + 1).tolist(), "attribute_disclosure": {}}
     for s in published.sensitive:
