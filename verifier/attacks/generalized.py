@@ -27,7 +27,7 @@ import math
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -177,15 +177,34 @@ def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
     return hier
 
 
+def _per_cell(figure: Callable[[Cell], Any]) -> Callable[[Cell], Any]:
+    """``figure`` computed once per distinct cell: a column's cells repeat, and a figure that reads the whole
+    column (its range) would otherwise cost O(n) per row."""
+    seen: dict[Cell, Any] = {}
+
+    def once(cell: Cell) -> Any:
+        if cell not in seen:
+            seen[cell] = figure(cell)
+        return seen[cell]
+
+    return once
+
+
 def _ncp(qi, original, cells) -> float:
     """Total NCP (Xu): numeric width / range; categorical distinct covered / domain, 0 for a single value."""
     total = 0.0
     for a in qi:
         col = np.array([float(v) for v in original[a.name]]) if a.kind == "numeric" else np.array(list(original[a.name]))
         domain = len(set(map(str, col))) if a.kind != "numeric" else 0
-        for c in cells[a.name]:
-            frac, count = _size(c, col, a.kind == "numeric")
-            total += frac if a.kind == "numeric" else (0.0 if count <= 1 else count / domain)
+        numeric = a.kind == "numeric"
+
+        def part(c: Cell, col=col, domain=domain, numeric=numeric) -> float:
+            frac, count = _size(c, col, numeric)
+            return frac if numeric else (0.0 if count <= 1 else count / domain)
+
+        part = _per_cell(part)
+        for c in cells[a.name]:  # the same sum, in row order, as cell by cell
+            total += part(c)
     return total
 
 
@@ -213,7 +232,8 @@ def information_loss(qi, sens, original, cells, sizes: np.ndarray, n: int) -> di
         numeric = a.kind == "numeric"
         col = np.array([float(v) for v in original[a.name]]) if numeric else np.array(list(map(str, original[a.name])))
         domain = 0 if numeric else len(set(col.tolist()))
-        extents[a.name] = [_extent(c, col, numeric, domain) for c in cells[a.name]]
+        extent = _per_cell(lambda c, col=col, numeric=numeric, domain=domain: _extent(c, col, numeric, domain))
+        extents[a.name] = [extent(c) for c in cells[a.name]]
     qi_cells = [e for a in qi for e in extents[a.name]]
     suppressed = sum(all(extents[a.name][t] == "root" for a in qi) for t in range(n)) if qi else 0
     return {
