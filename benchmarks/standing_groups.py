@@ -93,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
           "exposed | at risk |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
-        print(f"| {r['n']:,} | {'yes' if r['keep_groups'] else 'no'} | {r['seconds']} | {r['peak_mb']:,} | {r['ncp']} | "
+        print(f"| {r['n']:,} | {'yes' if r['keep_groups'] else 'no'} | {r['seconds']} | {r['peak_mb']:,} | "
+              f"{r['ncp']} | "
               f"{r['discernibility']:,} | {r['average_class_size']} | {r['exact_cell_share']:.2%} | "
               f"{r['exposed_share']:.2%} | {r['at_risk_share']:.2%} |")
     return 0

@@ -28,7 +28,8 @@ from verifier.releases.subject import Prepared, prepare
 from verifier.releases.verification import TrustedKey, VerifiedRelease
 from verifier.text import literal, plural
 
-__all__ = ["Earlier", "NOISY_METHODS", "load_earlier", "fresh_noise_problem", "check_links_output"]
+__all__ = ["Earlier", "NOISY_METHODS", "require_link_column", "load_earlier", "fresh_noise_problem",
+           "check_links_output"]
 
 #: methods that add fresh independent noise to every released value
 NOISY_METHODS = ("additive_noise",)
@@ -42,18 +43,22 @@ class Earlier:
     prepared: Prepared
     links: Links
 
-def load_earlier(folders: Sequence[str], key: TrustedKey, schema, column: str | None) -> list[Earlier]:
-    """Each ``--previous`` folder verified with the publisher's key, with its links file; refused before any
-    work when a folder is repeated, its links file is missing or of another release or column, or its schema is not
-    the new release's."""
-    if not folders:
-        return []
-    if column is None:
+
+def require_link_column(folders: Sequence[str], column: str | None) -> None:
+    """``--previous`` finds its people by ``--link-column``: refused at once without it, or past the most."""
+    if folders and column is None:
         raise UsageError("--previous needs --link-column COL: the input's column that says who each person is, "
                          "as the earlier release's links file records it")
     if len(folders) > MOST_EARLIER:
         raise UsageError(f"--previous is given {len(folders)} times; a release is checked with at most "
                          f"{MOST_EARLIER} earlier ones")
+
+
+def load_earlier(folders: Sequence[str], key: TrustedKey, schema, column: str | None) -> list[Earlier]:
+    """Each ``--previous`` folder verified with the publisher's key, with its links file; refused before any
+    work when a folder is repeated, its links file is missing or of another release or column, or its schema is not
+    the new release's."""
+    require_link_column(folders, column)
     out: list[Earlier] = []
     for folder in folders:
         release, links = read_earlier(folder, key)
@@ -80,8 +85,9 @@ def fresh_noise_problem(methods: Sequence[dict[str, Any]], earlier: Sequence[Ear
         theirs = [step.get("method") for step in each.release.methods if step.get("method") in NOISY_METHODS]
         shared = int(np.count_nonzero(each.links.holds(ids)))
         if theirs and shared:
-            return (f"{noisy[0]} would add fresh noise to the values of {plural(shared, 'person', plural_form='people')} "
-                    f"that {literal(each.release.dataset_id)!r} version {each.release.release_version} published with "
+            people = plural(shared, "person", plural_form="people")
+            return (f"{noisy[0]} would add fresh noise to the values of {people} that "
+                    f"{literal(each.release.dataset_id)!r} version {each.release.release_version} published with "
                     f"{theirs[0]}: averaging the two noisy copies of a person's values halves the noise's variance. "
                     "Publish them with a method that adds no fresh noise (rank_swapping, microaggregation, a "
                     "generalization), or leave out --previous if these are not the same people; nothing was written")

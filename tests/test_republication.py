@@ -34,7 +34,8 @@ def _external(folder, name: str, original: str, published: str, *more: str, code
     """Publish ``published`` (another tool's generalization of ``original``) as release ``name``."""
     (folder / f"{name}-original.csv").write_text(original)
     (folder / f"{name}.csv").write_text(published)
-    return publisher(["release", "--input", str(folder / f"{name}-original.csv"), "--schema", str(folder / "schema.json"),
+    return publisher(["release", "--input", str(folder / f"{name}-original.csv"), "--schema",
+                      str(folder / "schema.json"),
                       "--anonymized", str(folder / f"{name}.csv"), "--produced-by", "a hospital's tool 1.0", "--key",
                       str(folder / "keys" / "private.pem"), "--dataset-id", "ward", "--release-version",
                       str(ord(name[-1]) - ord("a") + 1), "--out", str(folder / name), *more])
@@ -59,8 +60,9 @@ def test_a_second_release_signs_the_first_and_what_they_expose_together(ward, ca
     assert _external(ward, "b", *SECOND, "--link-column", "pid", "--previous", str(ward / "a"), "--json") == 0
     assert json.loads(capsys.readouterr().out)["links_file"] == str(ward / "b.links.json")
     together = json.loads((ward / "b" / MANIFEST).read_bytes())["predicate"]["claims"]["composition"]
+    digest = hashlib.sha256((ward / "a" / MANIFEST).read_bytes()).hexdigest()
     assert together["earlier"] == [{"datasetId": "ward", "releaseVersion": 1, "records": 4, "linked": 2,
-                                    "manifest_sha256": hashlib.sha256((ward / "a" / MANIFEST).read_bytes()).hexdigest()}]
+                                    "manifest_sha256": digest}]
     levels = together["policy_levels"]
     assert (together["linked"], levels["checked"], levels["exposed"], together["newly_exposed"]) == (2, 2, 2, 2)
     assert together["attribute_disclosure"] == {"disease": {"max": 1.0, "certain_share": 1.0}}
@@ -144,6 +146,7 @@ def _run(argv, capsys) -> tuple[int, str]:
 @pytest.mark.parametrize("case, code, reason", [
     ("no link column", 2, "--previous needs --link-column"),
     ("no links file", 3, "LINKS_MISSING"),
+    ("a links file that is not one", 3, "LINKS_INVALID"),
     ("another release's links", 3, "LINKS_MISMATCH"),
     ("another link column", 3, "LINKS_MISMATCH"),
     ("a repeated id", 3, "LINK_INVALID"),
@@ -160,6 +163,9 @@ def test_what_cannot_be_checked_together_is_refused_before_any_work(ward, capsys
         link = []
     elif case == "no links file":
         os.unlink(ward / "a.links.json")
+    elif case == "a links file that is not one":
+        links = json.loads((ward / "a.links.json").read_text())
+        (ward / "a.links.json").write_text(json.dumps({**links, "ids": ["p1", "p1"]}))
     elif case == "another release's links":
         os.replace(ward / "b.links.json", ward / "a.links.json")
     elif case == "another link column":

@@ -11,7 +11,7 @@ from publisher.release_metadata import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, load_weights, route_params, secret_seed
 from verifier.frontend.passphrase import load_key
 from publisher.degenerate import releasable_chain
-from publisher.earlier_releases import load_earlier
+from publisher.earlier_releases import load_earlier, require_link_column
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count
 from verifier.frontend.output_paths import check_output, release_holding
@@ -144,7 +144,9 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
 
 
 def _links_lines(links_file: str | None) -> list[str]:
-    return [f"  links file (who is in this release, for you alone; never publish it): {links_file}"] if links_file else []
+    if not links_file:
+        return []
+    return [f"  links file (who is in this release, for you alone; never publish it): {links_file}"]
 
 
 def suppression_lines(figures: dict | None) -> list[str]:
@@ -243,14 +245,11 @@ def run(args: argparse.Namespace) -> int:
     key = load_key(args.key, args.passphrase_file, expected=expected)
     log_key = _log_key(args, key)
     phases = Phases()
-    if args.previous and not args.link_column:
-        raise UsageError("--previous needs --link-column COL: the input's column that says who each person is, as "
-                         "the earlier release's links file records it")
+    require_link_column(args.previous, args.link_column)
     with phases(f"reading {args.input}"):
         dropped = list(dict.fromkeys(args.drop_identifier))
-        table, _ = load_input(args.input, args.schema, drop=[*dropped, *[c for c in [args.link_column] if c and
-                                                                             c not in dropped]],
-                              weight=args.weight_column)
+        linking = [args.link_column] if args.link_column and args.link_column not in dropped else []
+        table, _ = load_input(args.input, args.schema, drop=[*dropped, *linking], weight=args.weight_column)
         weights = load_weights(args.input, args.weight_column)
         ids = read_link_column(args.input, args.link_column) if args.link_column else None
     earlier = load_earlier(args.previous, TrustedKey(raw=key.public_raw, path=args.key), table.schema,

@@ -32,11 +32,13 @@ from verifier.attacks.match_settings import SAMPLES
 from verifier.data.bounded_files import read_bounded
 from verifier.data.schema import Attribute, Schema
 from verifier.data.strict_json import loads_strict
+from verifier.data.tables import read_table
 from verifier.errors import InvalidInputError
 from verifier.releases.joint import check_jointly
 from verifier.releases.levels import MOST_CHECKED, SEED, Levels
 from verifier.releases.policy import Policy
 from verifier.releases.subject import Prepared, check_record
+from verifier.releases.verification import verify_release
 from verifier.text import literal
 
 __all__ = ["MOST_EARLIER", "Links", "links_path", "read_link_column", "read_earlier", "present_in",
@@ -55,8 +57,6 @@ def links_path(release: str | Path) -> Path:
 def read_link_column(path: str | Path, column: str) -> list[str]:
     """The input's linking column, one id per record, each id once (``LINK_INVALID`` names the rows of a repeated
     id, never the id: it identifies a person)."""
-    from verifier.data.tables import read_table
-
     table = read_table(path, Schema((Attribute(column, "nominal", "other"),)))
     categories = table.schema.attributes[0].categories or ()
     codes = table.values[:, 0].astype(np.int64)
@@ -122,8 +122,6 @@ class Links:
 
 def read_earlier(folder: str, key: Any) -> tuple[Any, Links]:
     """An earlier release verified with ``key`` and its links file, which must name it by its manifest's digest."""
-    from verifier.releases.verification import verify_release
-
     release = verify_release(folder, key)
     links = Links.read(links_path(folder))
     if links.manifest_sha256 != release.manifest_sha256:

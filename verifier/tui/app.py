@@ -55,7 +55,9 @@ class SubjectApp(RandomMatchActions, App[None]):
     .row > Input, .row > Select { width: 1fr; }
     .error { color: $error; padding-left: 23; height: auto; }
     .error.-empty { display: none; }
-    #verification, #verdict, #together, #random-status, #record-status, #threshold-status { height: auto; margin-bottom: 1; }
+    #verification, #verdict, #together, #random-status, #record-status, #threshold-status {
+        height: auto; margin-bottom: 1;
+    }
     .heading { text-style: bold; margin-top: 1; }
     .buttons { height: auto; margin-top: 1; }
     .buttons Button { margin-right: 1; }
