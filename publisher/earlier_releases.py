@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from verifier.errors import InputIOError, InvalidInputError, UsageError
-from verifier.releases.composition import MOST_EARLIER, Links, links_path, read_earlier
+from verifier.releases.links import MOST_EARLIER, Links, links_path, read_earlier
 from verifier.releases.subject import Prepared, prepare
 from verifier.releases.verification import TrustedKey, VerifiedRelease
 from verifier.text import literal, plural

@@ -45,7 +45,8 @@ from verifier.errors import InputIOError, InvalidInputError, VerifierError
 from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_name
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.attacks.classes import PublishedCells
-from verifier.releases.composition import Links, composition_figures, earlier_entry, links_path, present_in
+from verifier.releases.composition import composition_figures, earlier_entry
+from verifier.releases.links import Links, links_path, present_in
 from verifier.releases.family import family_of, generalized_columns
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy

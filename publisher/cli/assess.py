@@ -6,14 +6,10 @@ import argparse
 
 from publisher.cli.common import add_intruder_args, load_input
 from verifier.data.bounded_files import read_bounded
-from verifier.attacks.assessment import assess
-from verifier.attacks.classes import group_claims, read_published
-from verifier.attacks.generalized import assess_generalized
 from verifier.data.schema import Schema
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.data.tables import read_csv_cells, read_table
 from verifier.errors import InvalidInputError
-from verifier.distributed.searches import ClusterSearches
 from verifier.frontend import (
     Phases,
     ProgressBar,
@@ -59,6 +55,10 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # the assessment and its kernels load when it runs, not when any command starts
+    from verifier.attacks.assessment import assess
+    from verifier.distributed.searches import ClusterSearches
+
     check_probability("--alpha", args.alpha)
     check_positive("--samples", args.samples)
     x, schema = load_input(args.original, args.schema)
@@ -93,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _assess_generalized(args: argparse.Namespace, x, schema: Schema) -> int:
     """SPEC sections 6 and 8 for a generalized release: k, NCP, DM, DR, group-based disclosure."""
+    from verifier.attacks.classes import group_claims, read_published
+    from verifier.attacks.generalized import assess_generalized
+
     header, columns = read_csv_cells(args.anonymized)
     missing = [n for n in schema.names if n not in header]
     if missing:

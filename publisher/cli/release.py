@@ -11,11 +11,10 @@ from publisher.release_metadata import METADATA_FIELDS
 from publisher.cli.common import add_intruder_args, add_method_args, load_input, load_weights, route_params, secret_seed
 from verifier.frontend.passphrase import load_key
 from publisher.degenerate import releasable_chain
-from publisher.earlier_releases import load_earlier, require_link_column
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count
 from verifier.frontend.output_paths import check_output, release_holding
-from verifier.releases.composition import links_path, read_link_column
+from verifier.releases.links import links_path, read_link_column
 from verifier.releases.facts import claims_summary, composition_lines
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
@@ -215,6 +214,7 @@ def level_lines(levels: dict | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from publisher.earlier_releases import load_earlier, require_link_column
     from publisher.methods import make_method  # loaded when run, not for --help
     from publisher.signed_release import make_release
 

@@ -29,12 +29,14 @@ Two figures, each computed from the releases alone (issue 40):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Hashable, Mapping, Sequence
 
 import numpy as np
 
 from verifier.attacks.disclosure import cell_risk, eta_of_matrices, keep_matrix, rho_of_matrix
-from verifier.core.permutation import RankSpace
+
+if TYPE_CHECKING:  # the rank spaces are built by the caller; importing them would load the kernels here
+    from verifier.core.permutation import RankSpace
 
 __all__ = ["JointMatch", "JointDraws", "joint_draws", "joint_candidates", "joint_random_match",
            "stacked_keep_matrix", "joint_rr_risk", "JOINT_RR_CELLS"]

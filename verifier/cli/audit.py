@@ -24,14 +24,8 @@ from verifier.frontend import (
     text_table,
     verified,
 )
-from verifier.data.record_file import BATCH, write_record_file
-from verifier.distributed.searches import ClusterSearches
-from verifier.releases.audit import audit_release, audit_rows
-from verifier.releases.composition import MOST_EARLIER, read_earlier, read_link_column
-from verifier.releases.exposure import base_rates
 from verifier.releases.policy import load_policy
 from verifier.text import number
-from verifier.releases.audit_report import report_paths, rounded, write_report
 
 __all__ = ["register"]
 
@@ -46,6 +40,7 @@ def _original_weights(path: str, weighted) -> np.ndarray | None:
 
 def _earlier(args: argparse.Namespace, release, phases) -> list:
     """Each ``--previous`` release, verified with the key that verified this one, and its links file."""
+    from verifier.releases.links import MOST_EARLIER, read_earlier
     if args.previous and not args.original:
         raise UsageError("--previous recomputes the joint figures from the original: give --original X.csv too")
     if len(args.previous) > MOST_EARLIER:
@@ -92,6 +87,14 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # the audit's modules load when it runs, not when any command starts (they bring the kernels and numba)
+    from verifier.data.record_file import BATCH, write_record_file
+    from verifier.distributed.searches import ClusterSearches
+    from verifier.releases.audit import audit_release, audit_rows
+    from verifier.releases.audit_report import report_paths, rounded, write_report
+    from verifier.releases.links import read_link_column
+    from verifier.releases.exposure import base_rates
+
     if args.out and not args.original:
         raise UsageError("--out lists every original record's figures: give --original X.csv too")
     check_out_file(args.out, args.original)

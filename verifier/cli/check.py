@@ -7,14 +7,12 @@ from contextlib import contextmanager, nullcontext
 import json
 
 from verifier.cli.inputs import check_exhaustive, intruder_options
-from verifier.core.warm_up import COLD_NOTICE, KernelWarmUp
 from verifier.frontend import (ExitCode, Phases, ProgressBar, add_command, add_release_args, count, print_json,
                                text_table, verified)
 from verifier.frontend.log_args import add_log_args, check_log_args, log_standing_of
 from verifier.releases.facts import formula_warning
 from verifier.releases.policy import load_policy, policy_line
 from verifier.releases.record import read_record, refuse_record_on_command_line
-from verifier.releases.subject import check_record, prepare, random_match
 from verifier.releases.verdict import not_verifiable
 from verifier.releases.verification import ReleaseError
 from verifier.text import figure, number
@@ -61,6 +59,10 @@ def _refusal_in_json(args: argparse.Namespace, *, verified: bool):
 
 def run(args: argparse.Namespace) -> int:
     """A subject's report on her own record (SPEC sections 4, 5 subject's version, 6)."""
+    # the kernels and the subject's check load when a check runs, not when any command starts
+    from verifier.core.warm_up import COLD_NOTICE, KernelWarmUp
+    from verifier.releases.subject import check_record, prepare, random_match
+
     refuse_record_on_command_line(args.record)
     check_log_args(args)
     policy = load_policy(args.policy)  # before any work: a policy that cannot be read decides nothing

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifier.cli.inputs import add_pair_args, load_pair
-from verifier.core.permutation import RankSpace, compute_permuted_privacy
-from verifier.core.record_rows import distance_columns, distance_summary
-from verifier.data.record_file import BATCH, write_record_file
 from verifier.data.schema_file import load_schema
-from verifier.distributed.engine import distributed_permuted_privacy
-from verifier.distributed.partitions import table_pair
 from verifier.frontend import (
     Phases,
     ExitCode,
@@ -29,6 +24,10 @@ from verifier.frontend import (
     count,
 )
 from verifier.text import figure, plural
+
+
+if TYPE_CHECKING:
+    from verifier.core.permutation import RankSpace
 
 __all__ = ["register"]
 
@@ -58,6 +57,11 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # the permutation core and the engine load when the command runs, not when any command starts
+    from verifier.core.permutation import RankSpace, compute_permuted_privacy
+    from verifier.distributed.engine import distributed_permuted_privacy
+    from verifier.distributed.partitions import table_pair
+
     check_out_file(args.out, args.original, args.anonymized)
     if (args.d is None) != (args.v is None):
         raise UsageError("--d and --v go together: the (d, v) to check")
@@ -84,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _output(args: argparse.Namespace, names: list[str], report, space, phases) -> int:
+    from verifier.core.record_rows import distance_columns, distance_summary
+    from verifier.data.record_file import BATCH, write_record_file
+
     """Write --out, print the summary (text or JSON), and the exit code of the (d, v) check."""
     n = int(report.distances.size)
     v = parse_v(args.v, len(names))

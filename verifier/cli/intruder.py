@@ -7,15 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from verifier.attacks.intruder import run_intruder, subject_test
-from verifier.attacks.link_rows import link_columns
-from verifier.core.record_rows import distance_summary
 from verifier.cli.inputs import PER_CELL, check_exhaustive, intruder_options, load_pair
-from verifier.core.permutation import RankSpace
-from verifier.distributed.intruder import distributed_intruder
-from verifier.distributed.partitions import table_pair
 from verifier.data.memory import ensure_fits
-from verifier.data.record_file import BATCH, write_record_file
 from verifier.data.schema_file import load_schema
 from verifier.data.tables import read_table
 from verifier.errors import InvalidInputError
@@ -143,6 +136,11 @@ def _histogram_rows(original: np.ndarray | None, random, width: int = 20) -> lis
 
 
 def run(args: argparse.Namespace) -> int:
+    # the intruder's kernels and the engine load when the command runs, not when any command starts
+    from verifier.attacks.intruder import run_intruder
+    from verifier.distributed.intruder import distributed_intruder
+    from verifier.distributed.partitions import table_pair
+
     options = intruder_options(args)
     if (args.original is None) == (args.subject_record is None):
         raise UsageError("give --original X.csv (the protector's test) or --subject-record FILE (a subject's), not both")
@@ -184,6 +182,10 @@ def _check_tables(args: argparse.Namespace, n_x: int, n_y: int, m: int) -> None:
 
 
 def _output(args: argparse.Namespace, names: list[str], report) -> int:
+    from verifier.attacks.link_rows import link_columns
+    from verifier.core.record_rows import distance_summary
+    from verifier.data.record_file import BATCH, write_record_file
+
     size = max(report.random.pmf.size, report.original_pmf.size)
     if args.out:
         write_record_file(args.out, link_columns(report, batch=BATCH))
@@ -292,6 +294,9 @@ def _print_intruder(m: int, report, records, args, passed: bool) -> None:
 
 
 def _subject_intruder(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    from verifier.attacks.intruder import subject_test
+    from verifier.core.permutation import RankSpace
+
     refuse_record_on_command_line(args.subject_record)
     schema = load_schema(args.schema) if args.schema else None
     ensure_fits([(args.anonymized, len(schema.names) if schema else None)], PER_CELL)

@@ -36,7 +36,7 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from verifier.releases.composition import MOST_EARLIER
+    from verifier.releases.links import MOST_EARLIER
     from verifier.releases.facts import open_release
     from verifier.releases.joint import check_releases_jointly
 

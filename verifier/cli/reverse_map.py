@@ -8,7 +8,6 @@ import numpy as np
 
 from verifier.frontend.output_paths import check_output
 from verifier.cli.inputs import add_pair_args, load_pair
-from verifier.core.ranks import reverse_map
 from verifier.data.tables import write_csv_atomic
 from verifier.errors import InvalidInputError
 from verifier.frontend import ExitCode, add_command, finite, print_json, text_table, count
@@ -30,6 +29,8 @@ def register(sub, common) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from verifier.core.ranks import reverse_map  # the kernels load when the command runs
+
     check_output(args.out, inputs=[args.original, args.anonymized, args.schema])
     x, y = load_pair(args.original, args.anonymized, args.schema)
     if x.n_records != y.n_records:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from verifier.frontend import UsageError, add_command, check_positive, check_probability, count
-from verifier.releases.composition import MOST_EARLIER
+from verifier.releases.links import MOST_EARLIER
 from verifier.releases.policy import load_policy
 from verifier.releases.record import refuse_record_on_command_line
 

@@ -44,7 +44,8 @@ from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
 from verifier.releases.external_step import external_checks, not_replayable
 from verifier.releases.family import EXTERNAL, derived_parameters
-from verifier.releases.composition import Links, composition_figures, earlier_entry, present_in
+from verifier.releases.composition import composition_figures, earlier_entry
+from verifier.releases.links import Links, present_in
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import prepare

@@ -1,0 +1,118 @@
+"""Who is in a release, for the protector alone (issue 40): the links file a release made with ``--link-column``
+leaves beside it, and the earlier releases a later one is checked with (docs/release-format.md, section 8).
+
+A links file names its release by the SHA-256 of the signed manifest, the linking column (a person's id, never
+published), and the sorted ids of the release's people: which row is whose stays secret even from it. This module
+reads and writes it and finds the people of a new release in earlier ones; :mod:`verifier.releases.composition`
+checks them together.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from verifier.data.bounded_files import read_bounded
+from verifier.data.schema import Attribute, Schema
+from verifier.data.strict_json import loads_strict
+from verifier.data.tables import read_table
+from verifier.errors import InvalidInputError
+from verifier.releases.verification import verify_release
+from verifier.text import literal
+
+__all__ = ["MOST_EARLIER", "Links", "links_path", "read_link_column", "read_earlier", "present_in"]
+
+#: the most earlier releases one release is checked with (``--previous``), as docs/release-format.md says
+MOST_EARLIER = 16
+_LINKS_FORMAT = "permuted-privacy/links/v1"
+
+
+def links_path(release: str | Path) -> Path:
+    """Where a release's links file lies: beside it, ``DIR.links.json``, never inside."""
+    return Path(f"{str(release).rstrip('/')}.links.json")
+
+
+def read_link_column(path: str | Path, column: str) -> list[str]:
+    """The input's linking column, one id per record, each id once (``LINK_INVALID`` names the rows of a repeated
+    id, never the id: it identifies a person)."""
+    table = read_table(path, Schema((Attribute(column, "nominal", "other"),)))
+    categories = table.schema.attributes[0].categories or ()
+    codes = table.values[:, 0].astype(np.int64)
+    ids = [categories[c] for c in codes]
+    if len(set(ids)) < len(ids):
+        order = np.argsort(codes, kind="stable")
+        twice = np.flatnonzero(codes[order][1:] == codes[order][:-1])[0]
+        first, second = sorted((int(order[twice]) + 1, int(order[twice + 1]) + 1))
+        raise InvalidInputError(f"column {literal(column)}: rows {first} and {second} hold the same linking id; "
+                                "each person is one record of a release", path=str(path), reason="LINK_INVALID")
+    return ids
+
+
+@dataclass(frozen=True)
+class Links:
+    """Who is in a release, for the protector alone: the release (its dataset, version and manifest SHA-256), the
+    linking column's name and the sorted ids of its people."""
+
+    dataset_id: str
+    release_version: int
+    manifest_sha256: str
+    column: str
+    ids: tuple[str, ...]
+
+    def holds(self, ids: Sequence[str]) -> np.ndarray:
+        """Whether each of ``ids`` is a person of this release."""
+        held = set(self.ids)
+        return np.fromiter((i in held for i in ids), dtype=bool, count=len(ids))
+
+    def to_bytes(self) -> bytes:
+        return json.dumps({"format": _LINKS_FORMAT, "datasetId": self.dataset_id,
+                           "releaseVersion": self.release_version, "manifest_sha256": self.manifest_sha256,
+                           "link_column": self.column, "ids": sorted(self.ids)}, ensure_ascii=False).encode("utf-8")
+
+    @classmethod
+    def read(cls, path: str | Path) -> "Links":
+        """A links file, read strictly: anything but the format's fields, or an id twice, is ``LINKS_INVALID``."""
+        if not Path(path).exists() and not Path(path).is_symlink():
+            raise InvalidInputError("no links file here: a release records who is in it only when it is made with "
+                                    "--link-column", path=str(path), reason="LINKS_MISSING")
+        raw = read_bounded(path, "links")
+
+        def bad(why: str) -> InvalidInputError:
+            return InvalidInputError(f"is not a links file: {why}", path=str(path), reason="LINKS_INVALID")
+
+        try:
+            doc = loads_strict(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise bad("it is not JSON") from None
+        fields = {"format", "datasetId", "releaseVersion", "manifest_sha256", "link_column", "ids"}
+        if not isinstance(doc, dict) or set(doc) != fields or doc["format"] != _LINKS_FORMAT:
+            raise bad(f"it holds the fields {', '.join(sorted(fields))} of {_LINKS_FORMAT}")
+        ids, digest = doc["ids"], doc["manifest_sha256"]
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(set(ids)) != len(ids):
+            raise bad("its ids are a list of distinct texts")
+        if not isinstance(digest, str) or len(digest) != 64 or set(digest) - set("0123456789abcdef"):
+            raise bad("manifest_sha256 is 64 lowercase hex digits")
+        if not isinstance(doc["releaseVersion"], int) or not isinstance(doc["datasetId"], str) \
+                or not isinstance(doc["link_column"], str):
+            raise bad("datasetId and link_column are texts, releaseVersion an integer")
+        return cls(doc["datasetId"], doc["releaseVersion"], digest, doc["link_column"], tuple(ids))
+
+
+def read_earlier(folder: str, key: Any) -> tuple[Any, Links]:
+    """An earlier release verified with ``key`` and its links file, which must name it by its manifest's digest."""
+    release = verify_release(folder, key)
+    links = Links.read(links_path(folder))
+    if links.manifest_sha256 != release.manifest_sha256:
+        raise InvalidInputError(f"names another release (manifest SHA-256 {links.manifest_sha256[:16]}...), not "
+                                f"{folder}", path=str(links_path(folder)), reason="LINKS_MISMATCH")
+    return release, links
+
+
+def present_in(ids: Sequence[str], earlier: Sequence[Links]) -> np.ndarray:
+    """``present[i, j]``: whether person ``i`` of the new release is in release ``j`` (0, the new one; then the
+    earlier ones in order)."""
+    return np.column_stack([np.ones(len(ids), dtype=bool), *[links.holds(ids) for links in earlier]])
