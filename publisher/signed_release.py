@@ -45,8 +45,8 @@ from verifier.errors import InputIOError, InvalidInputError, VerifierError
 from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_name
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.attacks.classes import PublishedCells
-from verifier.releases.composition import composition_figures, earlier_entry
-from verifier.releases.links import Links, links_path, present_in
+from verifier.releases.composition import composition_claim
+from verifier.releases.links import Links, links_path
 from verifier.releases.family import family_of, generalized_columns
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy
@@ -182,11 +182,9 @@ def _compose(prepared: Prepared, table: Table, predicate: dict, earlier: Sequenc
              policy: Policy) -> None:
     """``predicate.claims.composition``: the earlier releases' digests and the joint figures of the people they
     share with this one (:mod:`verifier.releases.composition`); a target they miss refuses the release."""
-    present = present_in(ids, [e.links for e in earlier])
-    figures = composition_figures([prepared, *[e.prepared for e in earlier]], table.values, present, policy)
-    predicate["claims"]["composition"] = {
-        "earlier": [earlier_entry(e.release, int(np.count_nonzero(present[:, 1 + j]))) for j, e in enumerate(earlier)],
-        **figures}
+    figures = composition_claim([prepared, *[e.prepared for e in earlier]], table.values, ids,
+                                [e.links for e in earlier], policy)
+    predicate["claims"]["composition"] = figures
     misses = joint_misses(predicate.get("targets"), figures)
     if misses:
         levels = figures["policy_levels"]

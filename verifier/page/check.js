@@ -107,6 +107,13 @@
     return rows;
   }
 
+  const failure = (e, verified) => ({ verified, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` });
+
+  async function herPolicy(options) {
+    // The verdict policy she gave (a file's bytes), or the verifier's default.
+    return options.policy ? pp.parse_policy(options.policy, options.policyName || "policy") : pp.default_policy();
+  }
+
   pp.checkRecord = async function checkRecord({ files, publicKeyPem, record, options = {} }) {
     // The JSON object `verifier check --json` prints, as far as this page computes it; a failed verification
     // returns {verified: false, reason, message}.
@@ -114,14 +121,14 @@
     try {
       release = await pp.verifyRelease(files, publicKeyPem);
     } catch (e) {
-      if (e instanceof pp.ReleaseError) return { verified: false, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+      if (e instanceof pp.ReleaseError) return failure(e, false);
       throw e;
     }
     let policy;
     try {
-      policy = options.policy ? await pp.parse_policy(options.policy, options.policyName || "policy") : await pp.default_policy();
+      policy = await herPolicy(options);
     } catch (e) {
-      if (e instanceof pp.ReleaseError) return { verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+      if (e instanceof pp.ReleaseError) return failure(e, true);
       throw e;
     }
     let standing;  // the release's log proof under her log policy, as verifier check --proof --log-policy
@@ -132,7 +139,7 @@
       standing = await pp.log_standing(release, options.proof ?? null, options.proofName || "proof",
         options.logPolicy ?? null, options.logPolicyName || "log policy");
     } catch (e) {
-      if (e instanceof pp.ReleaseError) return { verified: false, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` };
+      if (e instanceof pp.ReleaseError) return failure(e, false);
       throw e;
     }
     return (await pp.release_check(release, record, policy, standing, options))[0];
@@ -141,13 +148,12 @@
   pp.checkJointly = async function checkJointly({ releases, publicKeyPem, record, options = {} }) {
     // The object `verifier joint --json` prints: each release ({files, name}) verified with the key and checked
     // as `verifier check` checks it, then all of them together; a failure returns {verified, reason, message}.
-    const fail = (e, verified) => ({ verified, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` });
-    if (releases.length < 2) return fail(new pp.ReleaseError("USAGE", "-", "a joint check takes two releases or more"), false);
+    if (releases.length < 2) return failure(new pp.ReleaseError("USAGE", "-", "a joint check takes two releases or more"), false);
     let policy;
     try {
-      policy = options.policy ? await pp.parse_policy(options.policy, options.policyName || "policy") : await pp.default_policy();
+      policy = await herPolicy(options);
     } catch (e) {
-      if (e instanceof pp.ReleaseError) return fail(e, true);
+      if (e instanceof pp.ReleaseError) return failure(e, true);
       throw e;
     }
     const parts = [];
@@ -156,12 +162,12 @@
       try {
         release = await pp.verifyRelease(files, publicKeyPem);
       } catch (e) {
-        if (e instanceof pp.ReleaseError) return fail(new pp.ReleaseError(e.reason, `${name}/${e.path}`, e.message), false);
+        if (e instanceof pp.ReleaseError) return failure(new pp.ReleaseError(e.reason, `${name}/${e.path}`, e.message), false);
         throw e;
       }
       const names = release.statement.predicate.schema.attributes.map((a) => a.name);
       if (parts.length && JSON.stringify(names) !== JSON.stringify(parts[0].predicate.schema.attributes.map((a) => a.name))) {
-        return fail(new pp.ReleaseError("SCHEMA_MISMATCH", name, `its attributes (${names.join(", ")}) are not those of ${parts[0].name}: a joint check reads releases of the same attributes`), true);
+        return failure(new pp.ReleaseError("SCHEMA_MISMATCH", name, `its attributes (${names.join(", ")}) are not those of ${parts[0].name}: a joint check reads releases of the same attributes`), true);
       }
       const [out, part] = await pp.release_check(release, record, policy, { unwitnessed: pp.NO_PROOF, log: null },
         { ...options, randomMatch: false });
@@ -194,7 +200,7 @@
         part.out = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), log: standing.log };
         return [part.out, part];
       } catch (e) {
-        if (e instanceof pp.ReleaseError) return [{ ...out, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` }, part];
+        if (e instanceof pp.ReleaseError) return [{ ...out, ...failure(e, true) }, part];
         throw e;
       }
     }
@@ -218,7 +224,7 @@
       Object.assign(part, { keys, mine, r, unchanged, out: result });
       return [result, part];
     } catch (e) {
-      if (e instanceof pp.ReleaseError) return [{ ...out, verified: true, reason: e.reason, message: `FAIL: ${e.path}: ${e.reason}: ${e.message}` }, part];
+      if (e instanceof pp.ReleaseError) return [{ ...out, ...failure(e, true) }, part];
       throw e;
     }
   };

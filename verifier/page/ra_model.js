@@ -49,13 +49,21 @@
     return [cols, p, k];
   };
 
+  pp.value_masses = function value_masses(L, keys, s) {
+    // replacement.py's value_masses: each value column s publishes (ascending) and the likelihood of the rows
+    // that publish it, summed in row order.
+    const mass = new Map();
+    keys.forEach((r, i) => mass.set(r[s], (mass.get(r[s]) || 0.0) + L[i]));
+    const values = [...mass.keys()].sort((a, b) => a - b);
+    return [values, values.map((v) => mass.get(v))];
+  };
+
   pp.replacement_shares = function replacement_shares(keys, schema, params, record, s) {
     // The attacker's posterior over her value of column s: each published value (sorted) and its probability
-    // (models.py's replacement_shares; value_masses sums the likelihoods of the rows that publish each value).
+    // (models.py's replacement_shares).
     const [cols, p, k] = pp.replacement_model(schema, params);
     const L = pp.replacement_likelihood(cols.map((j) => record[j]), keys.map((r) => cols.map((j) => r[j])), p, k);
-    const values = [...new Set(keys.map((r) => r[s]))].sort((a, b) => a - b);
-    const mass = values.map((v) => { let m = 0.0; keys.forEach((r, i) => { if (r[s] === v) m += L[i]; }); return m; });
+    const [values, mass] = pp.value_masses(L, keys, s);
     const total = mass.reduce((a, b) => a + b, 0.0);
     const out = new Map();
     if (total > 0) values.forEach((v, i) => { if (mass[i] > 0) out.set(v, mass[i] / total); });
@@ -75,13 +83,11 @@
       const candidates = L.filter((x) => x > 0).length;
       const total = L.reduce((a, b) => a + b, 0.0);
       if (total <= 0.0) { out[attr.name] = { mode: "random_replacement", risk: 0.0, candidates: 0, best_guess: null }; return; }
-      const mass = new Map();
-      keys.forEach((r, i) => mass.set(r[s], (mass.get(r[s]) || 0.0) + L[i]));
-      let guess = null;
-      for (const v of [...mass.keys()].sort((a, b) => a - b)) if (guess === null || mass.get(v) > mass.get(guess)) guess = v;
-      let mine = 0.0;
-      keys.forEach((r, i) => { if (r[s] === record[s]) mine += L[i]; });
-      out[attr.name] = { mode: "random_replacement", risk: Math.min(1.0, mine / total), candidates, best_guess: guess };
+      const [values, mass] = pp.value_masses(L, keys, s);
+      let top = 0;  // the first of the largest masses, in the values' order
+      mass.forEach((m, i) => { if (m > mass[top]) top = i; });
+      const mine = values.includes(record[s]) ? mass[values.indexOf(record[s])] : 0.0;
+      out[attr.name] = { mode: "random_replacement", risk: Math.min(1.0, mine / total), candidates, best_guess: values[top] };
     });
     return out;
   };

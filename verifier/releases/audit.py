@@ -44,8 +44,8 @@ from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
 from verifier.releases.external_step import external_checks, not_replayable
 from verifier.releases.family import EXTERNAL, derived_parameters
-from verifier.releases.composition import composition_figures, earlier_entry
-from verifier.releases.links import Links, present_in
+from verifier.releases.composition import composition_claim
+from verifier.releases.links import Links
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import prepare
@@ -326,15 +326,13 @@ def _composition(ledger: _Ledger, original: Table | None, given: Policy | None,
     policy = _named_policy(ledger, "composition", claimed.get("policy_levels") or {}, given)
     if policy is None:
         return
-    present = present_in(ids, [links for _, links in earlier])
-    entries = [dict(sorted(earlier_entry(e, int(np.count_nonzero(present[:, 1 + j]))).items()))
-               for j, (e, _) in enumerate(earlier)]
+    figures = composition_claim([prepare(ledger.release), *[prepare(e) for e, _ in earlier]], original.values, ids,
+                                [links for _, links in earlier], policy)
+    entries = [dict(sorted(entry.items())) for entry in figures.pop("earlier")]  # shown as the manifest lists them
     ok = claimed.get("earlier") == entries
     ledger.checks.append(ClaimCheck("composition.earlier", claimed.get("earlier"), entries, ok,
                                     "" if ok else "the earlier releases given, and the people each shares with this "
                                     "one, are not those the manifest signs"))
-    figures = composition_figures([prepare(ledger.release), *[prepare(e) for e, _ in earlier]], original.values,
-                                  present, policy)
     for key, value in figures.items():
         ledger.tree(f"composition.{key}", value)
     for miss in joint_misses(ledger.release.predicate.get("targets"), figures):

@@ -27,11 +27,12 @@ from verifier.attacks.composition import JointDraws, joint_draws
 from verifier.attacks.disclosure import CERTAIN
 from verifier.attacks.match_settings import SAMPLES
 from verifier.releases.joint import check_jointly
-from verifier.releases.levels import MOST_CHECKED, SEED, Levels
+from verifier.releases.levels import MOST_CHECKED, SEED, Levels, public_draw
+from verifier.releases.links import Links, present_in
 from verifier.releases.policy import Policy
 from verifier.releases.subject import Prepared, check_record
 
-__all__ = ["composition_figures", "earlier_entry"]
+__all__ = ["composition_claim", "composition_figures", "earlier_entry"]
 
 
 def earlier_entry(release: Any, linked: int) -> dict[str, Any]:
@@ -44,9 +45,7 @@ def earlier_entry(release: Any, linked: int) -> dict[str, Any]:
 
 def _chosen(linked: np.ndarray) -> np.ndarray:
     """The people checked: every linked one, or :data:`MOST_CHECKED` of them drawn with the public seed."""
-    if linked.size <= MOST_CHECKED:
-        return linked
-    return np.sort(np.random.default_rng(SEED).choice(linked, size=MOST_CHECKED, replace=False))
+    return linked if linked.size <= MOST_CHECKED else linked[public_draw(linked.size)]
 
 
 def composition_figures(releases: Sequence[Prepared], records: np.ndarray, present: np.ndarray,
@@ -86,3 +85,14 @@ def composition_figures(releases: Sequence[Prepared], records: np.ndarray, prese
     return {"linked": int(linked.size), "policy_levels": levels.to_json(), "newly_exposed": int(newly),
             "attribute_disclosure": {name: {"max": max(values), "certain_share": sum(v >= CERTAIN for v in values)
                                             / len(values)} for name, values in risks.items()}}
+
+
+def composition_claim(releases: Sequence[Prepared], records: np.ndarray, ids: Sequence[str],
+                      earlier: Sequence[Links], policy: Policy) -> dict[str, Any]:
+    """``claims.composition`` of the new release ``releases[0]`` with the earlier ``releases[1:]``, whose links files
+    are ``earlier`` in the same order: each earlier release's entry, then :func:`composition_figures` of the people
+    (``ids``, one per record of ``records``) the releases share. The publisher signs it; the audit recomputes it."""
+    present = present_in(ids, earlier)
+    figures = composition_figures(releases, records, present, policy)
+    return {"earlier": [earlier_entry(p.release, int(np.count_nonzero(present[:, 1 + j])))
+                        for j, p in enumerate(releases[1:])], **figures}

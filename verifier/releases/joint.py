@@ -34,6 +34,7 @@ from verifier.text import number, plural
 
 __all__ = ["JointCheck", "check_jointly", "check_releases_jointly", "open_together"]
 
+
 def _value_name(check: Any, s: int, value: float) -> str:
     attr = check.prepared.schema.attributes[s]
     return str(attr.categories[int(value)]) if attr.categories else repr(float(value))

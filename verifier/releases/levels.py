@@ -27,7 +27,7 @@ from verifier.attacks.intruder import ALPHA, SAMPLES, random_match_distribution,
 from verifier.releases.policy import Policy
 from verifier.releases.subject import Prepared, check_record
 
-__all__ = ["MOST_CHECKED", "Levels", "record_levels"]
+__all__ = ["MOST_CHECKED", "Levels", "public_draw", "record_levels"]
 
 #: distinct records checked at the most; beyond, a uniform draw of this many records with a public seed
 MOST_CHECKED = 200
@@ -60,6 +60,12 @@ def _which(records: np.ndarray) -> np.ndarray:
     n = records.shape[0]
     if n <= MOST_CHECKED or np.unique(records, axis=0).shape[0] <= MOST_CHECKED:
         return np.arange(n)
+    return public_draw(n)
+
+
+def public_draw(n: int) -> np.ndarray:
+    """:data:`MOST_CHECKED` of ``n`` positions drawn uniformly with the public seed, ascending: the records a
+    protector's count checks, and an auditor with the originals draws the same."""
     return np.sort(np.random.default_rng(SEED).choice(n, size=MOST_CHECKED, replace=False))
 
 
