@@ -145,6 +145,7 @@ def _run(argv, capsys) -> tuple[int, str]:
 
 @pytest.mark.parametrize("case, code, reason", [
     ("no link column", 2, "--previous needs --link-column"),
+    ("a link column not in the file", 3, "--link-column 'person' is not a column of the file"),
     ("no links file", 3, "LINKS_MISSING"),
     ("a links file that is not one", 3, "LINKS_INVALID"),
     ("another release's links", 3, "LINKS_MISMATCH"),
@@ -161,6 +162,8 @@ def test_what_cannot_be_checked_together_is_refused_before_any_work(ward, capsys
     link = ["--link-column", "pid"]
     if case == "no link column":
         link = []
+    elif case == "a link column not in the file":
+        link = ["--link-column", "person"]
     elif case == "no links file":
         os.unlink(ward / "a.links.json")
     elif case == "a links file that is not one":

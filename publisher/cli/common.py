@@ -44,19 +44,22 @@ def add_intruder_args(p: argparse.ArgumentParser) -> None:
 PER_CELL = 350
 
 
-def load_input(path: str, schema_path: str | None, *, drop: Sequence[str] = (), weight: str | None = None):
+def load_input(path: str, schema_path: str | None, *, drop: Sequence[str] = (), weight: str | None = None,
+               link: str | None = None):
     """The input table by its schema; ``drop`` names direct identifiers that must not be released.
 
     Each dropped column must be a column of the file and not one of the schema's (exit 3,
     ``COLUMN_MISSING`` or ``IDENTIFIER_RELEASED``); so must the sampling-weight column
-    ``weight`` (``COLUMN_MISSING`` or ``WEIGHT_INVALID``), read with :func:`load_weights`.
-    Without a schema every other column is taken.
+    ``weight`` (``COLUMN_MISSING`` or ``WEIGHT_INVALID``), read with :func:`load_weights`, and the linking
+    column ``link`` (``--link-column``), a direct identifier too. Without a schema every other column is taken.
     """
     schema = load_schema(schema_path) if schema_path else None
+    drop = list(dict.fromkeys([*drop, *([link] if link else [])]))
     if drop or weight:
         names = column_names(path)
         for column in [*drop, *([weight] if weight else [])]:
-            option = "--weight-column" if column == weight else "--drop-identifier"
+            option = ("--weight-column" if column == weight else "--link-column" if column == link
+                      else "--drop-identifier")
             if column not in names:
                 raise InvalidInputError(f"{option} {column!r} is not a column of the file", path=path,
                                         reason="COLUMN_MISSING")

@@ -247,9 +247,8 @@ def run(args: argparse.Namespace) -> int:
     phases = Phases()
     require_link_column(args.previous, args.link_column)
     with phases(f"reading {args.input}"):
-        dropped = list(dict.fromkeys(args.drop_identifier))
-        linking = [args.link_column] if args.link_column and args.link_column not in dropped else []
-        table, _ = load_input(args.input, args.schema, drop=[*dropped, *linking], weight=args.weight_column)
+        table, _ = load_input(args.input, args.schema, drop=list(dict.fromkeys(args.drop_identifier)),
+                              weight=args.weight_column, link=args.link_column)
         weights = load_weights(args.input, args.weight_column)
         ids = read_link_column(args.input, args.link_column) if args.link_column else None
     earlier = load_earlier(args.previous, TrustedKey(raw=key.public_raw, path=args.key), table.schema,
