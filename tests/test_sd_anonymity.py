@@ -10,10 +10,12 @@ import pandas as pd
 import pytest
 
 from publisher.methods import make_method
-from publisher.methods.sd_anonymity import SDModel, discernibility, ncp, sd_classes, value_distances
+from publisher.methods.sd_scan import _pairwise_sum
+from publisher.methods.sd_anonymity import SDModel, recoded_cells, discernibility, ncp, sd_classes, value_distances
 from publisher.methods.sd_model import sd_classes_exhaustive
 from verifier.errors import InvalidInputError
 from verifier.data.schema import Schema
+from verifier.data.tables import number_label
 
 
 def _fig1(k):
@@ -177,6 +179,89 @@ def test_the_fast_clustering_gives_the_plain_classes_on_adult(k):
     cols = [frame[c].to_numpy(dtype=float) if num else frame[c].astype(str).to_numpy() for c, num in zip(names, numeric)]
     model = SDModel(names, numeric, cols, k)
     assert sd_classes(model) == sd_classes_exhaustive(model)
+
+
+def _mixed_model(rng: np.random.Generator) -> SDModel:
+    """Several numeric quasi-identifiers beside categorical ones, records repeated (tuples hold several records),
+    k up to 20 (numpy's 8-way sums of a centre's mean), sometimes a categorical one the most varied (the scan
+    order then follows its text while the search walks a numeric one)."""
+    n = int(rng.integers(20, 160))
+    k = min(int(rng.integers(2, 21)), n)
+    distinct = int(rng.integers(2, n + 1))
+    cols, numeric = [], []
+    for _ in range(int(rng.integers(1, 4))):
+        cols.append(rng.choice(np.round(rng.normal(size=distinct) * 10, int(rng.integers(0, 3))), n))
+        numeric.append(True)
+    for _ in range(int(rng.integers(0, 4))):
+        cols.append(np.array([f"c{v}" for v in rng.integers(0, int(rng.integers(1, 9)), n)]))
+        numeric.append(False)
+    if rng.random() < 0.3:
+        cols.append(np.array([f"id{v:03d}" for v in rng.integers(0, min(n, 40), n)]))
+        numeric.append(False)
+    order = rng.permutation(len(cols))
+    return SDModel([f"a{j}" for j in range(len(cols))], [numeric[j] for j in order], [cols[j] for j in order], k)
+
+
+def test_the_compiled_loop_gives_the_plain_classes_on_mixed_tables():
+    """The search by tuple, walking a numeric attribute, against the plain Fig. 3 (issue 41, item 1)."""
+    rng = np.random.default_rng(41)
+    for trial in range(80):
+        model = _mixed_model(rng)
+        assert sd_classes(model) == sd_classes_exhaustive(model), trial
+
+
+def test_a_quasi_identifier_of_150_values_is_clustered_as_the_plain_version_does():
+    """(c - 1)^j passes a float's range from c = 144: Def. 2's distances are then rounded once from exact values."""
+    rng = np.random.default_rng(150)
+    cols = [np.array([f"v{v:03d}" for v in rng.permutation(np.arange(300) % 150)]), rng.integers(0, 9, 300) * 1.0]
+    model = SDModel(["place", "age"], [False, True], cols, 3)
+    assert model.minimum == {0: 1.0}
+    assert sd_classes(model) == sd_classes_exhaustive(model)
+
+
+def _plain_cell(values: np.ndarray, numeric: bool) -> str:
+    if numeric:
+        lo, hi = values.min(), values.max()
+        return number_label(lo) if lo == hi else f"[{number_label(lo)},{number_label(hi)}]"
+    distinct = sorted(set(values.tolist()), key=str)
+    return distinct[0] if len(distinct) == 1 else "{" + ",".join(distinct) + "}"
+
+
+def _plain_ncp(model: SDModel, classes: list[list[int]]) -> float:
+    total = 0.0
+    for members in classes:
+        cost = 0.0
+        for j, num in enumerate(model.numeric):
+            values = model.columns[j][members]
+            if num:
+                part = (values.max() - values.min()) / model.range[j] if model.range[j] > 0 else 0.0
+            else:
+                distinct = len(set(values.tolist()))
+                part = 0.0 if distinct == 1 else distinct / len(model.domain[j])
+            cost += part
+        total += len(members) * cost
+    return total / (sum(map(len, classes)) * len(model.names))
+
+
+def test_the_cells_and_ncp_are_the_plain_class_by_class_figures():
+    """The recoding and NCP work column by column over all classes at once: the same text and the same float
+    as a loop over the classes."""
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        model = _mixed_model(rng) if trial % 2 else _random_model(rng, trial)
+        classes = sd_classes(model)
+        cells = recoded_cells(model, classes)
+        for j, num in enumerate(model.numeric):
+            assert cells[j].tolist() == [_plain_cell(model.columns[j][c], num) for c in classes], trial
+        assert ncp(model, classes) == _plain_ncp(model, classes), trial
+
+
+def test_a_centre_s_mean_is_numpy_s_bit_for_bit():
+    """The compiled loop sums a class's numeric values as numpy does (pairwise), so means agree exactly."""
+    rng = np.random.default_rng(8)
+    for n in [*range(1, 300), 1031, 9000]:
+        values = rng.random(n) * 10.0 ** rng.integers(-3, 5, n)
+        assert _pairwise_sum(values, 0, n) / n == values.mean(), n
 
 
 def _categorical_model(rng: np.random.Generator) -> SDModel:

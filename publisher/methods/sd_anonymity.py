@@ -29,24 +29,34 @@ import pandas as pd
 from publisher.methods.base import Method, MethodResult, fail, parse_bool, parse_int, parse_names
 from publisher.methods.frames import published_cells
 from publisher.methods.sd_clustering import KERNELS, sd_classes
-from publisher.methods.sd_model import SDModel, discernibility, ncp, value_distances
+from publisher.methods.sd_model import SDModel, class_extents, discernibility, ncp, value_distances
 from verifier.attacks.classes import group_claims
 from verifier.data.schema import Schema
-from verifier.data.tables import number_label
+from verifier.data.tables import number_labels
 
-__all__ = ["SDKAnonymity", "value_distances", "SDModel", "sd_classes", "ncp", "discernibility", "standing_groups"]
+__all__ = ["SDKAnonymity", "value_distances", "SDModel", "sd_classes", "ncp", "discernibility", "standing_groups",
+           "recoded_cells"]
 
 
 def _identical(model: SDModel, members: list[int]) -> bool:
     return all(len(set(c[members].tolist())) == 1 for c in model.columns)
 
 
-def _recode(values: np.ndarray, numeric: bool) -> Any:
-    if numeric:
-        lo, hi = values.min(), values.max()
-        return number_label(lo) if lo == hi else f"[{number_label(lo)},{number_label(hi)}]"
-    distinct = sorted(set(values.tolist()), key=str)
-    return distinct[0] if len(distinct) == 1 else "{" + ",".join(distinct) + "}"
+def recoded_cells(model: SDModel, classes: list[list[int]]) -> list[np.ndarray]:
+    """Per quasi-identifier, each class's published cell: ``[min,max]`` or ``{a,b}`` (values in the domain's
+    order), the plain value where the class agrees."""
+    out = []
+    for j, (num, (a, b)) in enumerate(zip(model.numeric, class_extents(model, classes))):
+        if num:
+            lo, hi = number_labels(a), number_labels(b)
+            text = [x if x == y else f"[{x},{y}]" for x, y in zip(lo, hi)]
+        else:
+            names = np.array(model.domain[j], dtype=object)[b].tolist()
+            cuts = np.flatnonzero(np.diff(a)) + 1
+            text = [part[0] if len(part) == 1 else "{" + ",".join(part) + "}"
+                    for part in (names[s:e] for s, e in zip([0, *cuts.tolist()], [*cuts.tolist(), len(names)]))]
+        out.append(np.array(text, dtype=object))
+    return out
 
 
 def standing_groups(columns: Sequence[np.ndarray], k: int) -> tuple[list[list[int]], np.ndarray]:
@@ -132,8 +142,7 @@ class SDKAnonymity(Method):
         for g, members in enumerate(classes):
             labels[members] = g
         out = table.copy()
-        for j, nm in enumerate(names):
-            recoded = np.array([_recode(model.columns[j][members], numeric[j]) for members in classes], dtype=object)
+        for nm, recoded in zip(names, recoded_cells(model, classes)):
             out[nm] = recoded[labels]
         sizes = [len(c) for c in classes]
         loss = ncp(model, classes)

@@ -23,14 +23,25 @@ is tested against. The metrics (section 1.4) are NCP with Xu's convention
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["TIE", "value_distances", "SDModel", "sd_classes_exhaustive", "ncp", "discernibility"]
+__all__ = ["TIE", "step", "value_distances", "SDModel", "sd_classes_exhaustive", "class_extents", "ncp",
+           "discernibility"]
 
 #: distances within this of the minimum count as tied (the earliest wins)
 TIE = 1e-12
+
+
+def step(m: float, c: int, j: int) -> float:
+    """Def. 2's j-th distance ``m / (c - 1)^j``. Past a float's range ((c - 1)^j for c of 144 values or more) the
+    quotient is computed exactly and rounded once: a denormal, or 0."""
+    try:
+        return m / (c - 1) ** j
+    except OverflowError:
+        return float(Fraction(m) / (c - 1) ** j)
 
 
 def value_distances(reference: Any, shares: dict[Any, float], m: float) -> dict[Any, float]:
@@ -45,7 +56,7 @@ def value_distances(reference: Any, shares: dict[Any, float], m: float) -> dict[
     others = sorted((v for v in shares if v != reference), key=lambda v: (-abs(shares[v] - base), str(v)))
     out = {reference: 0.0}
     for j, v in enumerate(others, start=1):
-        out[v] = m / (c - 1) ** j
+        out[v] = step(m, c, j)
     return out
 
 
@@ -69,7 +80,7 @@ class SDModel:
             c = len(self.domain[j])
             m = 1.0 if prev_card is None or prev_card == 2 else prev_min
             self.minimum[j] = m
-            prev_min = 1.0 if c == 2 else m / (c - 1) ** (c - 1)
+            prev_min = 1.0 if c == 2 else step(m, c, c - 1)
             prev_card = c
 
     def shares(self, attr: int, context: dict[int, Any], population: np.ndarray) -> dict[Any, float]:
@@ -147,22 +158,44 @@ def sd_classes_exhaustive(model: SDModel) -> list[list[int]]:
     return classes
 
 
+def class_extents(model: SDModel, classes: list[list[int]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per quasi-identifier, each class's extent: numeric, its (least, greatest) values; categorical, (the
+    class of each distinct (class, value) pair, the value's position in the domain), pairs by class then value."""
+    sizes = np.array([len(c) for c in classes], dtype=np.int64)
+    rows = np.concatenate([np.asarray(c, dtype=np.int64) for c in classes]) if classes else np.zeros(0, np.int64)
+    label = np.repeat(np.arange(len(classes)), sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    out = []
+    for j, num in enumerate(model.numeric):
+        values = model.columns[j][rows]
+        if num:
+            out.append((np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)))
+        else:
+            c = len(model.domain[j])
+            pairs = np.unique(label * c + np.searchsorted(np.array(model.domain[j]), values))
+            out.append((pairs // c, pairs % c))
+    return out
+
+
 def ncp(model: SDModel, classes: list[list[int]], weights: Sequence[float] | None = None) -> float:
-    """NCP_total (Xu et al.; the paper's eqs. 2-3), in [0, 1]; Data Utility = 1 - NCP_total."""
+    """NCP_total (Xu et al.; the paper's eqs. 2-3), in [0, 1]; Data Utility = 1 - NCP_total.
+
+    A class's cost adds its attributes' terms in order and the classes' costs are added in order, as a plain
+    loop over the classes would."""
     w = np.ones(len(model.names)) if weights is None else np.asarray(weights, dtype=float)
-    n = sum(len(c) for c in classes)
+    sizes = np.array([len(c) for c in classes], dtype=np.int64)
+    n = int(sizes.sum())
+    cost = np.zeros(len(classes))
+    for j, (num, (a, b)) in enumerate(zip(model.numeric, class_extents(model, classes))):
+        if num:
+            part = (b - a) / model.range[j] if model.range[j] > 0 else np.zeros(len(classes))
+        else:
+            distinct = np.bincount(a, minlength=len(classes))
+            part = np.where(distinct == 1, 0.0, distinct / len(model.domain[j]))
+        cost += w[j] * part
     total = 0.0
-    for members in classes:
-        cost = 0.0
-        for j, num in enumerate(model.numeric):
-            values = model.columns[j][members]
-            if num:
-                part = (values.max() - values.min()) / model.range[j] if model.range[j] > 0 else 0.0
-            else:
-                distinct = len(set(values.tolist()))
-                part = 0.0 if distinct == 1 else distinct / len(model.domain[j])
-            cost += w[j] * part
-        total += len(members) * cost
+    for size, c in zip(sizes.tolist(), cost.tolist()):
+        total += size * c
     return total / (n * w.sum()) if n else 0.0
 
 
