@@ -19,9 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 from benchmarks.commands import ADULT, measure
+from benchmarks.generalization_pace import adult_table
 
 QIS = ("age", "education", "marital-status", "race", "sex")
 SENSITIVE = "occupation"
@@ -29,14 +29,7 @@ SENSITIVE = "occupation"
 
 def adult_rows(n: int | None, out: Path, seed: int = 41) -> Path:
     """Adult's complete records (all of them, or ``n`` drawn with replacement) in the rows' columns, as CSV."""
-    import pandas as pd
-
-    adult = pd.read_csv(ADULT, dtype=str, keep_default_na=False, skipinitialspace=True)[[*QIS, SENSITIVE]]
-    adult = adult[((adult != "") & (adult != "?")).all(axis=1)].reset_index(drop=True)
-    if n is not None and n != len(adult):
-        adult = adult.iloc[np.random.default_rng(seed).integers(0, len(adult), n)].reset_index(drop=True)
-    adult.to_csv(out, index=False)
-    return out
+    return adult_table(n, (*QIS, SENSITIVE), out, seed)
 
 
 def _schema(table: Path, folder: Path) -> Path:

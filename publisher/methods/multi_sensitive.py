@@ -16,8 +16,9 @@ Everything is deterministic; only the framework's row shuffle uses the seed.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -27,33 +28,26 @@ from publisher.methods.base import Method, MethodResult, fail, parse_float, pars
 from verifier.data.bounded_files import read_bounded
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
+from publisher.methods.two_step_search import (SLACK, DistinctRecords, Infeasible, RootInfeasible, TwoStepResult,
+                                              search, two_step)
 from verifier.data.tables import number_label as _num
 from verifier.data.schema import Schema
 from verifier.text import number
 
-__all__ = ["Hierarchy", "build_hierarchy", "MultiSensitiveGeneralization", "mask_class", "two_step", "Infeasible",
-           "RootInfeasible"]
-
-
-class Infeasible(Exception):
-    """No generalization meets the requirement."""
-
-
-class RootInfeasible(Infeasible):
-    """alpha-QI fails even with every quasi-identifier fully generalized: no alpha_qi below the table's own
-    largest share of one sensitive value (or a k above its size) can be met."""
+__all__ = ["Hierarchy", "build_hierarchy", "MultiSensitiveGeneralization", "mask_class", "two_step",
+           "two_step_exhaustive", "Infeasible", "RootInfeasible", "TwoStepResult"]
 
 
 # ----------------------------------------------------------------------------- checks with masked values
 
 
-def _conf(group: Sequence[str], h: Hierarchy) -> dict[str, float]:
-    """Leaf-level confidence (Def. 7): a published node with N leaves gives 1/N to each."""
-    out: dict[str, float] = {}
+def _conf(group: Sequence[str], h: Hierarchy) -> dict[str, Fraction]:
+    """Leaf-level confidence (Def. 7), exact: a published node with N leaves gives 1/N to each."""
+    out: dict[str, Fraction] = {}
     for node in group:
         leaves = h.leaves(node)
         for leaf in leaves:
-            out[leaf] = out.get(leaf, 0.0) + 1.0 / len(leaves)
+            out[leaf] = out.get(leaf, 0) + Fraction(1, len(leaves))
     return {leaf: c / len(group) for leaf, c in out.items()}
 
 
@@ -68,7 +62,7 @@ def _violations(rows: list[list[str]], sens: list[Hierarchy], alpha: float) -> l
             groups.setdefault(key, []).append(r[i])
         for key, members in groups.items():
             for leaf, c in _conf(members, sens[i]).items():
-                if c > alpha + 1e-12:
+                if c > alpha + SLACK:
                     found.append((c, i, key, leaf))
     return found
 
@@ -90,8 +84,8 @@ def mask_class(rows: list[list[str]], sens: list[Hierarchy], alpha: float) -> li
         covering = [v for v in set(members) if leaf in h.leaves(v)]
         v = min(covering, key=lambda n: (h.leaf_count(n), h.order[n]))
         if v == h.root:
-            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {number(c)} even at the root, "
-                             f"so alpha_sa must be at least {number(c)}")
+            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {number(float(c))} even at the "
+                             f"root, so alpha_sa must be at least {number(float(c))}")
         p = h.parent[v]
         siblings = [s for s in h.children[p] if s != v]
         company = min(siblings, key=lambda s: (sum(h.covers(s, r[i]) for r in rows), h.order[s])) if siblings else None
@@ -100,22 +94,8 @@ def mask_class(rows: list[list[str]], sens: list[Hierarchy], alpha: float) -> li
             if h.covers(v, r[i]) or (company is not None and h.covers(company, r[i])):
                 r[i] = p
                 changed += 1
-        log.append({"attribute": i, "value": v, "company": company, "parent": p, "tuples": changed, "confidence": c})
-
-
-@dataclass
-class TwoStepResult:
-    qi: list[list[str]]
-    sa: list[list[str]]
-    cuts: list[list[str]]
-    qi_dr: float
-    sa_dr: float
-    rounds: list[float]
-    log: list[dict[str, Any]]
-
-    @property
-    def dr(self) -> float:
-        return self.qi_dr + self.sa_dr
+        log.append({"attribute": i, "value": v, "company": company, "parent": p, "tuples": changed,
+                    "confidence": float(c)})
 
 
 def _apply(raw_qi: list[list[str]], hier: list[Hierarchy], cuts: list[list[str]]) -> list[list[str]]:
@@ -135,7 +115,7 @@ def _alpha_qi(qi_rows: list[list[str]], raw_sa: list[list[str]], alpha: float, k
         for i in range(len(raw_sa[0]) if raw_sa else 0):
             values = [raw_sa[t][i] for t in members]
             top = max(values.count(v) for v in set(values))
-            if top / len(values) > alpha + 1e-12:
+            if top / len(values) > alpha + SLACK:
                 return False
     return True
 
@@ -154,10 +134,11 @@ def _mask_all(qi_rows, raw_sa, sens, alpha):
 
 
 def _dr(qi_rows, sa_rows, qh, sh) -> tuple[float, float]:
-    """The distortion ratios: the cells' information losses summed in row order (each label's loss computed once)."""
+    """The distortion ratios: the cells' information losses summed exactly and rounded once (each label's loss
+    computed once)."""
     def loss(rows, hier) -> float:
         known = [{v: h.info_loss(v) for v in {r[j] for r in rows}} for j, h in enumerate(hier)]
-        return sum(loss_of[v] for r in rows for loss_of, v in zip(known, r))
+        return math.fsum(loss_of[v] for r in rows for loss_of, v in zip(known, r))
 
     n = len(qi_rows)
     qi = loss(qi_rows, qh) / (n * len(qh)) if qh else 0.0
@@ -165,52 +146,37 @@ def _dr(qi_rows, sa_rows, qh, sh) -> tuple[float, float]:
     return qi, sa
 
 
-def two_step(raw_qi: list[list[str]], raw_sa: list[list[str]], qh: list[Hierarchy], sh: list[Hierarchy],
-             alpha_qi: float, alpha_sa: float, k: int | None = None, max_rounds: int | None = None) -> TwoStepResult:
-    """The greedy two-step algorithm (Fig. 2, made deterministic; spec section 2.5)."""
-    for h in sh:
-        if alpha_sa < 1.0 / h.leaf_count(h.root) - 1e-12:
-            raise Infeasible(f"alpha_sa {alpha_sa:g} is below 1/{h.leaf_count(h.root)}, the most a root can spread")
-    cuts = [[h.root] for h in qh]
-    qi_rows = _apply(raw_qi, qh, cuts)
-    if not _alpha_qi(qi_rows, raw_sa, alpha_qi, k):
-        raise RootInfeasible("alpha-QI fails even with every quasi-identifier fully generalized")
-    sa_rows, log = _mask_all(qi_rows, raw_sa, sh, alpha_sa)
-    best = (qi_rows, sa_rows, [list(c) for c in cuts], log)
-    best_dr = sum(_dr(qi_rows, sa_rows, qh, sh))
-    rounds = [best_dr]
-    value_counts = [Counter(r[q] for r in raw_qi) for q in range(len(qh))]
-    while max_rounds is None or len(rounds) <= max_rounds:
-        candidates = []
-        for q, (h, cut) in enumerate(zip(qh, cuts)):
-            for node in cut:
-                if h.children.get(node):
-                    score = sum(c for v, c in value_counts[q].items() if h.covers(node, h.leaf_of[v]))
-                    candidates.append((-score, q, h.order[node], node))
-        chosen = None
-        for _, q, _, node in sorted(candidates):
-            trial = [list(c) for c in cuts]
-            at = trial[q].index(node)
-            trial[q][at : at + 1] = qh[q].children[node]
-            rows = _apply(raw_qi, qh, trial)
-            if not _alpha_qi(rows, raw_sa, alpha_qi, k):
-                continue
-            try:
-                masked, trial_log = _mask_all(rows, raw_sa, sh, alpha_sa)
-            except Infeasible:
-                continue
-            chosen = (rows, masked, trial, trial_log)
-            break
-        if chosen is None:
-            break
-        dr = sum(_dr(chosen[0], chosen[1], qh, sh))
-        if dr < best_dr - 1e-12:
-            best, best_dr, cuts = chosen, dr, chosen[2]
-            rounds.append(dr)
-        else:
-            break
-    qi_dr, sa_dr = _dr(best[0], best[1], qh, sh)
-    return TwoStepResult(best[0], best[1], best[2], qi_dr, sa_dr, rounds, best[3])
+class RowRecords:
+    """The search's steps on the rows themselves, one by one (:class:`publisher.methods.two_step_search.Records`):
+    the plain version :class:`publisher.methods.two_step_search.DistinctRecords` is held to."""
+
+    def __init__(self, raw_qi: list[list[str]], raw_sa: list[list[str]], qh: list[Hierarchy], sh: list[Hierarchy]):
+        self.raw_qi, self.raw_sa, self.qh, self.sh = raw_qi, raw_sa, qh, sh
+
+    def value_counts(self, q: int) -> Counter:
+        return Counter(r[q] for r in self.raw_qi)
+
+    def generalize(self, cuts: list[list[str]]) -> list[list[str]]:
+        return _apply(self.raw_qi, self.qh, cuts)
+
+    def alpha_qi(self, state, alpha: float, k: int | None) -> bool:
+        return _alpha_qi(state, self.raw_sa, alpha, k)
+
+    def mask(self, state, alpha: float):
+        return _mask_all(state, self.raw_sa, self.sh, alpha)
+
+    def distortion(self, state, masked) -> tuple[float, float]:
+        return _dr(state, masked, self.qh, self.sh)
+
+    def rows(self, state, masked):
+        return state, masked
+
+
+def two_step_exhaustive(raw_qi: list[list[str]], raw_sa: list[list[str]], qh: list[Hierarchy], sh: list[Hierarchy],
+                        alpha_qi: float, alpha_sa: float, k: int | None = None,
+                        max_rounds: int | None = None) -> TwoStepResult:
+    """The greedy two-step algorithm (Fig. 2, made deterministic; spec section 2.5), row by row."""
+    return search(RowRecords(raw_qi, raw_sa, qh, sh), qh, sh, alpha_qi, alpha_sa, k, max_rounds)
 
 
 def _parse_path(name: str, text: str) -> str:
@@ -279,11 +245,11 @@ class MultiSensitiveGeneralization(Method):
                        "into categories, or give the role other", "METHOD_NOT_APPLICABLE")
         qh = [build_hierarchy(self.hierarchies.get(a.name), table[a.name].tolist(), a.kind == "numeric") for a in qi]
         sh = [build_hierarchy(self.hierarchies.get(a.name), table[a.name].tolist(), False) for a in sa]
-        raw_qi = [[h.leaf_of[_num(v) if a.kind == "numeric" else str(v)] for v, h, a in zip(row, qh, qi)]
-                  for row in table[[a.name for a in qi]].itertuples(index=False, name=None)]
-        raw_sa = [[str(v) for v in row] for row in table[[a.name for a in sa]].itertuples(index=False, name=None)]
+        records = DistinctRecords.from_columns([table[a.name].to_numpy() for a in qi],
+                                               [table[a.name].to_numpy() for a in sa], qh, sh,
+                                               [_num if a.kind == "numeric" else str for a in qi])
         try:
-            result = two_step(raw_qi, raw_sa, qh, sh, self.alpha_qi, self.alpha_sa, self.k)
+            result = search(records, qh, sh, self.alpha_qi, self.alpha_sa, self.k)
         except Infeasible as exc:
             hint = self._least_alpha_qi(table, sa) if isinstance(exc, RootInfeasible) else ""
             raise fail(f"multi_sensitive_generalization: {exc}{hint}", "TARGET_INFEASIBLE") from None
