@@ -41,7 +41,7 @@ METHODS = {
            ("read tables", "SD classes", "SD recoding", "NCP", "published cells", "group claims", "write output")),
     "two_step": ((*QIS, "workclass"), ("salary-class", "occupation"),
                  ["multi_sensitive_generalization", "--param", "alpha_qi=0.95", "--param", "alpha_sa=0.7"],
-                 ("read tables", "two-step", "group claims", "write output")),
+                 ("read tables", "distinct records", "two-step", "two-step masking", "write output")),
 }
 
 

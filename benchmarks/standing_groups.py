@@ -19,7 +19,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-
 from benchmarks.commands import ADULT, measure
 from benchmarks.generalization_pace import adult_table
 

@@ -195,8 +195,12 @@ class DistinctRecords:
         self.qh, self.sh, self.sa_labels = list(qh), list(sh), sa_labels
         self.n = qi.shape[0]
         self.labels = [np.array(sorted(h.order, key=h.order.get), dtype=object) for h in qh]
-        distinct, self.row_of = np.unique(np.concatenate([qi, sa], axis=1), axis=0, return_inverse=True)
-        self.row_of = self.row_of.ravel()
+        both = np.concatenate([qi, sa], axis=1)
+        key = np.zeros(self.n, np.int64)
+        for column in both.T:  # one code per distinct record, kept small column by column
+            key = np.unique(key * (int(column.max(initial=0)) + 1) + column, return_inverse=True)[1].ravel()
+        _, first, self.row_of = np.unique(key, return_index=True, return_inverse=True)
+        distinct, self.row_of = both[first], self.row_of.ravel()
         self.count = np.bincount(self.row_of, minlength=distinct.shape[0]).astype(np.int64)
         self.qi, self.sa = distinct[:, : len(qh)], distinct[:, len(qh):]
         self.sa_tuples = [tuple(self.sa_labels[i][c] for i, c in enumerate(r)) for r in self.sa.tolist()]
