@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.attacks.classes import group_claims, read_published, subject_class
+from verifier.attacks.classes import _group_risk, group_claims, read_published, subject_class
 from verifier.attacks.replacement import replacement_claims, replacement_likelihood, replacement_risk
 from verifier.data.schema import Attribute, Schema
 from verifier.releases.verdict import disclosure_breaches, target_breaches
@@ -91,6 +91,39 @@ def test_group_risk_vector_of_the_spec():
     her = subject_class(published, np.array([35.0, 2.0, 2.0]))  # age 35, zip c, hiv: only the second class
     assert her["class_size"] == 3 and her["rows"] == [5, 6, 7]
     assert her["attribute_disclosure"]["disease"]["risk"] == pytest.approx(1 / 3)
+
+
+def test_class_labels_number_the_classes_as_they_first_appear():
+    """Rows with the same published quasi-identifiers (spaces around a cell aside) share a class; classes are
+    numbered in the order their first row comes, as a dictionary filled row by row numbers them."""
+    rng = np.random.default_rng(5)
+    for trial in range(40):
+        n = int(rng.integers(1, 300))
+        ages = rng.choice(["[20,29]", " [20,29]", "[30,39]", "25", "*"], n).tolist()
+        zips = rng.choice(["a", "{a,b}", "*", "c "], n).tolist()
+        published = _published(ages, zips, rng.choice(["flu", "hiv"], n).tolist())
+        index: dict[tuple, int] = {}
+        plain = [index.setdefault((a.strip(), z.strip()), len(index)) for a, z in zip(ages, zips)]
+        assert published.class_labels().tolist() == plain, trial
+
+
+def test_the_group_risks_of_values_published_as_they_are_are_the_loop_s_figures():
+    """A sensitive column published as it is (every cell one value, SD's case) has its group risks counted with
+    numpy: the same floats as the loop over classes and rows (_group_risk), on random classes with ties."""
+    rng = np.random.default_rng(13)
+    for trial in range(60):
+        n = int(rng.integers(1, 400))
+        ages = [f"[{a},{a + 9}]" for a in rng.integers(0, int(rng.integers(1, 30)), n) * 10]
+        zips = rng.choice(["a", "{a,b}", "*", "c"], n).tolist()
+        disease = rng.choice(["cancer", "flu", "hiv"][: int(rng.integers(1, 4))], n).tolist()
+        published = _published(ages, zips, disease)
+        labels = published.class_labels()
+        sizes = np.bincount(labels)
+        members = np.split(np.argsort(labels, kind="stable"), np.cumsum(sizes)[:-1])
+        top, own, distinct, certain = _group_risk(published.cells["disease"], members)
+        risk = group_claims(published)["attribute_disclosure"]["disease"]
+        assert (risk["max"], risk["mean"], risk["distinct_l"], risk["certain_share"]) == (
+            top, own / n, distinct, certain / n), trial
 
 
 def test_a_masked_value_counts_one_share_per_leaf():

@@ -78,10 +78,16 @@ class PublishedCells:
 
     def class_labels(self) -> np.ndarray:
         """Each row's class: rows with identical published quasi-identifiers share one."""
-        qi = self.quasi_identifiers
-        index: dict[tuple, int] = {}
-        keys = zip(*[[t.strip() for t in self.text[a.name]] for a in qi]) if qi else ((),) * self.n_records
-        return np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
+        n = self.n_records
+        key = np.zeros(n, np.int64)
+        for a in self.quasi_identifiers:  # each column's stripped text coded, then the codes of the columns so far
+            seen: dict[str, int] = {}
+            codes = np.fromiter((seen.setdefault(t.strip(), len(seen)) for t in self.text[a.name]), np.int64, n)
+            key = np.unique(key * max(len(seen), 1) + codes, return_inverse=True)[1].ravel()
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        by_first = np.empty(first.size, np.int64)
+        by_first[np.argsort(first, kind="stable")] = np.arange(first.size)  # classes numbered as they first appear
+        return by_first[inverse.ravel()]
 
 
 def column_hierarchy(attr: Attribute, spec: Mapping[str, Any] | None) -> Hierarchy | None:
@@ -201,27 +207,61 @@ def leaf_confidence(published: PublishedCells, keys: Sequence[str], target: str)
     return top
 
 
+def _one_value_each(published: PublishedCells, name: str) -> np.ndarray | None:
+    """Each row's value of column ``name`` as a code, when every published cell of it names one value (a column
+    published as it is); None when some cell covers several values or none."""
+    cells, where = published.distinct_cells(name)
+    if any(c.values is None or len(c.values) != 1 for c in cells):
+        return None
+    codes: dict[str, int] = {}
+    return np.array([codes.setdefault(next(iter(c.values)), len(codes)) for c in cells], dtype=np.int64)[where]
+
+
+def _group_risk_of_values(labels: np.ndarray, sizes: np.ndarray, value: np.ndarray) -> tuple[float, float, int, int]:
+    """:func:`_group_risk` where every cell names one value: the shares are counts, so each figure is the loop's
+    float (the rows' own risks added in the loop's order: class by class, rows ascending)."""
+    width = int(value.max()) + 1
+    pairs, inverse, held = np.unique(labels * width + value, return_inverse=True, return_counts=True)
+    first = np.flatnonzero(np.diff(pairs // width, prepend=-1))  # each class's first (class, value) pair
+    top = float(np.minimum(1.0, np.maximum.reduceat(held, first) / sizes).max())
+    mine = np.minimum(1.0, held[inverse.ravel()] / sizes[labels])
+    own = float(np.cumsum(mine[np.argsort(labels, kind="stable")])[-1])
+    return top, own, int(np.diff(np.append(first, pairs.size)).min()), int((mine >= CERTAIN).sum())
+
+
+def _group_risk(cells: Sequence[Cell], members: list[np.ndarray]) -> tuple[float, float, int, int]:
+    """One sensitive column's group risks: the largest share of one value in a class, the rows' own risks added,
+    the fewest distinct values of a class, and the rows certain of theirs."""
+    top, own, distinct, certain = 0.0, 0.0, None, 0
+    for rows in members:
+        shares = _shares(cells, rows)
+        size = len(rows)
+        top = max(top, min(1.0, max(shares.values(), default=0.0) / size))
+        distinct = len(shares) if distinct is None else min(distinct, len(shares))
+        for t in rows:
+            values = cells[t].values or frozenset()
+            mine = min(1.0, sum(shares[v] for v in values) / len(values) / size) if values else 0.0
+            own += mine
+            certain += mine >= CERTAIN
+    return top, own, distinct or 0, certain
+
+
 def group_claims(published: PublishedCells) -> dict[str, Any]:
     """``k``, ``classes`` and per sensitive attribute the group risk ``max``, ``mean`` and ``distinct_l``."""
     labels = published.class_labels()
     n = published.n_records
     sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
-    members = np.split(np.argsort(labels, kind="stable"), np.cumsum(sizes)[:-1]) if n else []  # each class's rows
+    members = None
     risks: dict[str, Any] = {}
     for s in published.sensitive:
-        cells = published.cells[s.name]
-        top, own, distinct, certain = 0.0, 0.0, None, 0
-        for rows in members:
-            shares = _shares(cells, rows)
-            size = len(rows)
-            top = max(top, min(1.0, max(shares.values(), default=0.0) / size))
-            distinct = len(shares) if distinct is None else min(distinct, len(shares))
-            for t in rows:
-                values = cells[t].values or frozenset()
-                mine = min(1.0, sum(shares[v] for v in values) / len(values) / size) if values else 0.0
-                own += mine
-                certain += mine >= CERTAIN
-        risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct or 0,
+        value = _one_value_each(published, s.name) if n else None
+        if value is not None:
+            top, own, distinct, certain = _group_risk_of_values(labels, sizes, value)
+        else:
+            if members is None:  # each class's rows, ascending
+                members = np.split(np.argsort(labels, kind="stable"), np.cumsum(sizes)[:-1]) if n else []
+            top, own, distinct, certain = _group_risk(published.cells[s.name], members)
+        risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct,
                          "certain_share": certain / n if n else 0.0}
     return {"n_records": n, "k": int(sizes.min()) if sizes.size else 0, "classes": int(sizes.size),
             "attribute_disclosure": risks}
