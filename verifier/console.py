@@ -16,9 +16,10 @@ import signal
 import sys
 from typing import Callable
 
-__all__ = ["guard_if_console", "guard_start", "run_console"]
+__all__ = ["guard_if_console", "guard_start", "run_console", "end_if_console"]
 
 INTERRUPTED = 130
+_console = False  # this process is a console command that run_console runs
 
 
 def _before_start(signum, frame) -> None:
@@ -52,9 +53,32 @@ def guard_if_console(argv: list[str]) -> None:
         guard_start()
 
 
+def _exit_now(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def end_if_console(code: int) -> None:
+    """In a console command, end the process now with ``code``, its output flushed; elsewhere (a test or a
+    notebook calling ``main``) return.
+
+    An interrupted command has cleaned up by the time it says so, but the interrupted work's frames are still
+    held by the exception: freeing them after a Ctrl-C that landed inside numba's compiler once aborted the
+    process ("double free", exit -6) after its INTERRUPTED line, on a fresh clone whose kernels were compiling.
+    Nothing of the command is left to run, so nothing is freed."""
+    if _console:
+        _exit_now(code)
+
+
 def run_console(load_main: Callable[[], Callable[[], int]]) -> None:
     """Load the command line (``load_main`` returns its ``main``), run it, and exit with its code."""
+    global _console
     guard_start()
+    _console = True
     main = load_main()
     code = main()  # the command line puts its own handlers in place while the command runs
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -64,10 +88,5 @@ def run_console(load_main: Callable[[], Callable[[], int]]) -> None:
         # INTERRUPTED line, though the interrupt was handled and the signal is now ignored: the interpreter's
         # own exit re-raised it (its cause inside CPython is not found). The command has cleaned up; its exit
         # code is 130, whatever the interpreter's shutdown would do.
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(code)
+        _exit_now(code)
     raise SystemExit(code)

@@ -28,6 +28,7 @@ import threading
 import warnings
 from typing import Callable, Sequence
 
+from verifier.console import end_if_console
 from verifier.core.interrupts import interrupt, raise_if_interrupted, start_watching
 from verifier.errors import UsageError, VerifierError
 from verifier.frontend.output import FittedStream, output_width
@@ -195,6 +196,7 @@ def run_parsed(args: argparse.Namespace) -> int:
         _silence_stdout(stdout)
         print("FAIL: -: INTERRUPTED: stopped by Ctrl-C or SIGTERM before it finished; nothing was left "
               "half-written", file=sys.stderr)
+        end_if_console(ExitCode.INTERRUPTED)  # before the interrupted work's frames are freed
         return ExitCode.INTERRUPTED
     except OSError as exc:
         if args.verbose or exc.errno is None:
