@@ -93,8 +93,7 @@ def _encode(model: SDModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             x[:, j] = col
             kinds[j] = NUMERIC if model.range[j] > 0 else SKIP
         else:
-            index = {v: i for i, v in enumerate(model.domain[j])}
-            codes[:, j] = [index[v] for v in col.tolist()]
+            codes[:, j] = model.codes(j)
             kinds[j] = CATEGORICAL if j in model.chain else SKIP
     return x, codes, kinds
 

@@ -22,7 +22,7 @@ is tested against. The metrics (section 1.4) are NCP with Xu's convention
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -68,6 +68,7 @@ class SDModel:
     numeric: list[bool]
     columns: list[np.ndarray]  # numeric: float values; categorical: values as str
     k: int
+    _codes: dict[int, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.range = [float(c.max() - c.min()) if num and c.size else 0.0 for c, num in zip(self.columns, self.numeric)]
@@ -82,6 +83,14 @@ class SDModel:
             self.minimum[j] = m
             prev_min = 1.0 if c == 2 else step(m, c, c - 1)
             prev_card = c
+
+    def codes(self, j: int) -> np.ndarray:
+        """Categorical column j's values as their positions in the domain, computed once."""
+        if j not in self._codes:
+            index = {v: i for i, v in enumerate(self.domain[j])}
+            column = self.columns[j].tolist()
+            self._codes[j] = np.fromiter((index[v] for v in column), np.int64, len(column))
+        return self._codes[j]
 
     def shares(self, attr: int, context: dict[int, Any], population: np.ndarray) -> dict[Any, float]:
         """S_r(v) over ``population`` (row indices) in the context row, backing off while it holds < k rows."""
@@ -167,12 +176,12 @@ def class_extents(model: SDModel, classes: list[list[int]]) -> list[tuple[np.nda
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     out = []
     for j, num in enumerate(model.numeric):
-        values = model.columns[j][rows]
         if num:
+            values = model.columns[j][rows]
             out.append((np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)))
         else:
             c = len(model.domain[j])
-            pairs = np.unique(label * c + np.searchsorted(np.array(model.domain[j]), values))
+            pairs = np.unique(label * c + model.codes(j)[rows])
             out.append((pairs // c, pairs % c))
     return out
 

@@ -58,10 +58,11 @@ class PublishedCells:
         """Column ``name``'s distinct cells, and for every row the position of its cell among them: a class is
         found by testing each distinct cell once, not every row's."""
         if name not in self.distinct:
+            texts, first = _text_codes(self.text[name])  # one text, one cell: each text's cell is looked at once
             index: dict[Cell, int] = {}
-            where = np.fromiter((index.setdefault(c, len(index)) for c in self.cells[name]), dtype=np.int64,
-                                count=len(self.cells[name]))
-            self.distinct[name] = (list(index), where)
+            positions = np.array([index.setdefault(self.cells[name][r], len(index)) for r in first.tolist()],
+                                 dtype=np.int64)
+            self.distinct[name] = (list(index), positions[texts])
         return self.distinct[name]
 
     @property
@@ -81,13 +82,23 @@ class PublishedCells:
         n = self.n_records
         key = np.zeros(n, np.int64)
         for a in self.quasi_identifiers:  # each column's stripped text coded, then the codes of the columns so far
+            texts, first = _text_codes(self.text[a.name])
             seen: dict[str, int] = {}
-            codes = np.fromiter((seen.setdefault(t.strip(), len(seen)) for t in self.text[a.name]), np.int64, n)
-            key = np.unique(key * max(len(seen), 1) + codes, return_inverse=True)[1].ravel()
+            stripped = np.array([seen.setdefault(self.text[a.name][r].strip(), len(seen)) for r in first.tolist()],
+                                dtype=np.int64)
+            key = np.unique(key * max(len(seen), 1) + stripped[texts], return_inverse=True)[1].ravel()
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         by_first = np.empty(first.size, np.int64)
         by_first[np.argsort(first, kind="stable")] = np.arange(first.size)  # classes numbered as they first appear
         return by_first[inverse.ravel()]
+
+
+def _text_codes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's text as a code, codes in the order the texts first appear, and each code's first row."""
+    import pandas as pd  # late: a command's --help loads no pandas
+
+    codes = pd.factorize(pd.Series(texts, dtype=object))[0]
+    return codes, np.unique(codes, return_index=True)[1]
 
 
 def column_hierarchy(attr: Attribute, spec: Mapping[str, Any] | None) -> Hierarchy | None:
