@@ -203,12 +203,12 @@ def test_the_search_on_distinct_records_is_the_search_on_rows():
     version's cuts, published rows, ratios, rounds and masking log, or its refusal, on random tables."""
     rng = np.random.default_rng(41)
     outcomes = Counter()
-    for trial in range(150):
+    for trial in range(100):
         args = _random_search(rng)
         fast, plain = _outcome(two_step, *args), _outcome(two_step_exhaustive, *args)
         assert fast == plain, trial
         outcomes[plain[0] if isinstance(plain[0], str) else "published"] += 1
-    assert outcomes["published"] >= 50 and outcomes["Infeasible"] + outcomes["RootInfeasible"] >= 10, outcomes
+    assert outcomes["published"] >= 40 and outcomes["Infeasible"] + outcomes["RootInfeasible"] >= 8, outcomes
 
 
 @pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")

@@ -34,7 +34,6 @@ class ContextCounts:
 
     def __init__(self, model: SDModel, codes: np.ndarray):
         self.model = model
-        self.codes = codes
         n = codes.shape[0]
         self.levels: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         ids = np.zeros(n, np.int64)
