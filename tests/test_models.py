@@ -179,3 +179,16 @@ def test_her_figures_are_held_to_the_protectors_targets():
         "The publisher promised groups of at least k = 5 records; 2 released records are consistent with your values.",
         "The publisher promised at most 1% of records linked with confidence; yours is one of them."]
     assert target_breaches(targets, risks={"disease": {"risk": 0.5}}, distance=3, group=5, linked=False) == []
+
+
+def test_a_bad_published_cell_is_named_at_its_first_row():
+    """Cells are read once per distinct text; the error still names the first row holding a bad one."""
+    from verifier.errors import InvalidInputError
+
+    ages = ["25", "[20,30]", "25", "[20,30]", "[40,x]", "[40,x]", "[50,y]"]
+    with pytest.raises(InvalidInputError, match="row 5") as info:
+        _published(ages, ["a"] * 7, ["flu", "mumps", "flu", "flu", "flu", "flu", "flu"])
+    assert info.value.reason == "CELL_INVALID"
+    with pytest.raises(InvalidInputError, match="row 2") as info:
+        _published(["25"] * 7, ["a"] * 7, ["flu", "mumps", "flu", "flu", "flu", "flu", "flu"])
+    assert info.value.reason == "CATEGORY_UNKNOWN"

@@ -146,6 +146,20 @@ def _typed_matches(cell: Cell, typed: Mapping[str, Any]) -> bool:
             and bool(typed.get("hi_open")) == cell.open_hi)
 
 
+def _parsed_column(texts: list[str], attr: Attribute, h: Hierarchy | None, path: str) -> list[Cell]:
+    """Every row's cell of a column without typed cells: each distinct text is read once, in the order texts
+    first appear, so a bad one is named at its first row, as a row-by-row reading names it."""
+    codes, first = _text_codes(texts)
+    distinct = []
+    for row in first.tolist():
+        try:
+            distinct.append(published_cell(texts[row], attr, h))
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"column {attr.name!r}, {format_rows([row + 1])}: {exc.message}", path=path,
+                                    reason=exc.reason) from None
+    return [distinct[c] for c in codes.tolist()]
+
+
 def read_published(schema: Schema, header: Sequence[str], columns: Sequence[Sequence[str]], *,
                    typed: Mapping[str, list[dict]] | None = None, hierarchies: Mapping[str, Any] | None = None,
                    path: str = "release") -> PublishedCells:
@@ -161,6 +175,9 @@ def read_published(schema: Schema, header: Sequence[str], columns: Sequence[Sequ
         if a.role not in ("quasi_identifier", "sensitive"):
             continue
         h = column_hierarchy(a, (hierarchies or {}).get(a.name))
+        if not (typed and a.name in typed):
+            cells[a.name] = _parsed_column(text[a.name], a, h, path)
+            continue
         parsed = []
         seen: dict[str, Cell] = {}  # a census repeats its published cells: each text is read once
         for row, t in enumerate(text[a.name]):
