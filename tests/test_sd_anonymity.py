@@ -214,7 +214,7 @@ def test_a_quasi_identifier_of_150_values_is_clustered_as_the_plain_version_does
     """(c - 1)^j passes a float's range from c = 144: Def. 2's distances are then rounded once from exact values."""
     rng = np.random.default_rng(150)
     cols = [np.array([f"v{v:03d}" for v in rng.permutation(np.arange(300) % 150)]), rng.integers(0, 9, 300) * 1.0]
-    model = SDModel(["place", "age"], [False, True], cols, 3)
+    model = SDModel(["place", "age"], [False, True], cols, 10)
     assert model.minimum == {0: 1.0}
     assert sd_classes(model) == sd_classes_exhaustive(model)
 
