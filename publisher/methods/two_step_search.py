@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from verifier.attacks.hierarchy import Hierarchy
+from verifier.data.tuple_codes import tuple_codes
 from verifier.text import number
 
 __all__ = ["Infeasible", "RootInfeasible", "TwoStepResult", "Records", "search", "DistinctRecords", "two_step",
@@ -196,10 +197,7 @@ class DistinctRecords:
         self.n = qi.shape[0]
         self.labels = [np.array(sorted(h.order, key=h.order.get), dtype=object) for h in qh]
         both = np.concatenate([qi, sa], axis=1)
-        key = np.zeros(self.n, np.int64)
-        for column in both.T:  # one code per distinct record, kept small column by column
-            key = np.unique(key * (int(column.max(initial=0)) + 1) + column, return_inverse=True)[1].ravel()
-        _, first, self.row_of = np.unique(key, return_index=True, return_inverse=True)
+        _, first, self.row_of = np.unique(tuple_codes(both.T, self.n), return_index=True, return_inverse=True)
         distinct, self.row_of = both[first], self.row_of.ravel()
         self.count = np.bincount(self.row_of, minlength=distinct.shape[0]).astype(np.int64)
         self.qi, self.sa = distinct[:, : len(qh)], distinct[:, len(qh):]
@@ -230,13 +228,12 @@ class DistinctRecords:
 
     def generalize(self, cuts: list[list[str]]) -> tuple[np.ndarray, np.ndarray, int]:
         nodes = np.empty_like(self.qi)
-        key = np.zeros(self.qi.shape[0], np.int64)
         for j, (h, cut) in enumerate(zip(self.qh, cuts)):
             node_of = np.full(len(self.labels[j]), -1, np.int64)
             for node in cut:
                 node_of[[h.order[leaf] for leaf in h.leaves(node)]] = h.order[node]
             nodes[:, j] = node_of[self.qi[:, j]]
-            key = np.unique(key * len(self.labels[j]) + nodes[:, j], return_inverse=True)[1].ravel()
+        key = tuple_codes(nodes.T, nodes.shape[0])
         n_classes = int(key.max()) + 1 if key.size else 0
         return nodes, key, n_classes
 

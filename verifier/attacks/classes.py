@@ -31,6 +31,7 @@ from verifier.attacks.generalized import Cell, parse_cell
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.data.schema import Attribute, Schema
 from verifier.data.tables import format_rows
+from verifier.data.tuple_codes import tuple_codes
 from verifier.errors import InvalidInputError
 
 __all__ = ["leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
@@ -79,14 +80,13 @@ class PublishedCells:
 
     def class_labels(self) -> np.ndarray:
         """Each row's class: rows with identical published quasi-identifiers share one."""
-        n = self.n_records
-        key = np.zeros(n, np.int64)
-        for a in self.quasi_identifiers:  # each column's stripped text coded, then the codes of the columns so far
-            texts, first = _text_codes(self.text[a.name])
+        def stripped(texts: list[str]) -> np.ndarray:  # a column's codes, texts equal but for spaces coded alike
+            codes, first = _text_codes(texts)
             seen: dict[str, int] = {}
-            stripped = np.array([seen.setdefault(self.text[a.name][r].strip(), len(seen)) for r in first.tolist()],
-                                dtype=np.int64)
-            key = np.unique(key * max(len(seen), 1) + stripped[texts], return_inverse=True)[1].ravel()
+            return np.array([seen.setdefault(texts[r].strip(), len(seen)) for r in first.tolist()],
+                            dtype=np.int64)[codes]
+
+        key = tuple_codes((stripped(self.text[a.name]) for a in self.quasi_identifiers), self.n_records)
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         by_first = np.empty(first.size, np.int64)
         by_first[np.argsort(first, kind="stable")] = np.arange(first.size)  # classes numbered as they first appear
