@@ -42,11 +42,13 @@ def _identical(model: SDModel, members: list[int]) -> bool:
     return all(len(set(c[members].tolist())) == 1 for c in model.columns)
 
 
-def recoded_cells(model: SDModel, classes: list[list[int]]) -> list[np.ndarray]:
+def recoded_cells(model: SDModel, classes: list[list[int]],
+                  extents: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[np.ndarray]:
     """Per quasi-identifier, each class's published cell: ``[min,max]`` or ``{a,b}`` (values in the domain's
-    order), the plain value where the class agrees."""
+    order), the plain value where the class agrees. ``extents``: :func:`class_extents` of these classes, when
+    already found."""
     out = []
-    for j, (num, (a, b)) in enumerate(zip(model.numeric, class_extents(model, classes))):
+    for j, (num, (a, b)) in enumerate(zip(model.numeric, extents or class_extents(model, classes))):
         if num:
             lo, hi = number_labels(a), number_labels(b)
             text = [x if x == y else f"[{x},{y}]" for x, y in zip(lo, hi)]
@@ -141,11 +143,12 @@ class SDKAnonymity(Method):
         labels = np.empty(n, dtype=np.int64)
         for g, members in enumerate(classes):
             labels[members] = g
+        extents = class_extents(model, classes)  # the recoding and NCP read the same extents
         out = table.copy()
-        for nm, recoded in zip(names, recoded_cells(model, classes)):
+        for nm, recoded in zip(names, recoded_cells(model, classes, extents)):
             out[nm] = recoded[labels]
         sizes = [len(c) for c in classes]
-        loss = ncp(model, classes)
+        loss = ncp(model, classes, extents=extents)
         # one definition per figure: the risks of the published classes, as the manifest claims them
         # (verifier.attacks.classes.group_claims); two clusters with the same generalized cells are one class
         published = published_cells(out, schema)[1]

@@ -186,16 +186,17 @@ def class_extents(model: SDModel, classes: list[list[int]]) -> list[tuple[np.nda
     return out
 
 
-def ncp(model: SDModel, classes: list[list[int]], weights: Sequence[float] | None = None) -> float:
+def ncp(model: SDModel, classes: list[list[int]], weights: Sequence[float] | None = None,
+        extents: list[tuple[np.ndarray, np.ndarray]] | None = None) -> float:
     """NCP_total (Xu et al.; the paper's eqs. 2-3), in [0, 1]; Data Utility = 1 - NCP_total.
 
     A class's cost adds its attributes' terms in order and the classes' costs are added in order, as a plain
-    loop over the classes would."""
+    loop over the classes would. ``extents``: :func:`class_extents` of these classes, when already found."""
     w = np.ones(len(model.names)) if weights is None else np.asarray(weights, dtype=float)
     sizes = np.array([len(c) for c in classes], dtype=np.int64)
     n = int(sizes.sum())
     cost = np.zeros(len(classes))
-    for j, (num, (a, b)) in enumerate(zip(model.numeric, class_extents(model, classes))):
+    for j, (num, (a, b)) in enumerate(zip(model.numeric, extents or class_extents(model, classes))):
         if num:
             part = (b - a) / model.range[j] if model.range[j] > 0 else np.zeros(len(classes))
         else:
