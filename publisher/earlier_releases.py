@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from verifier.attacks.classes import subject_class
 from verifier.errors import InputIOError, InvalidInputError, UsageError
 from verifier.releases.links import MOST_EARLIER, Links, links_path, read_earlier
 from verifier.releases.subject import Prepared, prepare
@@ -29,7 +30,7 @@ from verifier.releases.verification import TrustedKey, VerifiedRelease
 from verifier.text import literal, plural
 
 __all__ = ["Earlier", "NOISY_METHODS", "require_link_column", "load_earlier", "fresh_noise_problem",
-           "check_links_output"]
+           "check_links_output", "earlier_signatures", "republishing"]
 
 #: methods that add fresh independent noise to every released value
 NOISY_METHODS = ("additive_noise",)
@@ -101,3 +102,47 @@ def check_links_output(out: str | Path) -> Path:
         raise InputIOError("already exists; a links file is never overwritten", path=str(path),
                            reason="OUTPUT_EXISTS")
     return path
+
+
+def earlier_signatures(earlier: Sequence[Earlier], records: np.ndarray, ids: Sequence[str],
+                       sensitive: str) -> list[frozenset | None]:
+    """Each person's signature for m-invariant re-publication (:mod:`publisher.methods.m_invariance`): the set of
+    ``sensitive`` values among her candidates in the latest earlier release that holds her, found as her own
+    check finds them (the released rows whose every quasi-identifier cell contains her values, ``records`` her rank
+    keys as the new input holds them), so that the joint check intersects the same sets; None for a person in no
+    earlier release. Only a generalized earlier release with its sensitive values published as they are has
+    signatures: another is refused (``M_INVARIANCE_IMPOSSIBLE``)."""
+    out: list[frozenset | None] = [None] * len(ids)
+    found: dict[tuple[int, bytes], frozenset] = {}
+    for j, each in enumerate(earlier):
+        published = each.prepared.published
+        if published is None or any(c.values is None or len(c.values) != 1 for c in published.cells[sensitive]):
+            raise InvalidInputError("m_invariant keeps the signature of each returning person's group, and this "
+                                    "earlier release has no groups of published sensitive values (it is not a "
+                                    "generalized release with its sensitive attribute as it is)",
+                                    path=each.release.path, reason="M_INVARIANCE_IMPOSSIBLE")
+        for i in np.flatnonzero(each.links.holds(ids)).tolist():
+            key = (j, records[i].tobytes())
+            if key not in found:
+                rows = np.asarray(subject_class(published, records[i])["rows"], dtype=np.int64) - 1
+                found[key] = frozenset(next(iter(published.cells[sensitive][r].values)) for r in rows.tolist())
+            out[i] = found[key]
+    return out
+
+
+def republishing(methods: Sequence[Any], earlier: Sequence[Earlier], records: np.ndarray,
+                 ids: Sequence[str] | None, schema, weighted: bool) -> list[Any]:
+    """The methods, a step that keeps each returning person's signature (``needs_earlier``: m_invariant) given
+    them from the earlier releases (:func:`earlier_signatures`); without earlier releases it makes a first,
+    m-unique release. Refused with sampling weights: its counterfeit records have none."""
+    keeping = [m for m in methods if getattr(m, "needs_earlier", False)]
+    if not keeping:
+        return list(methods)
+    if weighted:
+        raise UsageError(f"{keeping[0].name} adds counterfeit records, which stand for nobody and have no sampling "
+                         "weight; publish it without --weight-column")
+    sensitive = [a.name for a in schema.attributes if a.role == "sensitive"]
+    if not earlier or ids is None or len(sensitive) != 1:
+        return list(methods)  # a first release, or a schema the step itself refuses with its own words
+    signatures = earlier_signatures(earlier, records, ids, sensitive[0])
+    return [m.given_signatures(signatures) if getattr(m, "needs_earlier", False) else m for m in methods]

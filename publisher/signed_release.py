@@ -26,7 +26,7 @@ import numpy as np
 from publisher.calibrate import weakest_sound
 from publisher.claims import permutation_claims
 from publisher.degenerate import degenerate_problems, unchanged_rows
-from publisher.earlier_releases import Earlier, check_links_output, fresh_noise_problem
+from publisher.earlier_releases import Earlier, check_links_output, fresh_noise_problem, republishing
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
 from publisher.methods import Method, anonymize, anonymizing_label, frame_rows, frame_to_keys
@@ -508,6 +508,8 @@ def make_release(
     metadata, weights = _check_inputs(table, target, metadata, protector_report, allow_formula_cells, weight_column,
                                       weights)
     _check_links(table, target, links, earlier, methods)
+    methods = republishing(methods, earlier, table.values, None if links is None else links[1], table.schema,
+                           weights is not None)
     with phase(anonymizing_label(methods)):
         result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
     listed, hierarchies = _publishable(result.parameters)

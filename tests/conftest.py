@@ -77,6 +77,19 @@ def clinic(folder: Path, rows: int) -> list[str]:
     return lines
 
 
+def ward_folder(folder: Path, diseases: list[str]) -> Path:
+    """A hospital ward's ``schema.json`` (age and sex quasi-identifiers, ``diseases`` the sensitive categories) and
+    an unencrypted key pair in ``keys/``."""
+    from publisher.cli import main as publisher
+
+    (folder / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": diseases}]}))
+    assert publisher(["keygen", "--out", str(folder / "keys"), "--unencrypted"]) == 0
+    return folder
+
+
 def resign_statement(release: Path, private_key: Path, mutate) -> None:
     """A dishonest publisher: change the signed statement and sign it again with the real key."""
     statement = json.loads((release / MANIFEST).read_bytes())

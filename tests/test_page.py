@@ -1081,3 +1081,56 @@ def test_her_joint_check_in_the_page_equals_verifier_joint(browser, capsys, tmp_
     result = browser.find_element(By.ID, "result").text
     assert result.startswith(f"EXPOSED: {found[0]['verdict']['headline']}"), result
     assert "\n  2026 (dataset \"ward\", version 2026): at risk\n  2025 (dataset \"ward\", version 2025): at risk\n" in result
+
+
+def test_an_m_invariant_release_in_the_page_equals_the_command_line(browser, capsys, tmp_path):
+    """Issue 40: two waves made by m_invariant, the second with a counterfeit record keeping Bob's group {flu,
+    dyspepsia}: her check (her group less its counterfeits, the sentence saying so, her verdict) and her joint
+    check in the page, field for field as on the command line; a manifest whose counts leave a group with no real
+    record is refused by both with the same line."""
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive",
+         "categories": ["bronchitis", "dyspepsia", "flu", "gastritis"]}]}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    private, key = tmp_path / "keys" / "private.pem", tmp_path / "keys" / "public.pem"
+    waves = {"r1": "bob,30,M,flu\nalice,31,M,dyspepsia\ndan,55,M,bronchitis\nfay,56,M,gastritis\n",
+             "r2": "bob,30,M,flu\ncarol,33,M,gastritis\ndan,55,M,bronchitis\nfay,56,M,gastritis\ngil,57,M,flu\n"}
+    for name, rows in waves.items():
+        (tmp_path / f"{name}.csv").write_text("pid,age,sex,disease\n" + rows)
+        assert publisher(["release", "--input", str(tmp_path / f"{name}.csv"), "--schema",
+                          str(tmp_path / "schema.json"), "--method", "m_invariant", "--param", "m=2", "--key", str(private), "--dataset-id", "ward",
+                          "--release-version", name[-1], "--link-column", "pid", "--out", str(tmp_path / name),
+                          *(["--previous", str(tmp_path / "r1")] if name == "r2" else [])]) == 0
+    said = []
+    for row in waves["r2"].splitlines():
+        _, age, sex, disease = row.split(",")
+        record = {"age": int(age), "sex": sex, "disease": disease}
+        code, cli = _cli(capsys, tmp_path / "r2", key, record, tmp_path)
+        page = _in_page(browser, tmp_path / "r2", key, record)
+        assert code == 0 and cli["model"] == page["model"] == "generalized"
+        for field in ("class_size", "class_rows", "counterfeits", "claimed", "claim_holds", "verdict"):
+            assert page[field] == cli[field], (row, field)
+        said.append((cli["class_size"], cli["counterfeits"]))
+        _joint_in_both(browser, capsys, [tmp_path / "r1", tmp_path / "r2"], key, record, tmp_path)
+    assert said[0] == (1, 1)  # Bob: two records, one of them counterfeit
+    counts = [{"cells": {"age": "30", "sex": "M"}, "count": 2}]
+
+    def lie(statement):
+        statement["predicate"]["methods"][0]["parameters"].update(counterfeits=counts, counterfeit_records=2)
+        levels = statement["predicate"]["claims"]["policy_levels"]  # one person fewer, counted coherently
+        levels.update(records=4, checked=4)
+        levels[max(("exposed", "at_risk", "protected"), key=lambda level: levels[level])] -= 1
+
+    resign_statement(tmp_path / "r2", private, lie)
+    record = {"age": 30, "sex": "M", "disease": "flu"}
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert verifier(["check", str(tmp_path / "r2"), "--key", str(key), "--record", str(tmp_path / "record.json"),
+                     "--json"]) == 1
+    cli = json.loads(capsys.readouterr().out)
+    page = _in_page(browser, tmp_path / "r2", key, record)
+    assert cli["reason"] == page["reason"] == "MANIFEST_INCOHERENT", page
+    assert "2 counterfeit records in a group of 2 released rows" in page["message"]
+    assert page["message"].split("$", 1)[1] == cli["message"].split("$", 1)[1], (page, cli)

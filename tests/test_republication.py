@@ -12,7 +12,7 @@ import stat
 import numpy as np
 import pytest
 
-from conftest import resign_statement
+from conftest import resign_statement, ward_folder
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
 from verifier.releases.verification import MANIFEST
@@ -22,12 +22,7 @@ DISEASES = ["HIV", "cancer", "flu", "none"]
 
 @pytest.fixture()
 def ward(tmp_path):
-    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
-        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
-        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
-        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": DISEASES}]}))
-    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
-    return tmp_path
+    return ward_folder(tmp_path, DISEASES)
 
 
 def _external(folder, name: str, original: str, published: str, *more: str, code: int = 0) -> int:

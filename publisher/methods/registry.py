@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 from publisher.methods.additive_noise import AdditiveNoise
 from publisher.methods.base import Method, fail
+from publisher.methods.m_invariant import MInvariant
 from publisher.methods.microaggregation import Microaggregation
 from publisher.methods.names import NUMERIC_METHODS
 from publisher.methods.multi_sensitive import MultiSensitiveGeneralization
@@ -21,7 +22,7 @@ __all__ = ["METHODS", "NUMERIC_METHODS", "known_methods", "make_method"]
 METHODS: dict[str, type[Method]] = {
     cls.name: cls
     for cls in (AdditiveNoise, RankSwapping, Microaggregation, ReverseMapping, RandomizedResponse,
-                RandomAttributeReplacement, SDKAnonymity, MultiSensitiveGeneralization)
+                RandomAttributeReplacement, SDKAnonymity, MultiSensitiveGeneralization, MInvariant)
 }
 
 

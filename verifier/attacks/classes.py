@@ -274,11 +274,14 @@ def _group_risk(cells: Sequence[Cell], members: list[np.ndarray]) -> tuple[float
     return top, own, distinct or 0, certain
 
 
-def group_claims(published: PublishedCells) -> dict[str, Any]:
-    """``k``, ``classes`` and per sensitive attribute the group risk ``max``, ``mean`` and ``distinct_l``."""
+def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = None) -> dict[str, Any]:
+    """``k``, ``classes`` and per sensitive attribute the group risk ``max``, ``mean`` and ``distinct_l``.
+    ``counterfeits``: each class's counterfeit records (:mod:`verifier.attacks.counterfeits`), which ``k`` does not
+    count; the risks count every row, as an intruder cannot tell a counterfeit from a real record."""
     labels = published.class_labels()
     n = published.n_records
     sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
+    people = sizes if counterfeits is None else sizes - counterfeits
     members = None
     risks: dict[str, Any] = {}
     for s in published.sensitive:
@@ -291,7 +294,7 @@ def group_claims(published: PublishedCells) -> dict[str, Any]:
             top, own, distinct, certain = _group_risk(published.cells[s.name], members)
         risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct,
                          "certain_share": certain / n if n else 0.0}
-    return {"n_records": n, "k": int(sizes.min()) if sizes.size else 0, "classes": int(sizes.size),
+    return {"n_records": n, "k": int(people.min()) if people.size else 0, "classes": int(sizes.size),
             "attribute_disclosure": risks}
 
 

@@ -235,7 +235,8 @@ def information_loss(qi, sens, original, cells, sizes: np.ndarray, n: int) -> di
         extent = _per_cell(lambda c, col=col, numeric=numeric, domain=domain: _extent(c, col, numeric, domain))
         extents[a.name] = [extent(c) for c in cells[a.name]]
     qi_cells = [e for a in qi for e in extents[a.name]]
-    suppressed = sum(all(extents[a.name][t] == "root" for a in qi) for t in range(n)) if qi else 0
+    rows = len(cells[qi[0].name]) if qi else 0  # every published row (an m-invariant release's counterfeits too)
+    suppressed = sum(all(extents[a.name][t] == "root" for a in qi) for t in range(rows))
     return {
         "average_class_size": float(n / sizes.size) if sizes.size else 0.0,
         "exact_cell_share": qi_cells.count("exact") / len(qi_cells) if qi_cells else 1.0,

@@ -102,7 +102,7 @@
   async function counted_rows(release, predicate) {
     // The release's rows, when they number the claims.n_records the manifest signs (VerifiedRelease._counted).
     const rows = await pp.read_rows(release.data[release.dataName], release.dataName);
-    const counted = pp.rows_problem(rows.length - 1, predicate);
+    const counted = pp.rows_problem(rows.length - 1, predicate) || pp.counterfeit_problem(rows, predicate.schema, predicate.methods);
     if (counted) throw new pp.ReleaseError("MANIFEST_INCOHERENT", "manifest.json", counted);
     return rows;
   }

@@ -5,7 +5,7 @@
   const pp = globalThis.permutedPrivacy;
   const MAX_RELATIVE_SD = 1000;
   const MAX_SAMPLES = 10000000;
-  const MODEL_METHODS = ["sd_k_anonymity", "multi_sensitive_generalization", "randomized_response", "random_attribute_replacement"];
+  const MODEL_METHODS = ["sd_k_anonymity", "multi_sensitive_generalization", "m_invariant", "randomized_response", "random_attribute_replacement"];
   const SLACK = 1e-9;
 
   pp.chain_problem = function chain_problem(methods) {
@@ -48,7 +48,30 @@
     return BigInt(Math.round(x)) <= BigInt(n) ** BigInt(m);
   }
 
-  function claims_problem(claims, m) {
+  pp.released_people = function released_people(predicate) {
+    // The real records: claims.n_records less the counterfeits an m_invariant step added (coherence.py's twin).
+    const fakes = predicate.methods.filter((s) => s.method === "m_invariant").reduce((a, s) => a + s.parameters.counterfeit_records, 0);
+    return predicate.claims.n_records - fakes;
+  };
+
+  function counterfeits_problem(predicate) {
+    // What no m-invariant run publishes as its counterfeit counts (coherence.py's _counterfeits_problem).
+    const qi = predicate.schema.attributes.filter((a) => a.role === "quasi_identifier").map((a) => a.name).sort();
+    for (const [i, step] of predicate.methods.entries()) {
+      if (step.method !== "m_invariant") continue;
+      const where = `$.predicate.methods[${i}].parameters`, params = step.parameters;
+      for (const [j, entry] of params.counterfeits.entries()) {
+        const names = Object.keys(entry.cells).sort();
+        if (names.length !== qi.length || names.some((n, t) => n !== qi[t])) return `${where}.counterfeits[${j}].cells: a group is named by its quasi-identifiers' cells, each once`;
+      }
+      if (params.counterfeits.reduce((a, e) => a + e.count, 0) !== params.counterfeit_records) return `${where}.counterfeit_records: ${params.counterfeit_records} is not the sum of the groups' counts`;
+      if (params.counterfeit_records >= predicate.claims.n_records) return `${where}.counterfeit_records: a release of counterfeits alone holds nobody`;
+    }
+    return null;
+  }
+
+  function claims_problem(predicate, m) {
+    const claims = predicate.claims;
     const n = claims.n_records;
     const p = claims.permuted_privacy;
     if (p && p.distance > n - 1) return `$.predicate.claims.permuted_privacy.distance: ${p.distance} is above n - 1 = ${n - 1}`;
@@ -62,7 +85,7 @@
       }
     }
     const l = claims.policy_levels;
-    if (l && (l.exposed + l.at_risk + l.protected !== l.checked || l.checked > l.records || l.records !== n)) {
+    if (l && (l.exposed + l.at_risk + l.protected !== l.checked || l.checked > l.records || l.records !== pp.released_people(predicate))) {
       return "$.predicate.claims.policy_levels: exposed, at risk and protected add up to the records checked, at most the records released";
     }
     return null;
@@ -123,8 +146,8 @@
       const problem = parameter_problem(i, step, predicate.claims.n_records);
       if (problem) return problem;
     }
-    const problem = claims_problem(predicate.claims, names.length)
-      || (predicate.claims.composition ? pp.composition_problem(predicate.claims.composition, predicate.claims.n_records, predicate) : null);
+    const problem = counterfeits_problem(predicate) || claims_problem(predicate, names.length)
+      || (predicate.claims.composition ? pp.composition_problem(predicate.claims.composition, pp.released_people(predicate), predicate) : null);
     if (problem) return problem;
     for (const [i, name] of (predicate.dropped_identifiers || []).entries()) {
       if (names.includes(name)) return `$.predicate.dropped_identifiers[${i}]: '${pp.literal(name)}' is dropped, yet it is a released column`;

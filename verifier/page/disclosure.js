@@ -4,7 +4,7 @@
 
 (function () {
   const pp = globalThis.permutedPrivacy;
-  const GENERALIZING = ["sd_k_anonymity", "multi_sensitive_generalization"];
+  const GENERALIZING = ["sd_k_anonymity", "multi_sensitive_generalization", "m_invariant"];
 
   pp.family_of = function family_of(methods) {
     const names = methods.map((m) => m && m.method);

@@ -98,6 +98,58 @@
     return out;
   };
 
+  pp.counterfeit_entries = function counterfeit_entries(methods, names) {
+    // Each group's published counterfeit count by its quasi-identifier cells (counterfeits.py's twin).
+    const out = new Map();
+    for (const step of methods) {
+      if (step.method !== "m_invariant") continue;
+      for (const entry of step.parameters.counterfeits || []) {
+        const key = JSON.stringify(names.map((n) => String(entry.cells[n]).trim()));
+        out.set(key, (out.get(key) || 0) + entry.count);
+      }
+    }
+    return out;
+  };
+
+  const qi_keys = (rows, schema, members) => {
+    const header = rows[0];
+    const at = schema.attributes.filter((a) => a.role === "quasi_identifier").map((a) => header.indexOf(a.name));
+    return members.map((i) => JSON.stringify(at.map((j) => rows[i + 1][j].trim())));
+  };
+
+  pp.counterfeits_among = function counterfeits_among(rows, schema, members, methods) {
+    // How many of the released rows `members` (indices from 0) the release says are counterfeit.
+    const names = schema.attributes.filter((a) => a.role === "quasi_identifier").map((a) => a.name);
+    const entries = pp.counterfeit_entries(methods, names);
+    if (!entries.size) return 0;
+    let total = 0;
+    for (const key of new Set(qi_keys(rows, schema, members))) total += entries.get(key) || 0;
+    return total;
+  };
+
+  pp.counterfeit_problem = function counterfeit_problem(rows, schema, methods) {
+    // Why the published counterfeit counts cannot be the release's (counterfeits.py's twin), or null.
+    const names = schema.attributes.filter((a) => a.role === "quasi_identifier").map((a) => a.name);
+    const entries = pp.counterfeit_entries(methods, names);
+    if (!entries.size) return null;
+    const held = new Map();
+    for (const key of qi_keys(rows, schema, rows.slice(1).map((_, i) => i))) held.set(key, (held.get(key) || 0) + 1);
+    const where = methods.findIndex((s) => s.method === "m_invariant");
+    let j = 0;
+    for (const [key, count] of entries) {
+      if (count >= (held.get(key) || 0)) return `$.predicate.methods[${where}].parameters.counterfeits[${j}]: ${count} counterfeit records in a group of ${held.get(key) || 0} released rows; every group holds at least one real record`;
+      j += 1;
+    }
+    return null;
+  };
+
+  pp.class_line = function class_line(rows, counterfeits) {
+    // Her anonymity set in words (group_check.py's class_line).
+    if (!counterfeits) return `${pp.plural(rows, "released record")} ${rows === 1 ? "is" : "are"} consistent with your quasi-identifiers: an attacker who knows them cannot tell which one is yours.`;
+    const people = rows - counterfeits;
+    return `${pp.plural(rows, "released record")} are consistent with your quasi-identifiers, ${pp.plural(counterfeits, "counterfeit record")} among them that the publisher added and counted (m-invariance), so ${pp.plural(people, "person", "people")} ${people === 1 ? "is" : "are"} behind them: an attacker who knows your quasi-identifiers cannot tell which record is yours, nor which are counterfeit.`;
+  };
+
   pp.suppression_line = function suppression_line(rows, suppressed) {
     // What suppression means for her (group_check.py's suppression_line): both lists are rows numbered from 1.
     if (!suppressed.length) return null;
@@ -139,6 +191,8 @@
   pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy, unwitnessed = pp.NO_PROOF) {
     // verifier check --json for a generalized release: her group, her risks with their base rates, her verdict.
     const found = pp.subject_class(rows, predicate.schema, mine, hierarchies);
+    const counterfeits = pp.counterfeits_among(rows, predicate.schema, found.rows.map((r) => r - 1), predicate.methods);
+    found.class_size -= counterfeits; // her anonymity set is the real people among her candidates
     const k = Number.isInteger((predicate.claims || {}).k) ? predicate.claims.k : null;
     const holds = k === null ? null : found.class_size >= k;
     const disclosure = {};
@@ -146,12 +200,12 @@
     const broken = pp.group_broken(found.class_size, k, disclosure, predicate.claims);
     const figures = pp.group_figures(disclosure, found.class_size, broken, predicate, unwitnessed);
     const details = [pp.claims_line(broken, k !== null)];
-    if (found.class_size) details.push(`${pp.plural(found.class_size, "released record")} ${found.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers: an attacker who knows them cannot tell which one is yours.`);
+    if (found.class_size) details.push(pp.class_line(found.rows.length, counterfeits));
     const said = pp.suppression_line(found.rows, pp.suppressed_rows(rows, predicate.schema));
     if (said) details.push(said);
     for (const [name, r] of Object.entries(disclosure)) details.push(pp.disclosure_line(name, r, "among the released records whose published values contain yours"));
     details.push(NO_RANKS);
-    return { ...base, model: "generalized", class_size: found.class_size, class_rows: found.rows, claimed: { k },
+    return { ...base, model: "generalized", class_size: found.class_size, class_rows: found.rows, counterfeits, claimed: { k },
       claim_holds: holds, attribute_disclosure: disclosure, distance: null, matches: null, p_value: null,
       not_applicable: { permutation_distance: NO_RANKS, random_match_test: NO_RANKS },
       verdict: pp.policy_verdict(policy, figures, details) };

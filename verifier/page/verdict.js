@@ -56,8 +56,8 @@
     return trimmed(pp.fixed(x, Math.max(0, 3 - Math.floor(Math.log10(Math.abs(x))))));
   };
 
-  pp.plural = function plural(n, noun) {
-    return `${n} ${n === 1 ? noun : noun + "s"}`;
+  pp.plural = function plural(n, noun, pluralForm = null) {
+    return `${n} ${n === 1 ? noun : pluralForm || noun + "s"}`;
   };
 
   pp.literal = function literal(text) {

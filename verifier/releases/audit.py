@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from verifier.attacks.assessment import Searches, assess, smallest_class
+from verifier.attacks.counterfeits import COUNTERFEITING
 from verifier.attacks.reidentification import table_risk
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.link_rows import link_columns
@@ -43,7 +44,7 @@ from verifier.core.record_rows import distance_columns
 from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
 from verifier.releases.external_step import external_checks, not_replayable
-from verifier.releases.family import EXTERNAL, derived_parameters
+from verifier.releases.family import EXTERNAL, derived_parameters, step_parameters
 from verifier.releases.composition import composition_claim
 from verifier.releases.links import Links
 from verifier.releases.levels import record_levels
@@ -384,6 +385,13 @@ def _audit_generalized(ledger: _Ledger, original: Table | None, original_weights
         ledger.skip("risk_original", NEEDS_ORIGINAL)
         return ledger.result(False, figures)
     _risk_original(ledger, original, published.schema, original_weights)
+    fakes = step_parameters(release.methods, COUNTERFEITING)
+    if fakes is not None:  # the rows that are nobody: every released row the original does not hold
+        ledger.checks.append(ClaimCheck("m_invariant.counterfeit_records", fakes["counterfeit_records"],
+                                        published.n_records - original.n_records,
+                                        fakes["counterfeit_records"] == published.n_records - original.n_records,
+                                        "" if fakes["counterfeit_records"] == published.n_records - original.n_records
+                                        else "the released rows less the original's records"))
     frame = original.to_frame()
     assessed = assess_generalized({n: frame[n].tolist() for n in published.schema.names},
                                   {n: published.text[n] for n in published.schema.names}, published.schema,

@@ -26,7 +26,10 @@ What cannot be:
   random-match test over none or more than n^m records, a Monte Carlo one over none
   or more than :data:`MAX_SAMPLES`; level counts that do not add up;
 - a dropped identifier, or a weight column, that is a released column;
-- claims that miss the manifest's own targets (no original is needed to see it).
+- claims that miss the manifest's own targets (no original is needed to see it);
+- an ``m_invariant`` step whose counterfeit counts do not add up to its ``counterfeit_records``, leave no real
+  record, or name a group by other cells than the quasi-identifiers; the records checked for the policy levels
+  are the real ones, the released rows less the counterfeits (:func:`released_people`).
 
 The number of released rows against ``claims.n_records`` is checked where the
 data is parsed (:func:`rows_problem`).
@@ -43,7 +46,7 @@ from verifier.releases.targets import joint_misses, target_misses
 from verifier.text import literal
 
 __all__ = ["MAX_RELATIVE_SD", "MAX_SAMPLES", "MODEL_METHODS", "chain_problem", "coherence_problem", "rows_problem",
-           "step_problem"]
+           "step_problem", "released_people"]
 
 #: noise with a standard deviation more than this many times the column's publishes noise, not data
 MAX_RELATIVE_SD = 1000.0
@@ -101,6 +104,32 @@ def step_problem(step: dict[str, Any], n: int | None) -> tuple[str, str] | None:
     return None
 
 
+def released_people(predicate: dict[str, Any]) -> int:
+    """The real records of a release: ``claims.n_records`` less the counterfeit records an ``m_invariant`` step
+    added (:mod:`verifier.attacks.counterfeits`)."""
+    fakes = sum(step["parameters"]["counterfeit_records"] for step in predicate["methods"]
+                if step["method"] == "m_invariant")
+    return predicate["claims"]["n_records"] - fakes
+
+
+def _counterfeits_problem(predicate: dict[str, Any]) -> str | None:
+    """What no m-invariant run publishes as its counterfeit counts."""
+    qi = sorted(a["name"] for a in predicate["schema"]["attributes"] if a["role"] == "quasi_identifier")
+    for i, step in enumerate(predicate["methods"]):
+        if step["method"] != "m_invariant":
+            continue
+        where, params = f"$.predicate.methods[{i}].parameters", step["parameters"]
+        entries = params["counterfeits"]
+        for j, entry in enumerate(entries):
+            if sorted(entry["cells"]) != qi:
+                return f"{where}.counterfeits[{j}].cells: a group is named by its quasi-identifiers' cells, each once"
+        if sum(entry["count"] for entry in entries) != params["counterfeit_records"]:
+            return f"{where}.counterfeit_records: {params['counterfeit_records']} is not the sum of the groups' counts"
+        if params["counterfeit_records"] >= predicate["claims"]["n_records"]:
+            return f"{where}.counterfeit_records: a release of counterfeits alone holds nobody"
+    return None
+
+
 def _at_most_power(x: int, n: int, m: int) -> bool:
     """``x <= n^m`` without computing a power of millions of digits (a hostile manifest's n and m)."""
     if n <= 1 or m == 0:
@@ -127,11 +156,12 @@ def _claims_problem(predicate: dict[str, Any], names: list[str]) -> str | None:
     levels = claims.get("policy_levels")
     if levels is not None:
         total = levels["exposed"] + levels["at_risk"] + levels["protected"]
-        if total != levels["checked"] or levels["checked"] > levels["records"] or levels["records"] != n:
+        if total != levels["checked"] or levels["checked"] > levels["records"] \
+                or levels["records"] != released_people(predicate):
             return ("$.predicate.claims.policy_levels: exposed, at risk and protected add up to the records checked, "
                     "at most the records released")
     together = claims.get("composition")
-    return None if together is None else composition_problem(together, n, predicate)
+    return None if together is None else composition_problem(together, released_people(predicate), predicate)
 
 
 def composition_problem(together: dict[str, Any], n: int, predicate: dict[str, Any]) -> str | None:
@@ -175,7 +205,7 @@ def coherence_problem(predicate: dict[str, Any]) -> str | None:
         step_wrong = step_problem(step, n)
         if step_wrong:
             return f"$.predicate.methods[{i}].parameters.{step_wrong[0]}: {step_wrong[1]}"
-    problem = _claims_problem(predicate, names)
+    problem = _counterfeits_problem(predicate) or _claims_problem(predicate, names)
     if problem:
         return problem
     for i, name in enumerate(predicate.get("dropped_identifiers") or ()):

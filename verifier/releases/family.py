@@ -7,7 +7,9 @@ model of the methods that made it, read from the signed ``methods`` list:
 family                      methods                             attribute disclosure
 ==========================  ==================================  ===============================
 ``generalized``             sd_k_anonymity,                     group-based, from the published
-                            multi_sensitive_generalization      equivalence classes
+                            multi_sensitive_generalization,     equivalence classes (an m_invariant
+                            m_invariant                         release's counterfeits subtracted
+                                                                from their sizes)
 ``randomized_response``     randomized_response                 paper 000's closed form from the
                                                                 published keep probabilities
 ``random_replacement``      random_attribute_replacement        the posterior under paper 004's
@@ -33,7 +35,8 @@ __all__ = ["EXTERNAL", "GENERALIZING", "FAMILIES", "DERIVED_PARAMETERS", "derive
 
 #: method name -> the roles whose columns it publishes as generalized cells
 GENERALIZING = {"sd_k_anonymity": ("quasi_identifier",),
-                "multi_sensitive_generalization": ("quasi_identifier", "sensitive")}
+                "multi_sensitive_generalization": ("quasi_identifier", "sensitive"),
+                "m_invariant": ("quasi_identifier",)}
 #: the step of a release another tool made; its ``model`` parameter names its family
 EXTERNAL = "external"
 #: the roles an external step's generalized cells may be in (a tool suppresses and recodes either)

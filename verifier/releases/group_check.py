@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from verifier.attacks.classes import subject_class
+from verifier.attacks.counterfeits import counterfeits_among
 from verifier.attacks.suppression import suppressed_rows
 from verifier.releases.facts import MODEL_WORDS, release_facts
 from verifier.releases.family import NO_RANKS
@@ -28,7 +29,7 @@ from verifier.releases.verdict import (NO_PROOF, HerFigures, Verdict, claims_lin
                                       policy_verdict, target_breaches)
 from verifier.text import figure, markdown, plural
 
-__all__ = ["GroupCheck", "check_group", "suppression_line"]
+__all__ = ["GroupCheck", "check_group", "class_line", "suppression_line"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -51,6 +52,11 @@ class GroupCheck:
     @property
     def class_size(self) -> int:
         return int(self.found["class_size"])
+
+    @property
+    def counterfeits(self) -> int:
+        """How many of her candidates the release says are counterfeit (an m-invariant release's; else 0)."""
+        return int(self.found.get("counterfeits", 0))
 
     @property
     def rows(self) -> list[int]:
@@ -92,8 +98,7 @@ class GroupCheck:
         """Her level and headline under the verdict policy, every finding, and the sentences of her report."""
         details = [claims_line(self.broken_claims(), claimed=self.claimed_k is not None)]
         if self.class_size:
-            details.append(f"{plural(self.class_size, 'released record')} {'is' if self.class_size == 1 else 'are'} consistent with your "
-                           "quasi-identifiers: an attacker who knows them cannot tell which one is yours.")
+            details.append(class_line(len(self.rows), self.counterfeits))
         said = suppression_line(self.rows, (np.flatnonzero(suppressed_rows(self.prepared.published)) + 1).tolist())
         details += [said] if said else []
         details += [disclosure_line(name, r, MODEL_WORDS["group"]) for name, r in self.disclosure.items()]
@@ -107,7 +112,7 @@ class GroupCheck:
         return {
             "verified": True, "release": release.path, "fingerprint": release.key.fingerprint, "dataset_id": release.dataset_id,
             "release_version": release.release_version, "attributes": self.names, "model": "generalized",
-            "class_size": self.class_size, "class_rows": self.rows,
+            "class_size": self.class_size, "class_rows": self.rows, "counterfeits": self.counterfeits,
             "claimed": {"k": self.claimed_k}, "claim_holds": self.claim_holds(),
             "attribute_disclosure": self.disclosure,
             "formula_like_cells": self.prepared.formula_cells.count,
@@ -137,6 +142,19 @@ class GroupCheck:
         return "\n".join(lines) + "\n"
 
 
+def class_line(rows: int, counterfeits: int) -> str:
+    """Her anonymity set in words: the released records consistent with her, less the counterfeits among them."""
+    if not counterfeits:
+        return (f"{plural(rows, 'released record')} {'is' if rows == 1 else 'are'} consistent with your "
+                "quasi-identifiers: an attacker who knows them cannot tell which one is yours.")
+    people = rows - counterfeits
+    return (f"{plural(rows, 'released record')} are consistent with your quasi-identifiers, "
+            f"{plural(counterfeits, 'counterfeit record')} among them that the publisher added and counted "
+            f"(m-invariance), so {plural(people, 'person', plural_form='people')} {'is' if people == 1 else 'are'} "
+            "behind them: an attacker who knows your quasi-identifiers cannot tell which record is yours, nor which "
+            "are counterfeit.")
+
+
 def suppression_line(rows: list[int], suppressed: list[int]) -> str | None:
     """What suppression means for her, when the release has suppressed records (``*`` in every quasi-identifier;
     both lists are released rows numbered from 1): a suppressed record is consistent with everyone, so it is
@@ -160,6 +178,9 @@ def check_group(prepared: Any, record: np.ndarray) -> GroupCheck:
     """Her class in a generalized release and her risks in it."""
     record = np.asarray(record, dtype=np.float64)
     found = subject_class(prepared.published, record)
+    found["counterfeits"] = counterfeits_among(prepared.published, [r - 1 for r in found["rows"]],
+                                               prepared.release.methods)
+    found["class_size"] -= found["counterfeits"]  # her anonymity set is the real people among her candidates
     found["attribute_disclosure"] = {name: with_base_rate(entry, entry["prior"])
                                      for name, entry in found["attribute_disclosure"].items()}
     return GroupCheck(prepared, record, found)

@@ -18,6 +18,7 @@ import numpy as np
 
 from verifier.attacks.reidentification import class_population, class_sizes, reidentification_risk
 from verifier.attacks.classes import PublishedCells, group_claims, leaf_confidence
+from verifier.attacks.counterfeits import class_counterfeits
 from verifier.attacks.models import replacement_release_claims, rr_claims
 from verifier.attacks.suppression import suppression_claims
 from verifier.data.schema import Schema
@@ -51,10 +52,11 @@ def diversity_claims(published: PublishedCells, alpha: float | None) -> dict[str
 def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]],
                          weights: np.ndarray | None = None) -> dict[str, Any]:
     """The claims of a generalized release, every one computable from the release and its ``weights`` alone."""
-    claims = group_claims(published)
     labels = published.class_labels()
-    claims["reidentification"] = reidentification_risk(
-        class_sizes(labels), None if weights is None else class_population(labels, weights))
+    fakes = class_counterfeits(published, labels, methods)
+    claims = group_claims(published, fakes)
+    claims["reidentification"] = reidentification_risk(  # each class's real people (its counterfeits are nobody)
+        class_sizes(labels) - fakes[labels], None if weights is None else class_population(labels, weights))
     msg = step_parameters(methods, "multi_sensitive_generalization")
     if msg is not None or len(published.sensitive) > 1:
         alpha = (msg or {}).get("alpha_sa")  # only a method that sets alpha has it as a target

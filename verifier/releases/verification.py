@@ -322,6 +322,7 @@ class VerifiedRelease:
     def published(self):
         """A generalized release's cells, parsed from the verified bytes (``verifier.attacks.classes``)."""
         from verifier.attacks.classes import read_published
+        from verifier.attacks.counterfeits import counterfeit_problem
         from verifier.data.tables import read_text_cells
 
         shown = f"{self.path}/{self.data_name}"
@@ -330,7 +331,11 @@ class VerifiedRelease:
         header, columns, typed = read_text_cells(shown, self.data)
         published = read_published(self.schema(), header, columns, typed=typed, hierarchies=self.hierarchies,
                                    path=shown)
-        return self._counted(published, published.n_records)
+        self._counted(published, published.n_records)
+        problem = counterfeit_problem(published, self.methods)
+        if problem:
+            raise _fail(f"{self.path}/{MANIFEST}", "MANIFEST_INCOHERENT", problem)
+        return published
 
     def schema(self):
         from verifier.data.schema import Schema

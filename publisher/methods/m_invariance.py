@@ -1,0 +1,211 @@
+"""m-invariance (Xiao and Tao, "m-Invariance: Towards Privacy Preserving Re-publication of Dynamic Datasets",
+SIGMOD 2007): the groups of a re-publication, with the counterfeit records it needs (issue 40, item 2).
+
+A generalized table is *m-unique* when every group holds at least m records, all with distinct sensitive values;
+a group's *signature* is the set of its sensitive values. A sequence of releases is *m-invariant* when each is
+m-unique and every person published again is in a group of the same signature as before: an intruder who
+intersects her candidate values across the releases is left with her whole signature, never fewer values.
+
+Given each person's signature in the earlier release (``None`` for a person not released before),
+:func:`m_invariant_groups` follows the paper's four phases:
+
+1. **Division.** People released before go into the *bucket* of their signature.
+2. **Balancing.** A bucket must hold every value of its signature equally often (``c`` times, the count of its
+   most frequent value). A value short of ``c`` takes new people with that value, and where there are not enough,
+   *counterfeit records*: rows of that value that are nobody.
+3. **Assignment.** The new people left form buckets of m distinct values, one record of each value per round,
+   always taking the m values with the most people left (as Anatomy does), so the counts stay even; among values
+   left equally often, those with a record nearest the round's first in the quasi-identifiers' order. The people
+   of the last fewer than m values each join the nearest group of new people alone that lacks their value (as
+   Anatomy places its residue); those no such group takes form one last bucket of their values and the table's
+   most frequent others, filled with counterfeits.
+4. **Decomposition.** A bucket of ``c`` records per value is cut into ``c`` groups of one record per value.
+   Each value's records are in the order of their quasi-identifiers, and a value with fewer real records than
+   ``c`` spreads them evenly over the groups, so that the records of a group lie close together.
+
+Every group holds at least one real person (the bucket's most frequent value fills every group). The paper
+publishes how many counterfeits each group holds; :mod:`publisher.methods.m_invariant` generalizes the groups and
+publishes those counts in the signed manifest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Hashable, Sequence
+
+import numpy as np
+
+from publisher.methods.base import fail
+
+__all__ = ["Group", "m_invariant_groups", "check_signatures"]
+
+
+@dataclass(frozen=True)
+class Group:
+    """One group: its real people (row indices, in their quasi-identifiers' order) and the sensitive values of its
+    counterfeit records; its signature is the set of both."""
+
+    members: tuple[int, ...]
+    counterfeits: tuple[Hashable, ...]
+
+
+def check_signatures(values: Sequence[Hashable], signatures: Sequence[frozenset | None], m: int) -> None:
+    """Refused (``M_INVARIANCE_IMPOSSIBLE``) when a person released before cannot keep her signature: her value is
+    not in it (her sensitive value changed), or it holds fewer than m values (the earlier release was not
+    m-unique). The rows are named, never the values."""
+    changed = [i + 1 for i, (v, s) in enumerate(zip(values, signatures)) if s is not None and v not in s]
+    if changed:
+        raise fail(f"m_invariant: the sensitive value of the record in row {_rows(changed)} is not among those of "
+                   "the group the earlier release put that person in, so no group can keep its signature; "
+                   "m-invariance re-publishes people whose sensitive value stays the same",
+                   "M_INVARIANCE_IMPOSSIBLE")
+    small = [i + 1 for i, s in enumerate(signatures) if s is not None and len(s) < m]
+    if small:
+        raise fail(f"m_invariant: the earlier release puts the person of row {_rows(small)} in a group of fewer than "
+                   f"m = {m} distinct sensitive values, and keeping that group's signature keeps it below m; "
+                   "choose an m the earlier release meets", "M_INVARIANCE_IMPOSSIBLE")
+
+
+def _rows(rows: list[int]) -> str:
+    shown = ", ".join(map(str, rows[:5]))
+    return shown + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+
+
+def m_invariant_groups(values: Sequence[Hashable], signatures: Sequence[frozenset | None], order: Sequence[int],
+                       m: int, domain: Sequence[Hashable]) -> list[Group]:
+    """The groups of an m-invariant re-publication (the module's four phases).
+
+    ``values[i]`` is row ``i``'s sensitive value, ``signatures[i]`` its signature in the earlier release or None,
+    ``order[i]`` its position in the order of the quasi-identifiers (rows close in it are close in them), and
+    ``domain`` the sensitive attribute's values, most frequent first, from which a last bucket borrows values."""
+    check_signatures(values, signatures, m)
+    if len(set(domain)) < m:
+        raise fail(f"m_invariant: the sensitive attribute has {len(set(domain))} values, and m = {m} needs "
+                   "groups of m distinct values", "M_INVARIANCE_IMPOSSIBLE")
+    rank = np.asarray(order, dtype=np.int64)
+    buckets, pool = _divide(values, signatures, rank)
+    returning = set(buckets)
+    fakes = _balance(buckets, pool, rank)
+    left = _assign(pool, buckets, m, rank)
+    groups: list[Group] = []
+    fresh: list[bool] = []  # groups of new people alone, which a person left over may join
+    for s in sorted(buckets, key=_signature_key):
+        made = _decompose(buckets[s], fakes.get(s, {}), rank)
+        groups += made
+        fresh += [s not in returning] * len(made)
+    left = _join_residue(groups, fresh, left, values, rank)
+    if not left:
+        return groups
+    others = [v for v in dict.fromkeys(domain) if v not in left][:m - len(left)]
+    last = {v: left.get(v, []) for v in [*left, *others]}
+    c = max(len(rows) for rows in last.values())
+    return groups + _decompose(last, {v: c - len(rows) for v, rows in last.items() if c > len(rows)}, rank)
+
+
+def _divide(values: Sequence[Hashable], signatures: Sequence[frozenset | None],
+            rank: np.ndarray) -> tuple[dict[frozenset, dict[Hashable, list[int]]], dict[Hashable, list[int]]]:
+    """Division: the people released before in the bucket of their signature; the new ones in a pool by value,
+    each value's in the quasi-identifiers' order."""
+    buckets: dict[frozenset, dict[Hashable, list[int]]] = {}
+    pool: dict[Hashable, list[int]] = {}
+    for i, (v, s) in enumerate(zip(values, signatures)):
+        if s is None:
+            pool.setdefault(v, []).append(i)
+        else:
+            buckets.setdefault(frozenset(s), {u: [] for u in s})[v].append(i)
+    return buckets, {v: sorted(rows, key=lambda i: rank[i]) for v, rows in pool.items()}
+
+
+def _balance(buckets: dict, pool: dict[Hashable, list[int]], rank: np.ndarray) -> dict[frozenset, dict[Hashable, int]]:
+    """Balancing: each value of a bucket's signature brought to the count of its most frequent one with new people
+    of that value (nearest the bucket first), else counterfeits; returns each bucket's counterfeits by value."""
+    fakes: dict[frozenset, dict[Hashable, int]] = {}
+    for s in sorted(buckets, key=_signature_key):
+        bucket, c = buckets[s], max(len(rows) for rows in buckets[s].values())
+        for v in sorted(s, key=str):
+            short = c - len(bucket[v])
+            if short > 0:
+                bucket[v] += _nearest(pool.get(v, []), short, bucket, rank)
+                if c > len(bucket[v]):
+                    fakes.setdefault(s, {})[v] = c - len(bucket[v])
+    return fakes
+
+
+def _join_residue(groups: list[Group], fresh: list[bool], left: dict[Hashable, list[int]],
+                  values: Sequence[Hashable], rank: np.ndarray) -> dict[Hashable, list[int]]:
+    """The new people left over (fewer than m values) joined to the nearest group of new people alone whose values
+    do not hold theirs (as Anatomy places its residue): the group stays of distinct values, one more of them. Returns
+    those no such group takes."""
+    out: dict[Hashable, list[int]] = {}
+    centres = np.array([float(np.median(rank[list(g.members)])) for g in groups]) if groups else np.zeros(0)
+    for v in sorted(left, key=str):
+        for i in left[v]:
+            open_ = [g for g in range(len(groups)) if fresh[g] and v not in {values[t] for t in groups[g].members}]
+            if not open_:
+                out.setdefault(v, []).append(i)
+                continue
+            g = min(open_, key=lambda g: (abs(centres[g] - rank[i]), g))
+            groups[g] = Group(tuple(sorted([*groups[g].members, i], key=lambda t: rank[t])), groups[g].counterfeits)
+    return out
+
+
+def _signature_key(s: frozenset) -> tuple:
+    return tuple(sorted(map(str, s)))
+
+
+def _nearest(candidates: list[int], count: int, bucket: dict[Hashable, list[int]], rank: np.ndarray) -> list[int]:
+    """Up to ``count`` of ``candidates`` (removed from it) closest in the quasi-identifiers' order to the bucket's
+    median record."""
+    if not candidates or count <= 0:
+        return []
+    held = [i for rows in bucket.values() for i in rows]
+    centre = float(np.median(rank[held])) if held else 0.0
+    chosen = sorted(sorted(candidates, key=lambda i: (abs(rank[i] - centre), rank[i]))[:count], key=lambda i: rank[i])
+    taken = set(chosen)
+    candidates[:] = [i for i in candidates if i not in taken]
+    return chosen
+
+
+def _nearest_at(rows: list[int], anchor: int, rank: np.ndarray) -> int:
+    """The position in ``rows`` (in the quasi-identifiers' order) of the record nearest to ``anchor``."""
+    at = int(np.searchsorted(rank[rows], anchor))
+    if at == len(rows) or (at > 0 and anchor - rank[rows[at - 1]] <= rank[rows[at]] - anchor):
+        return at - 1
+    return at
+
+
+def _assign(pool: dict[Hashable, list[int]], buckets: dict, m: int, rank: np.ndarray) -> dict[Hashable, list[int]]:
+    """Assignment: the new people left, in buckets of m distinct values (one record of each per round, the m values
+    with the most people left, ties going to the values with a record nearest the round's first; a round joins a
+    bucket of the same signature, which stays balanced). Returns those of the last fewer than m values."""
+    left = {v: list(rows) for v, rows in pool.items() if rows}
+    while len(left) >= m:
+        most = max(len(rows) for rows in left.values())
+        anchor = min(int(rank[rows[0]]) for rows in left.values() if len(rows) == most)
+        nearest = {v: _nearest_at(rows, anchor, rank) for v, rows in left.items()}
+        top = sorted(left, key=lambda v: (-len(left[v]), abs(int(rank[left[v][nearest[v]]]) - anchor), str(v)))[:m]
+        s = frozenset(top)
+        bucket = buckets.setdefault(s, {u: [] for u in s})
+        for v in top:
+            bucket[v].append(left[v].pop(nearest[v]))
+            if not left[v]:
+                del left[v]
+    return left
+
+
+def _decompose(bucket: dict[Hashable, list[int]], fakes: dict[Hashable, int], rank: np.ndarray) -> list[Group]:
+    """A balanced bucket cut into groups of one record per value: each value's real records spread evenly over the
+    groups in the quasi-identifiers' order, its counterfeits in the groups left."""
+    c = max(len(rows) + fakes.get(v, 0) for v, rows in bucket.items())
+    slots: list[list[int]] = [[] for _ in range(c)]
+    fake_slots: list[list[Hashable]] = [[] for _ in range(c)]
+    for v in sorted(bucket, key=str):
+        rows = sorted(bucket[v], key=lambda i: rank[i])
+        where = (np.floor((np.arange(len(rows)) + 0.5) * c / len(rows)).astype(np.int64) if rows
+                 else np.zeros(0, dtype=np.int64))
+        for g, i in zip(where.tolist(), rows):
+            slots[g].append(i)
+        for g in sorted(set(range(c)) - set(where.tolist())):
+            fake_slots[g].append(v)
+    return [Group(tuple(sorted(members, key=lambda i: rank[i])), tuple(fake))
+            for members, fake in zip(slots, fake_slots)]

@@ -1,0 +1,258 @@
+"""m-invariant re-publication with counterfeit records (Xiao and Tao, SIGMOD 2007; issue 40, item 2): the groups
+the method forms, checked by brute force on random tables; the releases it makes, with their published counterfeit
+counts read by the subject's check, the joint check, the release's claims and the audit; and what is refused."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from conftest import resign_statement, ward_folder
+from publisher.cli import main as publisher
+from publisher.methods.m_invariance import m_invariant_groups
+from verifier.attacks.classes import read_published, subject_class
+from verifier.attacks.counterfeits import counterfeit_problem, counterfeits_among
+from verifier.cli import main as verifier
+from verifier.data.schema import Schema
+from verifier.releases.coherence import coherence_problem
+from verifier.releases.subject import prepare
+from verifier.releases.verification import MANIFEST, load_public_key, verify_release
+
+DISEASES = ["bronchitis", "dyspepsia", "flu", "gastritis"]
+
+
+def _signatures_of(groups, values, n: int) -> list[frozenset | None]:
+    out: list[frozenset | None] = [None] * n
+    for g in groups:
+        s = frozenset([*(values[i] for i in g.members), *g.counterfeits])
+        for i in g.members:
+            out[i] = s
+    return out
+
+
+def _check_groups(groups, values, signatures, m: int) -> None:
+    """Every record in one group; every group at least m distinct values, each once, at least one real record;
+    every person released before in a group of her signature."""
+    seen = sorted(i for g in groups for i in g.members)
+    assert seen == list(range(len(values)))
+    for g in groups:
+        held = [values[i] for i in g.members] + list(g.counterfeits)
+        assert len(held) == len(set(held)) >= m and g.members
+        for i in g.members:
+            assert signatures[i] is None or signatures[i] == frozenset(held)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_group_is_m_unique_and_every_returning_person_keeps_her_signature(seed):
+    """Brute force over random tables of 1 to 60 records, 2 to 6 values (with ties in the quasi-identifiers'
+    order), m from 2 to 4: a first release from nothing, then a second where some leave, some join and the rest
+    return. Counterfeits appear only where the table cannot do without: none in a first release whose pool is
+    m-eligible and holds a multiple of m records with every value equally often."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 5))
+    d = int(rng.integers(m, 7))
+    domain = [f"v{j}" for j in range(d)]
+    n = int(rng.integers(1, 61))
+    values = [domain[j] for j in rng.integers(0, d, n)]
+    order = rng.integers(0, max(1, n // 2), n)  # ties
+    first = m_invariant_groups(values, [None] * n, order, m, domain)
+    _check_groups(first, values, [None] * n, m)
+    signatures = _signatures_of(first, values, n)
+    stay = rng.random(n) < 0.6
+    joined = int(rng.integers(0, 30))
+    new_values = [v for v, s in zip(values, stay) if s] + [domain[j] for j in rng.integers(0, d, joined)]
+    new_signatures = [sig for sig, s in zip(signatures, stay) if s] + [None] * joined
+    second = m_invariant_groups(new_values, new_signatures, rng.permutation(len(new_values)), m, domain)
+    _check_groups(second, new_values, new_signatures, m)
+
+
+def test_a_balanced_first_release_needs_no_counterfeit():
+    values = ["a", "b", "c"] * 4
+    groups = m_invariant_groups(values, [None] * 12, list(range(12)), 3, ["a", "b", "c"])
+    assert len(groups) == 4 and not any(g.counterfeits for g in groups)
+
+
+def test_the_critical_absence_with_a_counterfeit():
+    """Bob (flu) and Alice (dyspepsia) shared a group; Alice left and nobody with dyspepsia joined: Bob's group
+    keeps {flu, dyspepsia} with one counterfeit dyspepsia. Carol (gastritis) joins a group of new people alone."""
+    values = ["flu", "gastritis", "bronchitis", "flu", "gastritis"]
+    signatures = [frozenset({"flu", "dyspepsia"}), None, None, None, None]
+    groups = m_invariant_groups(values, signatures, [0, 1, 2, 3, 4], 2, DISEASES)
+    bob = next(g for g in groups if 0 in g.members)
+    assert bob.members == (0,) and bob.counterfeits == ("dyspepsia",)
+    assert sum(len(g.counterfeits) for g in groups) == 1
+
+
+def test_refusals_name_the_rows_never_the_values():
+    from verifier.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError) as changed:
+        m_invariant_groups(["flu", "HIV"], [frozenset({"flu", "cancer"}), frozenset({"flu", "cancer"})], [0, 1], 2,
+                           ["flu", "HIV", "cancer"])
+    assert changed.value.reason == "M_INVARIANCE_IMPOSSIBLE" and "row 2" in changed.value.message
+    assert "HIV" not in changed.value.message and "cancer" not in changed.value.message
+    with pytest.raises(InvalidInputError) as small:
+        m_invariant_groups(["flu"], [frozenset({"flu"})], [0], 2, ["flu", "HIV"])
+    assert "fewer than m = 2" in small.value.message
+    with pytest.raises(InvalidInputError) as few:
+        m_invariant_groups(["flu"], [None], [0], 3, ["flu", "HIV"])
+    assert "has 2 values" in few.value.message
+
+
+@pytest.fixture()
+def ward(tmp_path):
+    return ward_folder(tmp_path, DISEASES)
+
+
+def _release(folder, name: str, rows: str, *more: str, m: int = 2) -> int:
+    (folder / f"{name}.csv").write_text("pid,age,sex,disease\n" + rows)
+    return publisher(["release", "--input", str(folder / f"{name}.csv"), "--schema", str(folder / "schema.json"),
+                      "--method", "m_invariant", "--param", f"m={m}", "--key", str(folder / "keys" / "private.pem"),
+                      "--dataset-id", "ward", "--release-version", name[-1], "--link-column", "pid",
+                      "--out", str(folder / name), *more])
+
+
+FIRST = "bob,30,M,flu\nalice,31,M,dyspepsia\ndan,55,M,bronchitis\nfay,56,M,gastritis\n"
+SECOND = "bob,30,M,flu\ncarol,33,M,gastritis\ndan,55,M,bronchitis\nfay,56,M,gastritis\ngil,57,M,flu\n"
+
+
+def test_re_publication_keeps_bob_s_signature_with_a_published_counterfeit(ward, capsys):
+    """The critical absence made by the method itself: Bob's group keeps {flu, dyspepsia} with one counterfeit
+    dyspepsia, published with its count in the signed manifest. The joint check leaves him both values; his own
+    check counts two released records and one person (a counterfeit hides a value, not a person: singled out);
+    the claims' k and re-identification figures count people; the audit recomputes the counterfeits."""
+    assert _release(ward, "r1", FIRST) == 0
+    capsys.readouterr()
+    assert _release(ward, "r2", SECOND, "--previous", str(ward / "r1")) == 0
+    capsys.readouterr()
+    predicate = json.loads((ward / "r2" / MANIFEST).read_bytes())["predicate"]
+    step = predicate["methods"][0]
+    assert step["method"] == "m_invariant" and step["parameters"]["m"] == 2
+    assert step["parameters"]["counterfeits"] == [{"cells": {"age": "30", "sex": "M"}, "count": 1}]
+    assert step["parameters"]["counterfeit_records"] == 1 and predicate["claims"]["n_records"] == 6
+    assert predicate["claims"]["k"] == 1 and predicate["claims"]["policy_levels"]["records"] == 5
+    released = (ward / "r2" / "release.csv").read_text().splitlines()
+    assert sorted(released[1:]).count("30,M,dyspepsia") == 1 and "30,M,flu" in released
+    key = str(ward / "keys" / "public.pem")
+    (ward / "bob.json").write_text(json.dumps({"age": 30, "sex": "M", "disease": "flu"}))
+    assert verifier(["joint", str(ward / "r1"), str(ward / "r2"), "--key", key, "--record", str(ward / "bob.json"),
+                     "--json"]) == 0
+    joint = json.loads(capsys.readouterr().out)
+    assert joint["attribute_disclosure"]["disease"]["left"] == {"dyspepsia": 0.5, "flu": 0.5}
+    assert verifier(["check", str(ward / "r2"), "--key", key, "--record", str(ward / "bob.json"), "--json"]) == 0
+    bob = json.loads(capsys.readouterr().out)
+    assert (bob["class_size"], bob["counterfeits"], len(bob["class_rows"])) == (1, 1, 2)
+    assert bob["attribute_disclosure"]["disease"]["risk"] == 0.5
+    assert bob["verdict"]["level"] == "exposed" and bob["verdict"]["rule"] == "singled_out"
+    assert ("2 released records are consistent with your quasi-identifiers, 1 counterfeit record among them that "
+            "the publisher added and counted (m-invariance), so 1 person is behind them") in bob["verdict"]["lines"][3]
+    assert verifier(["audit", str(ward / "r2"), "--key", key, "--original", str(ward / "r2.csv"), "--previous",
+                     str(ward / "r1")]) == 0
+    out = capsys.readouterr().out
+    assert "m_invariant.counterfeit_records" in out and "AUDIT PASSED" in out
+    assert verifier(["audit", str(ward / "r2"), "--key", key, "--original", str(ward / "r1.csv")]) == 1
+    assert "FALSE: m_invariant.counterfeit_records: the released rows less the original's records" in \
+        capsys.readouterr().out
+
+
+def test_m_invariant_re_publication_leaves_every_returning_person_her_signature(ward, capsys):
+    """With m = 3 every group keeps two people or more beside a counterfeit: the second wave passes
+    max_exposed=0, and every person released before is left her whole signature (at least 3 values) by the
+    joint check, and the manifest's joint figures certain of nobody."""
+    first = "".join(f"p{i},{20 + 3 * i},{'FM'[i % 2]},{DISEASES[i % 3 + (i // 9) % 2]}\n" for i in range(18))
+    second = "".join(f"p{i},{20 + 3 * i},{'FM'[i % 2]},{DISEASES[i % 3 + (i // 9) % 2]}\n" for i in range(4, 18)) \
+        + "".join(f"q{i},{25 + 4 * i},{'MF'[i % 2]},{DISEASES[i % 4]}\n" for i in range(6))
+    assert _release(ward, "r1", first, m=3) == 0
+    assert _release(ward, "r2", second, "--previous", str(ward / "r1"), "--target", "max_exposed=0", m=3) == 0
+    predicate = json.loads((ward / "r2" / MANIFEST).read_bytes())["predicate"]
+    together = predicate["claims"]["composition"]
+    assert predicate["methods"][0]["parameters"]["counterfeit_records"] > 0
+    assert together["linked"] == 14 and together["policy_levels"]["exposed"] == 0
+    # her candidates may span groups whose intervals overlap, so the joint shares are uneven: never one value left
+    assert 1 / 3 <= together["attribute_disclosure"]["disease"]["max"] < 0.5
+    key = load_public_key(ward / "keys" / "public.pem")
+    releases = [prepare(verify_release(ward / r, key)) for r in ("r1", "r2")]
+    for row in second.splitlines()[:14]:
+        _, age, sex, disease = row.split(",")
+        record = np.array([float(age), ["F", "M"].index(sex), DISEASES.index(disease)])
+        left = None
+        for p in releases:
+            rows = [r - 1 for r in subject_class(p.published, record)["rows"]]
+            held = {p.published.text["disease"][r] for r in rows}
+            left = held if left is None else left & held
+        assert disease in left and len(left) >= 3
+
+
+def test_a_dishonest_count_of_counterfeits_is_refused(ward, capsys):
+    """Counts that do not add up, name no group of the data, or leave a group with no real record: the manifest
+    is incoherent (exit 1), in verify as in the check."""
+    assert _release(ward, "r1", FIRST) == 0
+    assert _release(ward, "r2", SECOND, "--previous", str(ward / "r1")) == 0
+    predicate = json.loads((ward / "r2" / MANIFEST).read_bytes())["predicate"]
+    wrong = json.loads(json.dumps(predicate))
+    wrong["methods"][0]["parameters"]["counterfeit_records"] = 2
+    assert coherence_problem(wrong) == ("$.predicate.methods[0].parameters.counterfeit_records: 2 is not the sum of "
+                                        "the groups' counts")
+    wrong = json.loads(json.dumps(predicate))
+    wrong["methods"][0]["parameters"]["counterfeits"][0]["cells"] = {"age": "30"}
+    assert "cells: a group is named by its quasi-identifiers' cells" in coherence_problem(wrong)
+    schema = Schema.from_dict(predicate["schema"])
+    text = list(csv.reader((ward / "r2" / "release.csv").open()))
+    published = read_published(schema, text[0], [list(c) for c in zip(*text[1:])])
+    assert counterfeit_problem(published, predicate["methods"]) is None
+    bob = [i for i, row in enumerate(text[1:]) if row[:2] == ["30", "M"]]
+    assert counterfeits_among(published, bob, predicate["methods"]) == 1
+    two = [{"method": "m_invariant", "parameters": {**predicate["methods"][0]["parameters"], "counterfeits": [
+        {"cells": {"age": "30", "sex": "M"}, "count": 2}], "counterfeit_records": 2}}]
+    assert counterfeit_problem(published, two) == ("$.predicate.methods[0].parameters.counterfeits[0]: 2 counterfeit "
+                                                   "records in a group of 2 released rows; every group holds at least "
+                                                   "one real record")
+
+    def more(statement):
+        statement["predicate"]["methods"] = two
+        levels = statement["predicate"]["claims"]["policy_levels"]  # one person fewer, counted coherently
+        levels.update(records=4, checked=4)
+        levels[max(("exposed", "at_risk", "protected"), key=lambda level: levels[level])] -= 1
+
+    resign_statement(ward / "r2", ward / "keys" / "private.pem", more)
+    capsys.readouterr()
+    assert verifier(["verify", str(ward / "r2"), "--key", str(ward / "keys" / "public.pem")]) == 1
+    err = capsys.readouterr().err
+    assert "MANIFEST_INCOHERENT" in err and "2 counterfeit records in a group of 2 released rows" in err
+
+
+def test_what_m_invariant_refuses(ward, capsys):
+    """A person whose disease changed (row named, never the value), an earlier release with no groups, sampling
+    weights, and a column a counterfeit has no value for: each refused with one line, nothing written."""
+    assert _release(ward, "r1", FIRST) == 0
+    capsys.readouterr()
+    assert _release(ward, "r2", "bob,30,M,bronchitis\ndan,55,M,bronchitis\nfay,56,M,gastritis\n", "--previous",
+                    str(ward / "r1")) == 3
+    err = capsys.readouterr().err
+    assert "M_INVARIANCE_IMPOSSIBLE" in err and "row 1" in err and "bronchitis" not in err
+    assert not (ward / "r2").exists() and not (ward / "r2.links.json").exists()
+    (ward / "w.csv").write_text("pid,age,sex,disease,w\na,30,M,flu,2\nb,31,M,gastritis,2\n")
+    assert publisher(["release", "--input", str(ward / "w.csv"), "--schema", str(ward / "schema.json"), "--method",
+                      "m_invariant", "--param", "m=2", "--weight-column", "w", "--key",
+                      str(ward / "keys" / "private.pem"), "--dataset-id", "w", "--out", str(ward / "w")]) == 2
+    assert "no sampling weight" in capsys.readouterr().err
+    capsys.readouterr()
+    (ward / "swap.csv").write_text("pid,age,sex,disease\n" + FIRST)
+    assert publisher(["release", "--input", str(ward / "swap.csv"), "--schema", str(ward / "schema.json"), "--method",
+                      "rank_swapping", "--param", "p=50", "--allow-degenerate", "--key",
+                      str(ward / "keys" / "private.pem"), "--dataset-id", "s", "--link-column", "pid", "--out",
+                      str(ward / "swap")]) == 0
+    capsys.readouterr()
+    assert _release(ward, "r3", SECOND, "--previous", str(ward / "swap")) == 3
+    assert "has no groups of published sensitive values" in capsys.readouterr().err
+    other = json.loads((ward / "schema.json").read_text())
+    other["attributes"].append({"name": "ward", "kind": "nominal", "role": "other", "categories": ["a"]})
+    (ward / "other.json").write_text(json.dumps(other))
+    (ward / "o.csv").write_text("age,sex,disease,ward\n30,M,flu,a\n31,M,gastritis,a\n")
+    assert publisher(["release", "--input", str(ward / "o.csv"), "--schema", str(ward / "other.json"), "--method",
+                      "m_invariant", "--param", "m=2", "--key", str(ward / "keys" / "private.pem"), "--dataset-id",
+                      "o", "--out", str(ward / "o")]) == 3
+    assert "a counterfeit record has no value for 'ward'" in capsys.readouterr().err

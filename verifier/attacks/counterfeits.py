@@ -1,0 +1,82 @@
+"""Counterfeit records of an m-invariant release (Xiao and Tao, SIGMOD 2007; issue 40): rows that are nobody.
+
+m-invariant re-publication keeps the signature (the set of sensitive values) of every group a person published
+again is in, and where the real records cannot fill a group it adds counterfeit records of the missing values.
+The method publishes how many counterfeits each group holds; here the release's ``m_invariant`` step lists them,
+each group named by its published quasi-identifier cells::
+
+    "counterfeits": [{"cells": {"age": "[30,34]", "sex": "F"}, "count": 1}, ...]
+
+A counterfeit looks like any record of its group, so an intruder cannot tell which rows they are: the shares of
+sensitive values among her candidates count them (the method's model, under which her risk in a group of m
+distinct values is 1/m). Her anonymity set is the real people only: a group's size, the claimed ``k`` and the
+re-identification figures subtract its counterfeits, so a counterfeit never makes a group look larger than the
+people in it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+__all__ = ["COUNTERFEITING", "counterfeit_entries", "class_counterfeits", "counterfeits_among", "counterfeit_problem"]
+
+#: the method that adds counterfeit records and publishes their counts
+COUNTERFEITING = "m_invariant"
+
+
+def counterfeit_entries(methods: Sequence[Any], names: Sequence[str]) -> dict[tuple[str, ...], int]:
+    """Each group's published counterfeit count, by its quasi-identifier cells (in the order of ``names``, spaces
+    around a cell stripped as classes are found): empty when no step adds counterfeits. Entries of the same cells
+    add up (they are one class to anyone reading the release)."""
+    out: dict[tuple[str, ...], int] = {}
+    for step in methods:
+        if not isinstance(step, dict) or step.get("method") != COUNTERFEITING:
+            continue
+        for entry in (step.get("parameters") or {}).get("counterfeits") or []:
+            key = tuple(str(entry["cells"][n]).strip() for n in names)
+            out[key] = out.get(key, 0) + int(entry["count"])
+    return out
+
+
+def _keys(published: Any, rows: Iterable[int]) -> list[tuple[str, ...]]:
+    names = [a.name for a in published.quasi_identifiers]
+    return [tuple(published.text[n][r].strip() for n in names) for r in rows]
+
+
+def class_counterfeits(published: Any, labels: np.ndarray, methods: Sequence[Any]) -> np.ndarray:
+    """The counterfeit count of each class (``labels`` numbers them, as :meth:`PublishedCells.class_labels` does)."""
+    entries = counterfeit_entries(methods, [a.name for a in published.quasi_identifiers])
+    out = np.zeros(int(labels.max()) + 1 if labels.size else 0, dtype=np.int64)
+    if entries:
+        first = np.unique(labels, return_index=True)[1]
+        for label, key in zip(range(out.size), _keys(published, first.tolist())):
+            out[label] = entries.get(key, 0)
+    return out
+
+
+def counterfeits_among(published: Any, rows: Sequence[int], methods: Sequence[Any]) -> int:
+    """How many of the released rows ``rows`` (indices from 0; whole classes, as a subject's candidates are) the
+    release says are counterfeit."""
+    entries = counterfeit_entries(methods, [a.name for a in published.quasi_identifiers])
+    if not entries:
+        return 0
+    return sum(entries.get(key, 0) for key in set(_keys(published, rows)))
+
+
+def counterfeit_problem(published: Any, methods: Sequence[Any]) -> str | None:
+    """Why the published counterfeit counts cannot be the release's (a manifest that is ``MANIFEST_INCOHERENT``
+    with its data): a group no row has, or one whose counterfeits leave no real record in it. None when they fit."""
+    entries = counterfeit_entries(methods, [a.name for a in published.quasi_identifiers])
+    if not entries:
+        return None
+    rows: dict[tuple[str, ...], int] = {}
+    for key in _keys(published, range(published.n_records)):
+        rows[key] = rows.get(key, 0) + 1
+    where = next(i for i, step in enumerate(methods) if isinstance(step, dict) and step.get("method") == COUNTERFEITING)
+    for j, (key, count) in enumerate(entries.items()):
+        if count >= rows.get(key, 0):
+            return (f"$.predicate.methods[{where}].parameters.counterfeits[{j}]: {count} counterfeit records in a "
+                    f"group of {rows.get(key, 0)} released rows; every group holds at least one real record")
+    return None
