@@ -106,12 +106,12 @@ def check_links_output(out: str | Path) -> Path:
 
 def earlier_signatures(earlier: Sequence[Earlier], records: np.ndarray, ids: Sequence[str],
                        sensitive: str) -> list[frozenset | None]:
-    """Each person's signature for m-invariant re-publication (:mod:`publisher.methods.m_invariance`): the set of
-    ``sensitive`` values among her candidates in the latest earlier release that holds her, found as her own
-    check finds them (the released rows whose every quasi-identifier cell contains her values, ``records`` her rank
-    keys as the new input holds them), so that the joint check intersects the same sets; None for a person in no
-    earlier release. Only a generalized earlier release with its sensitive values published as they are has
-    signatures: another is refused (``M_INVARIANCE_IMPOSSIBLE``)."""
+    """Each person's signature for m-invariant re-publication (:mod:`publisher.methods.m_invariance`): the
+    ``sensitive`` values left among her candidates in every earlier release that holds her, found as her joint check
+    finds them (the released rows whose every quasi-identifier cell contains her values, ``records`` her rank keys
+    as the new input holds them, the sets intersected); None for a person in no earlier release. A new group that
+    holds exactly these values leaves her joint check all of them. Only a generalized earlier release with its
+    sensitive values published as they are has signatures: another is refused (``M_INVARIANCE_IMPOSSIBLE``)."""
     out: list[frozenset | None] = [None] * len(ids)
     found: dict[tuple[int, bytes], frozenset] = {}
     for j, each in enumerate(earlier):
@@ -126,7 +126,7 @@ def earlier_signatures(earlier: Sequence[Earlier], records: np.ndarray, ids: Seq
             if key not in found:
                 rows = np.asarray(subject_class(published, records[i])["rows"], dtype=np.int64) - 1
                 found[key] = frozenset(next(iter(published.cells[sensitive][r].values)) for r in rows.tolist())
-            out[i] = found[key]
+            out[i] = found[key] if out[i] is None else out[i] & found[key]
     return out
 
 

@@ -257,7 +257,7 @@ def test_method_help_lists_every_method(command, capsys):
         publisher_main([command, "--help"])
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help text
     missing = [name for name in METHODS if name not in text]
-    assert len(METHODS) == 8 and missing == []
+    assert len(METHODS) == 9 and missing == []
 
 
 def _check_record(record: str) -> subprocess.CompletedProcess:

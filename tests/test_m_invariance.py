@@ -256,3 +256,21 @@ def test_what_m_invariant_refuses(ward, capsys):
                       "m_invariant", "--param", "m=2", "--key", str(ward / "keys" / "private.pem"), "--dataset-id",
                       "o", "--out", str(ward / "o")]) == 3
     assert "a counterfeit record has no value for 'ward'" in capsys.readouterr().err
+
+
+def test_verify_says_the_counterfeits_and_replay_what_it_can_rerun(ward, capsys):
+    """verify says the counterfeits in numbers (their counts are in the manifest); replay reruns a first release,
+    deterministic, counterfeits and all, and says a re-publication is not replayable from its original alone."""
+    assert _release(ward, "r1", FIRST) == 0
+    assert _release(ward, "r2", SECOND, "--previous", str(ward / "r1")) == 0
+    key = str(ward / "keys" / "public.pem")
+    capsys.readouterr()
+    assert verifier(["verify", str(ward / "r2"), "--key", key]) == 0
+    assert ("  method: m_invariant: m = 2, 1 counterfeit record in 1 group, each group's count in the manifest (a "
+            "counterfeit hides a value, not a person: group sizes count people)") in capsys.readouterr().out
+    assert publisher(["replay", str(ward / "r1"), "--key", key, "--original", str(ward / "r1.csv"), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["verdict"] == "plausible" and {d["parameter"] for d in first["derived_parameters"]} == {
+        "methods.0.parameters.counterfeit_records", "methods.0.parameters.counterfeits"}
+    assert publisher(["replay", str(ward / "r2"), "--key", key, "--original", str(ward / "r2.csv"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "not_replayable"

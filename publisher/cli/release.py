@@ -15,7 +15,7 @@ from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count
 from verifier.frontend.output_paths import check_output, release_holding
 from verifier.releases.links import links_path, read_link_column
-from verifier.releases.facts import claims_summary, composition_lines
+from verifier.releases.facts import claims_summary, composition_lines, counterfeits_text
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
@@ -132,6 +132,8 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
              f"  signed by fingerprint {verified.key.fingerprint}",
              f"  randomness: {verified.predicate['toolkit'].get('randomness')} (the key or seed is not kept)",
              f"  claims ({claims.get('model')} model): {claims_summary(verified)}"]
+    lines += [f"  m-invariance: {counterfeits_text(step['parameters'])}" for step in verified.methods
+              if step["method"] == "m_invariant"]
     lines += k_lines(verified) + suppression_lines(claims.get("suppression"))
     if verified.predicate.get("targets"):
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")

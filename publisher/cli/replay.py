@@ -70,8 +70,11 @@ def run(args: argparse.Namespace) -> int:
     with phases(f"verifying {args.release}"):
         release = verified(args, per_cell=350, also=[args.original])  # the methods' working copies
     external = [s.get("parameters") or {} for s in release.methods if s.get("method") == EXTERNAL]
-    if external:  # another tool's run: nothing here can make it again, so nothing here vouches for it
-        reason = not_replayable(external[0])
+    again = "composition" in release.claims and any(s.get("method") == "m_invariant" for s in release.methods)
+    if external or again:  # a run nothing here can make again from this original alone: nothing here vouches for it
+        reason = not_replayable(external[0]) if external else (
+            "made with earlier releases of the same people (m_invariant keeps each returning person's group from "
+            "them): not replayable from this original alone, so whether the release is one of its runs is not checked")
         if args.json:
             print_json({"verdict": "not_replayable", "plausible": False, "consistent": None, "reason": reason})
         else:

@@ -7,8 +7,8 @@ import json
 
 from verifier.frontend import ExitCode, add_command, add_release_args, print_json, verified
 from verifier.frontend.log_args import add_log_args, check_log_args, log_standing_of
-from verifier.releases.facts import (WITHHELD, claims_summary, composition_lines, external_text, formula_cells,
-                                    formula_warning)
+from verifier.releases.facts import (WITHHELD, claims_summary, composition_lines, counterfeits_text, external_text,
+                                    formula_cells, formula_warning)
 from verifier.releases.family import EXTERNAL
 from verifier.releases.targets import target_words
 
@@ -32,6 +32,8 @@ def _method_text(step: dict) -> str:
     params = step.get("parameters") or {}
     if step.get("method") == EXTERNAL:  # the files it publishes are named with their digests, not printed whole
         return external_text(params)
+    if step.get("method") == "m_invariant":  # one count per group: said in numbers, listed in the manifest
+        return f"m_invariant: {counterfeits_text(params)}"
     shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in params.items() if v is not None)
     return f"{step.get('method')}({shown})"
 

@@ -182,9 +182,9 @@
       ...pp.disclosure_breaches(disclosure, claims)];
   };
 
-  pp.group_figures = function group_figures(disclosure, classSize, broken, predicate, unwitnessed = pp.NO_PROOF) {
-    // GroupCheck.figures: her group's size, her risks, the claims and targets her figures break.
-    return { sensitive: disclosure, class_size: classSize, distance: null, p_value: null, unchanged: false,
+  pp.group_figures = function group_figures(disclosure, classSize, broken, predicate, unwitnessed = pp.NO_PROOF, counterfeits = 0) {
+    // GroupCheck.figures: her group's size (its counterfeits apart), her risks, the claims and targets her figures break.
+    return { sensitive: disclosure, class_size: classSize, counterfeits, distance: null, p_value: null, unchanged: false,
       broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, null, false, classSize)], unwitnessed };
   };
 
@@ -198,7 +198,7 @@
     const disclosure = {};
     for (const [name, entry] of Object.entries(found.attribute_disclosure)) disclosure[name] = pp.with_base_rate(entry, entry.prior);
     const broken = pp.group_broken(found.class_size, k, disclosure, predicate.claims);
-    const figures = pp.group_figures(disclosure, found.class_size, broken, predicate, unwitnessed);
+    const figures = pp.group_figures(disclosure, found.class_size, broken, predicate, unwitnessed, counterfeits);
     const details = [pp.claims_line(broken, k !== null)];
     if (found.class_size) details.push(pp.class_line(found.rows.length, counterfeits));
     const said = pp.suppression_line(found.rows, pp.suppressed_rows(rows, predicate.schema));

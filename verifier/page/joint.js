@@ -173,7 +173,8 @@
     if (part.family === "generalized") {
       const out = part.out;
       return pp.group_figures(out.attribute_disclosure, out.class_size,
-        pp.group_broken(out.class_size, out.claimed.k, out.attribute_disclosure, part.predicate.claims), part.predicate, null);
+        pp.group_broken(out.class_size, out.claimed.k, out.attribute_disclosure, part.predicate.claims), part.predicate, null,
+        out.counterfeits);
     }
     const { p_value: _, ...untested } = part.out;
     return { ...pp.record_figures(untested, part.predicate, part.unchanged, null), p_value: p };
@@ -215,9 +216,10 @@
     const ranked = parts.filter((p) => p.family !== "generalized");
     const match = ranked.length >= 2 ? pp.joint_test(pp.joint_draws(ranked, { samples, seed }), ranked.map((p) => p.r.distance)) : null;
     const own = parts.map((p) => pp.policy_verdict(policy, ownFigures(p, match && p.family !== "generalized" ? match.p_each[ranked.indexOf(p)] : null), []).level);
-    const sizes = parts.filter((p) => p.family === "generalized").map((p) => p.out.class_size);
+    const grouped = parts.filter((p) => p.family === "generalized");
+    const smallest = grouped.reduce((best, p) => (best === null || p.out.class_size < best.out.class_size ? p : best), null);
     const figures = { sensitive: Object.fromEntries(Object.entries(candidates).filter(([, e]) => e.risk !== null)),
-      class_size: sizes.length ? Math.min(...sizes) : null, distance: ranked.length ? Math.min(...ranked.map((p) => p.r.distance)) : null,
+      class_size: smallest ? smallest.out.class_size : null, counterfeits: smallest ? smallest.out.counterfeits : 0, distance: ranked.length ? Math.min(...ranked.map((p) => p.r.distance)) : null,
       p_value: match ? match.p_joint : null, unchanged: false, broken: [], unwitnessed: pp.NO_PROOF };
     const details = Object.entries(candidates).map(([name, entry]) => candidatesLine(name, entry));
     if (match) details.push(`A random record matches you as closely as you are matched in every release at once ${pp.number(match.p_joint, true)} of the time (each release alone: ${match.p_each.map((p) => pp.number(p, true)).join(", ")}).`);

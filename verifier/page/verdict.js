@@ -104,6 +104,8 @@
     const bound = rule.threshold;
     if (rule.figure === "class_size") {
       const n = figures.class_size || 0;
+      if (n === 1 && figures.counterfeits) return "You are the only person behind the released records consistent with your quasi-identifiers (the others are counterfeit): anyone who knows them learns that you are in this release, though not which of those records is yours.";
+      if (figures.counterfeits) return `Only ${pp.plural(n, "person", "people")} are behind the released records consistent with your quasi-identifiers (the others are counterfeit), ${versus(rule, bound)}: an attacker who knows them picks you with probability ${pp.number(1.0 / n, true)}.`;
       if (n === 1) return "Only your record is consistent with your quasi-identifiers: anyone who knows them finds your released record.";
       return `Only ${pp.plural(n, "released record")} are consistent with your quasi-identifiers, ${versus(rule, bound)}: an attacker who knows them picks yours with probability ${pp.number(1.0 / n, true)}.`;
     }

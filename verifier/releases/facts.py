@@ -13,7 +13,7 @@ from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
 from verifier.text import literal, number, plural
 
-__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "external_text", "formula_cells", "formula_warning", "open_release",
+__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "counterfeits_text", "external_text", "formula_cells", "formula_warning", "open_release",
            "p_value_words", "release_facts", "composition_facts", "composition_lines"]
 
 
@@ -88,7 +88,9 @@ def release_facts(release: VerifiedRelease, found: FormulaCells | None = None) -
         params = step.get("parameters") if isinstance(step, dict) else None
         facts.append(("method", json.dumps(step.get("method") if isinstance(step, dict) else step)))
         for name, value in (params or {}).items() if isinstance(params, dict) else ():
-            if value is not None:
+            if isinstance(step, dict) and step.get("method") == "m_invariant" and name == "counterfeits":
+                facts.append(("  counterfeits", f"{plural(len(value or []), 'group')} (each count in the manifest)"))
+            elif value is not None:
                 facts.append((f"  {literal(name)}", json.dumps(value)))
     facts.append(("withheld", WITHHELD))
     facts.append(("claims", claims_summary(release)))
@@ -151,6 +153,16 @@ def claims_summary(release: VerifiedRelease) -> str:
         if isinstance(entry, dict):
             parts.append(f"risk of {literal(name)} at most {_fig(entry.get('max'), share=True)} ({literal(entry.get('mode'))})")
     return ", ".join(parts)
+
+
+def counterfeits_text(params: dict) -> str:
+    """An m_invariant step in one line: m, and its counterfeit records with the groups they are in (the counts
+    themselves are in the manifest, one per group)."""
+    fakes, groups = params.get("counterfeit_records") or 0, len(params.get("counterfeits") or [])
+    if not fakes:
+        return f"m = {params.get('m')}, no counterfeit record"
+    return (f"m = {params.get('m')}, {plural(fakes, 'counterfeit record')} in {plural(groups, 'group')}, each group's "
+            "count in the manifest (a counterfeit hides a value, not a person: group sizes count people)")
 
 
 def external_text(params: dict) -> str:

@@ -43,9 +43,11 @@ EXTERNAL = "external"
 EXTERNAL_ROLES = ("quasi_identifier", "sensitive")
 #: method name -> (parameter the publisher derived from the original table, the parameter whose presence makes it
 #: derived, or None if always): randomized response's keep probabilities, optimal for the target l (paper 000,
-#: section 4); the replacement probabilities random attribute replacement used (paper 004, section 5)
+#: section 4); the replacement probabilities random attribute replacement used (paper 004, section 5); the
+#: counterfeit records m-invariance added (Xiao and Tao 2007)
 DERIVED_PARAMETERS = {"randomized_response": (("keep_probabilities", "l"),),
-                      "random_attribute_replacement": (("p_used", None),)}
+                      "random_attribute_replacement": (("p_used", None),),
+                      "m_invariant": (("counterfeit_records", None), ("counterfeits", None))}
 
 
 def derived_parameters(step: Any) -> tuple[str, ...]:

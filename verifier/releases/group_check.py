@@ -91,7 +91,7 @@ class GroupCheck:
         the claims and targets her figures break."""
         broken = self.broken_claims() + target_breaches(self.prepared.release.predicate.get("targets"),
                                                         risks=self.disclosure, group=self.class_size)
-        return HerFigures(self.disclosure, class_size=self.class_size, broken=broken)
+        return HerFigures(self.disclosure, class_size=self.class_size, counterfeits=self.counterfeits, broken=broken)
 
     def verdict(self, random: Any = None, policy: Policy | None = None, *,
                 unwitnessed: str | None = NO_PROOF) -> Verdict:

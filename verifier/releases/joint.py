@@ -120,10 +120,12 @@ class JointCheck:
         return [policy_verdict(self.policy, self._own(j)).level for j in range(len(self.checks))]
 
     def figures(self) -> HerFigures:
-        sizes = [c.class_size for c in self.checks if not c.ranks_apply]
+        grouped = [c for c in self.checks if not c.ranks_apply]
+        smallest = min(grouped, key=lambda c: c.class_size) if grouped else None  # the first of the smallest
         distances = [c.distance for c in self.checks if c.ranks_apply]
         sensitive = {name: entry for name, entry in self.candidates.items() if entry["risk"] is not None}
-        return HerFigures(sensitive, class_size=min(sizes) if sizes else None,
+        return HerFigures(sensitive, class_size=None if smallest is None else smallest.class_size,
+                          counterfeits=0 if smallest is None else smallest.counterfeits,
                           distance=min(distances) if distances else None,
                           p_value=None if self.match is None else self.match.p_joint, unwitnessed=NO_PROOF)
 

@@ -106,6 +106,9 @@ class HerFigures:
     sensitive: Mapping[str, Mapping[str, Any]]
     """Per sensitive attribute her entry: ``risk`` (the posterior), ``prior``, ``beta``, ``delta``."""
     class_size: int | None = None
+    counterfeits: int = 0
+    """How many of the released records consistent with her the release says are counterfeit (an m-invariant
+    release's): ``class_size`` counts the people behind the others."""
     distance: int | None = None
     p_value: float | None = None
     unchanged: bool = False
@@ -156,6 +159,14 @@ def _identity_sentence(rule: Rule, figures: HerFigures) -> str:
     bound = rule.threshold
     if rule.figure == "class_size":
         n = figures.class_size or 0
+        if n == 1 and figures.counterfeits:
+            return ("You are the only person behind the released records consistent with your quasi-identifiers "
+                    "(the others are counterfeit): anyone who knows them learns that you are in this release, though "
+                    "not which of those records is yours.")
+        if figures.counterfeits:
+            return (f"Only {plural(n, 'person', plural_form='people')} are behind the released records consistent "
+                    f"with your quasi-identifiers (the others are counterfeit), {_versus(rule, bound)}: an attacker "
+                    f"who knows them picks you with probability {number(1.0 / n, share=True)}.")
         if n == 1:
             return ("Only your record is consistent with your quasi-identifiers: anyone who knows them finds your "
                     "released record.")
