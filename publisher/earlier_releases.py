@@ -106,11 +106,12 @@ def check_links_output(out: str | Path) -> Path:
 
 def earlier_signatures(earlier: Sequence[Earlier], records: np.ndarray, ids: Sequence[str],
                        sensitive: str) -> list[frozenset | None]:
-    """Each person's signature for m-invariant re-publication (:mod:`publisher.methods.m_invariance`): the
-    ``sensitive`` values left among her candidates in every earlier release that holds her, found as her joint check
-    finds them (the released rows whose every quasi-identifier cell contains her values, ``records`` her rank keys
-    as the new input holds them, the sets intersected); None for a person in no earlier release. A new group that
-    holds exactly these values leaves her joint check all of them. Only a generalized earlier release with its
+    """Each person's signature for m-invariant re-publication (:mod:`publisher.methods.m_invariance`), intersected
+    over every earlier release that holds her: in an m-invariant release, her own group's sensitive values, which
+    its links file records for the protector; in another, the values among her candidates there, found as her
+    joint check finds them (the released rows whose every quasi-identifier cell contains her values, ``records``
+    her rank keys as the new input holds them). None for a person in no earlier release. Her candidates in a
+    release hold her group, so a new group of exactly these values leaves her joint check all of them. Only a generalized earlier release with its
     sensitive values published as they are has signatures: another is refused (``M_INVARIANCE_IMPOSSIBLE``)."""
     out: list[frozenset | None] = [None] * len(ids)
     found: dict[tuple[int, bytes], frozenset] = {}
@@ -121,12 +122,17 @@ def earlier_signatures(earlier: Sequence[Earlier], records: np.ndarray, ids: Seq
                                     "earlier release has no groups of published sensitive values (it is not a "
                                     "generalized release with its sensitive attribute as it is)",
                                     path=each.release.path, reason="M_INVARIANCE_IMPOSSIBLE")
+        kept = each.links.signatures or {}
         for i in np.flatnonzero(each.links.holds(ids)).tolist():
             key = (j, records[i].tobytes())
-            if key not in found:
-                rows = np.asarray(subject_class(published, records[i])["rows"], dtype=np.int64) - 1
-                found[key] = frozenset(next(iter(published.cells[sensitive][r].values)) for r in rows.tolist())
-            out[i] = found[key] if out[i] is None else out[i] & found[key]
+            if ids[i] in kept:  # her own group's, which an m-invariant release recorded for its protector
+                signature = frozenset(kept[ids[i]])
+            else:
+                if key not in found:
+                    rows = np.asarray(subject_class(published, records[i])["rows"], dtype=np.int64) - 1
+                    found[key] = frozenset(next(iter(published.cells[sensitive][r].values)) for r in rows.tolist())
+                signature = found[key]
+            out[i] = signature if out[i] is None else out[i] & signature
     return out
 
 

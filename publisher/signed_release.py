@@ -539,8 +539,10 @@ def make_release(
     report = None if protector is None or protector_report is None else Path(protector_report)
     report_doc = {"release": str(target), "datasetId": dataset_id, "releaseVersion": release_version,
                   "protector_only": protector}
+    kept = next((m.kept for m in methods if getattr(m, "kept", None) is not None), None)  # m_invariant's signatures
     link_file = None if links is None else (links_path(target), Links(
-        dataset_id, release_version, hashlib.sha256(manifest).hexdigest(), links[0], tuple(links[1])).to_bytes())
+        dataset_id, release_version, hashlib.sha256(manifest).hexdigest(), links[0], tuple(links[1]),
+        None if kept is None else {i: tuple(sorted(s)) for i, s in zip(links[1], kept)}).to_bytes())
     with phase(f"writing {target}"):
         _publish(target, [*files, (MANIFEST, manifest), (ENVELOPE, _envelope(manifest, key, trusted))], trusted,
                  report, report_doc, before_move, link_file)

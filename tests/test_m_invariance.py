@@ -274,3 +274,23 @@ def test_verify_says_the_counterfeits_and_replay_what_it_can_rerun(ward, capsys)
         "methods.0.parameters.counterfeit_records", "methods.0.parameters.counterfeits"}
     assert publisher(["replay", str(ward / "r2"), "--key", key, "--original", str(ward / "r2.csv"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "not_replayable"
+
+
+def test_the_links_file_keeps_each_person_s_own_group_for_the_next_wave(ward, capsys):
+    """The protector's links file of an m-invariant release records each person's signature, her own group's
+    values: the next wave keeps those, not the values of every group whose cells contain her (a union wherever
+    intervals overlap, which would need counterfeits the group does not)."""
+    rows = "".join(f"p{i},{30 + (7 * i) % 23},{'FM'[i % 2]},{DISEASES[i % 4]}\n" for i in range(16))
+    assert _release(ward, "r1", rows) == 0
+    links = json.loads((ward / "r1.links.json").read_text())
+    signatures = links["signatures"]
+    assert sorted(signatures) == links["ids"] and all(len(s) == 2 for s in signatures.values())
+    for i in range(16):
+        assert DISEASES[i % 4] in signatures[f"p{i}"]
+    assert sorted(map(tuple, signatures.values())).count(tuple(signatures["p0"])) % 2 == 0  # groups of two
+    again = "".join(f"p{i},{30 + (7 * i) % 23},{'FM'[i % 2]},{DISEASES[i % 4]}\n" for i in range(16))
+    assert _release(ward, "r2", again, "--previous", str(ward / "r1")) == 0
+    second = json.loads((ward / "r2.links.json").read_text())["signatures"]
+    assert second == signatures  # everyone returned: every group kept, no counterfeit
+    step = json.loads((ward / "r2" / MANIFEST).read_bytes())["predicate"]["methods"][0]
+    assert step["parameters"]["counterfeit_records"] == 0

@@ -51,6 +51,8 @@ class MInvariant(Method):
         self.m = int(m)
         self.signatures: Sequence[frozenset | None] | None = None
         self._counterfeits: list[dict[str, Any]] = []
+        #: after :meth:`apply`, each record's signature in this release (for the protector's links file)
+        self.kept: list[frozenset] | None = None
 
     def given_signatures(self, signatures: Sequence[frozenset | None]) -> "MInvariant":
         """This step for a re-publication: each record's signature in the earlier releases, None for a new one."""
@@ -102,6 +104,11 @@ class MInvariant(Method):
         for nm, recoded in zip(names, cells):
             out[nm] = recoded[labels]
         fakes = _counterfeit_rows(groups, names, sensitive, cells)
+        self.kept = [frozenset()] * n
+        for g in groups:
+            signature = frozenset([*(values[i] for i in g.members), *g.counterfeits])
+            for i in g.members:
+                self.kept[i] = signature
         self._counterfeits = _counts(groups, names, cells)
         released = pd.concat([out, fakes], ignore_index=True) if len(fakes) else out
         sizes = [len(g.members) + len(g.counterfeits) for g in groups]

@@ -55,13 +55,15 @@ def read_link_column(path: str | Path, column: str) -> list[str]:
 @dataclass(frozen=True)
 class Links:
     """Who is in a release, for the protector alone: the release (its dataset, version and manifest SHA-256), the
-    linking column's name and the sorted ids of its people."""
+    linking column's name and the sorted ids of its people; for an m-invariant release, each person's signature
+    (the sensitive values of her group, which a re-publication keeps: Xiao and Tao 2007)."""
 
     dataset_id: str
     release_version: int
     manifest_sha256: str
     column: str
     ids: tuple[str, ...]
+    signatures: dict[str, tuple[str, ...]] | None = None
 
     def holds(self, ids: Sequence[str]) -> np.ndarray:
         """Whether each of ``ids`` is a person of this release."""
@@ -69,9 +71,11 @@ class Links:
         return np.fromiter((i in held for i in ids), dtype=bool, count=len(ids))
 
     def to_bytes(self) -> bytes:
-        return json.dumps({"format": _LINKS_FORMAT, "datasetId": self.dataset_id,
-                           "releaseVersion": self.release_version, "manifest_sha256": self.manifest_sha256,
-                           "link_column": self.column, "ids": sorted(self.ids)}, ensure_ascii=False).encode("utf-8")
+        doc = {"format": _LINKS_FORMAT, "datasetId": self.dataset_id, "releaseVersion": self.release_version,
+               "manifest_sha256": self.manifest_sha256, "link_column": self.column, "ids": sorted(self.ids)}
+        if self.signatures is not None:
+            doc["signatures"] = {i: sorted(self.signatures[i]) for i in sorted(self.signatures)}
+        return json.dumps(doc, ensure_ascii=False).encode("utf-8")
 
     @classmethod
     def read(cls, path: str | Path) -> "Links":
@@ -89,8 +93,9 @@ class Links:
         except (ValueError, UnicodeDecodeError):
             raise bad("it is not JSON") from None
         fields = {"format", "datasetId", "releaseVersion", "manifest_sha256", "link_column", "ids"}
-        if not isinstance(doc, dict) or set(doc) != fields or doc["format"] != _LINKS_FORMAT:
-            raise bad(f"it holds the fields {', '.join(sorted(fields))} of {_LINKS_FORMAT}")
+        if not isinstance(doc, dict) or set(doc) - {"signatures"} != fields or doc["format"] != _LINKS_FORMAT:
+            raise bad(f"it holds the fields {', '.join(sorted(fields))} of {_LINKS_FORMAT}, and signatures of an "
+                      "m-invariant release")
         ids, digest = doc["ids"], doc["manifest_sha256"]
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(set(ids)) != len(ids):
             raise bad("its ids are a list of distinct texts")
@@ -99,7 +104,19 @@ class Links:
         if not isinstance(doc["releaseVersion"], int) or not isinstance(doc["datasetId"], str) \
                 or not isinstance(doc["link_column"], str):
             raise bad("datasetId and link_column are texts, releaseVersion an integer")
-        return cls(doc["datasetId"], doc["releaseVersion"], digest, doc["link_column"], tuple(ids))
+        return cls(doc["datasetId"], doc["releaseVersion"], digest, doc["link_column"], tuple(ids),
+                   _signatures(doc.get("signatures"), set(ids), bad))
+
+
+def _signatures(given: Any, ids: set[str], bad) -> dict[str, tuple[str, ...]] | None:
+    """An m-invariant release's signatures, each a person of the release's with a list of distinct texts."""
+    if given is None:
+        return None
+    if not isinstance(given, dict) or not set(given) <= ids or not all(
+            isinstance(v, list) and v and all(isinstance(t, str) for t in v) and len(set(v)) == len(v)
+            for v in given.values()):
+        raise bad("its signatures give people of the release each a list of distinct sensitive values")
+    return {i: tuple(v) for i, v in given.items()}
 
 
 def read_earlier(folder: str, key: Any) -> tuple[Any, Links]:
