@@ -62,6 +62,10 @@ PHASES = {
     "two-step": [("publisher/methods/two_step_search.py", "search")],
     "two-step masking": [("publisher/methods/two_step_search.py", "mask_counts")],
     "distinct records": [("publisher/methods/two_step_search.py", "from_columns")],
+    "m-invariant groups": [("publisher/methods/m_invariance.py", "m_invariant_groups")],
+    "earlier signatures": [("publisher/earlier_releases.py", "earlier_signatures")],
+    "policy levels": [("verifier/releases/levels.py", "record_levels")],
+    "joint figures": [("verifier/releases/composition.py", "composition_figures")],
     "RA draws": [("publisher/methods/random_replacement.py", "replace")],
     "RA query errors": [("publisher/methods/random_replacement.py", "query_workload"),
                         ("publisher/methods/random_replacement.py", "query_relative_errors")],
@@ -148,8 +152,8 @@ def measure(command: list[str], folder: Path, name: str, fresh: Path | None = No
     profile = folder / f"{name}.prof"
     if fresh is None and "--out" in command:  # the profiled run must not find the timed run's output: a release
         fresh = Path(command[command.index("--out") + 1])  # or a per-record file is never replaced
-    if fresh is not None:  # nor the protector's report beside a release
-        subprocess.run(["rm", "-rf", str(fresh), f"{fresh}.protector.json"], check=True)
+    if fresh is not None:  # nor the protector's report and links file beside a release
+        subprocess.run(["rm", "-rf", str(fresh), f"{fresh}.protector.json", f"{fresh}.links.json"], check=True)
     proc = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", command[0], *command[1:]],
                           capture_output=True, text=True)
     if proc.returncode not in (0, 1):  # a failed profiled run would leave its row without phases, unsaid

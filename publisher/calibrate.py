@@ -23,6 +23,7 @@ from publisher.degenerate import STRENGTH, degenerate_problems, stronger_values
 from publisher.methods import anonymize, frame_to_keys, known_methods, make_method
 from verifier.attacks.assessment import assess
 from verifier.errors import InvalidInputError
+from verifier.releases.family import GENERALIZING
 from verifier.data.schema import Schema
 
 __all__ = ["Targets", "Calibration", "calibrate", "check_grid", "plot_frontier", "weakest_sound"]
@@ -73,6 +74,11 @@ def check_grid(method: str, parameter: str) -> None:
     if parameter not in methods[method].parsers:
         raise InvalidInputError(f"{method} has no parameter {parameter!r} (its parameters: "
                                 f"{', '.join(sorted(methods[method].parsers)) or 'none'})", reason="PARAMETER_UNKNOWN")
+    if method in GENERALIZING:  # its cells are intervals and sets: no ranks, so no D and no intruder to sweep
+        raise InvalidInputError(f"{method} publishes generalized cells, which have no ranks: the frontier's D, linked "
+                                "shares and distortion do not apply to it. Try each value with publisher release "
+                                "--target (or publisher assess), which judges a generalized release by its classes",
+                                reason="METHOD_NOT_APPLICABLE")
 
 
 def calibrate(

@@ -294,3 +294,13 @@ def test_the_links_file_keeps_each_person_s_own_group_for_the_next_wave(ward, ca
     assert second == signatures  # everyone returned: every group kept, no counterfeit
     step = json.loads((ward / "r2" / MANIFEST).read_bytes())["predicate"]["methods"][0]
     assert step["parameters"]["counterfeit_records"] == 0
+
+
+@pytest.mark.parametrize("method,grid", [("m_invariant", "m=2,3"), ("sd_k_anonymity", "k=2,3")])
+def test_calibrate_refuses_a_generalizing_method_in_one_line(ward, capsys, method, grid):
+    """A generalizing method has no ranks to sweep D over: one line, exit 3, never a traceback."""
+    (ward / "x.csv").write_text("age,sex,disease\n" + "".join(r.split(",", 1)[1] + "\n" for r in FIRST.splitlines()))
+    assert publisher(["calibrate", "--input", str(ward / "x.csv"), "--schema", str(ward / "schema.json"), "--method",
+                      method, "--param-grid", grid]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("FAIL: -: METHOD_NOT_APPLICABLE: ") and "Traceback" not in err and err.count("\n") == 1

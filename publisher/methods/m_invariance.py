@@ -30,6 +30,7 @@ publishes those counts in the signed manifest.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Hashable, Sequence
 
@@ -137,15 +138,20 @@ def _join_residue(groups: list[Group], fresh: list[bool], left: dict[Hashable, l
     do not hold theirs (as Anatomy places its residue): the group stays of distinct values, one more of them. Returns
     those no such group takes."""
     out: dict[Hashable, list[int]] = {}
-    centres = np.array([float(np.median(rank[list(g.members)])) for g in groups]) if groups else np.zeros(0)
+    centres = [float(np.median(rank[list(g.members)])) for g in groups]
+    held = [{values[t] for t in g.members} for g in groups]
     for v in sorted(left, key=str):
+        open_ = sorted((centres[g], g) for g in range(len(groups)) if fresh[g] and v not in held[g])
+        keys = [c for c, _ in open_]
         for i in left[v]:
-            open_ = [g for g in range(len(groups)) if fresh[g] and v not in {values[t] for t in groups[g].members}]
             if not open_:
                 out.setdefault(v, []).append(i)
                 continue
-            g = min(open_, key=lambda g: (abs(centres[g] - rank[i]), g))
+            at = _nearest_at(keys, float(rank[i]))
+            g = open_.pop(at)[1]
+            keys.pop(at)
             groups[g] = Group(tuple(sorted([*groups[g].members, i], key=lambda t: rank[t])), groups[g].counterfeits)
+            held[g].add(v)
     return out
 
 
@@ -166,10 +172,10 @@ def _nearest(candidates: list[int], count: int, bucket: dict[Hashable, list[int]
     return chosen
 
 
-def _nearest_at(rows: list[int], anchor: int, rank: np.ndarray) -> int:
-    """The position in ``rows`` (in the quasi-identifiers' order) of the record nearest to ``anchor``."""
-    at = int(np.searchsorted(rank[rows], anchor))
-    if at == len(rows) or (at > 0 and anchor - rank[rows[at - 1]] <= rank[rows[at]] - anchor):
+def _nearest_at(ranks: list[int], anchor: int) -> int:
+    """The position in ``ranks`` (ascending) of the one nearest to ``anchor``, the lower on a tie."""
+    at = bisect.bisect_left(ranks, anchor)
+    if at == len(ranks) or (at > 0 and anchor - ranks[at - 1] <= ranks[at] - anchor):
         return at - 1
     return at
 
@@ -179,17 +185,19 @@ def _assign(pool: dict[Hashable, list[int]], buckets: dict, m: int, rank: np.nda
     with the most people left, ties going to the values with a record nearest the round's first; a round joins a
     bucket of the same signature, which stays balanced). Returns those of the last fewer than m values."""
     left = {v: list(rows) for v, rows in pool.items() if rows}
+    ranks = {v: rank[rows].tolist() for v, rows in left.items()}  # each value's ranks, ascending, kept beside it
     while len(left) >= m:
         most = max(len(rows) for rows in left.values())
-        anchor = min(int(rank[rows[0]]) for rows in left.values() if len(rows) == most)
-        nearest = {v: _nearest_at(rows, anchor, rank) for v, rows in left.items()}
-        top = sorted(left, key=lambda v: (-len(left[v]), abs(int(rank[left[v][nearest[v]]]) - anchor), str(v)))[:m]
+        anchor = min(ranks[v][0] for v, rows in left.items() if len(rows) == most)
+        nearest = {v: _nearest_at(ranks[v], anchor) for v in left}
+        top = sorted(left, key=lambda v: (-len(left[v]), abs(ranks[v][nearest[v]] - anchor), str(v)))[:m]
         s = frozenset(top)
         bucket = buckets.setdefault(s, {u: [] for u in s})
         for v in top:
             bucket[v].append(left[v].pop(nearest[v]))
+            ranks[v].pop(nearest[v])
             if not left[v]:
-                del left[v]
+                del left[v], ranks[v]
     return left
 
 
