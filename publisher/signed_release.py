@@ -372,6 +372,14 @@ def _write(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey
         raise
 
 
+def _links(links: tuple[str, Sequence[str]], methods: Sequence[Method], dataset_id: str, release_version: int,
+           manifest: bytes) -> bytes:
+    """The protector's links file: who is in the release and, from an m_invariant step, each person's signature."""
+    kept = next((m.kept for m in methods if getattr(m, "kept", None) is not None), None)
+    return Links(dataset_id, release_version, hashlib.sha256(manifest).hexdigest(), links[0], tuple(links[1]),
+                 None if kept is None else {i: tuple(sorted(s)) for i, s in zip(links[1], kept)}).to_bytes()
+
+
 def _check_links(table: Table, target: Path, links: tuple[str, Sequence[str]] | None, earlier: Sequence[Earlier],
                  methods: Sequence[Method]) -> None:
     """Before any work: one linking id per record, nothing where the links file goes, earlier releases only with
@@ -539,10 +547,8 @@ def make_release(
     report = None if protector is None or protector_report is None else Path(protector_report)
     report_doc = {"release": str(target), "datasetId": dataset_id, "releaseVersion": release_version,
                   "protector_only": protector}
-    kept = next((m.kept for m in methods if getattr(m, "kept", None) is not None), None)  # m_invariant's signatures
-    link_file = None if links is None else (links_path(target), Links(
-        dataset_id, release_version, hashlib.sha256(manifest).hexdigest(), links[0], tuple(links[1]),
-        None if kept is None else {i: tuple(sorted(s)) for i, s in zip(links[1], kept)}).to_bytes())
+    link_file = None if links is None else (links_path(target), _links(links, methods, dataset_id, release_version,
+                                                                       manifest))
     with phase(f"writing {target}"):
         _publish(target, [*files, (MANIFEST, manifest), (ENVELOPE, _envelope(manifest, key, trusted))], trusted,
                  report, report_doc, before_move, link_file)

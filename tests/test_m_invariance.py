@@ -150,11 +150,13 @@ def test_re_publication_keeps_bob_s_signature_with_a_published_counterfeit(ward,
     assert ("2 released records are consistent with your quasi-identifiers, 1 counterfeit record among them that "
             "the publisher added and counted (m-invariance), so 1 person is behind them") in bob["verdict"]["lines"][3]
     assert verifier(["audit", str(ward / "r2"), "--key", key, "--original", str(ward / "r2.csv"), "--previous",
-                     str(ward / "r1")]) == 0
-    out = capsys.readouterr().out
-    assert "m_invariant.counterfeit_records" in out and "AUDIT PASSED" in out
+                     str(ward / "r1"), "--json"]) == 0
+    audit = json.loads(capsys.readouterr().out)
+    checked = {c["claim"]: c for c in audit["checks"]}
+    assert checked["methods.0.parameters.counterfeit_records"]["ok"] and checked["methods.0.parameters.counterfeits"][
+        "ok"] and not any(u["figure"].startswith("methods.") for u in audit["unchecked"])
     assert verifier(["audit", str(ward / "r2"), "--key", key, "--original", str(ward / "r1.csv")]) == 1
-    assert "FALSE: m_invariant.counterfeit_records: the released rows less the original's records" in \
+    assert "FALSE: methods.0.parameters.counterfeit_records: the released rows less the original's records" in \
         capsys.readouterr().out
 
 
@@ -304,3 +306,99 @@ def test_calibrate_refuses_a_generalizing_method_in_one_line(ward, capsys, metho
                       method, "--param-grid", grid]) == 3
     err = capsys.readouterr().err
     assert err.startswith("FAIL: -: METHOD_NOT_APPLICABLE: ") and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_the_audit_finds_counterfeit_counts_moved_to_another_group(ward, capsys):
+    """A dishonest publisher moves Bob's counterfeit to Carol's group (the counts still add up and fit the data,
+    and Bob's group now looks like two people): only the original can tell, and the audit does."""
+    assert _release(ward, "r1", FIRST) == 0
+    assert _release(ward, "r2", SECOND, "--previous", str(ward / "r1")) == 0
+    rows = list(csv.reader((ward / "r2" / "release.csv").open()))[1:]
+    carol = next(r for r in rows if r[2] == "gastritis" and r[0] != "30")[:2]
+
+    def move(statement):
+        statement["predicate"]["methods"][0]["parameters"]["counterfeits"] = [
+            {"cells": {"age": carol[0], "sex": carol[1]}, "count": 1}]
+
+    resign_statement(ward / "r2", ward / "keys" / "private.pem", move)
+    capsys.readouterr()
+    assert verifier(["audit", str(ward / "r2"), "--key", str(ward / "keys" / "public.pem"), "--original",
+                     str(ward / "r2.csv"), "--json"]) == 1
+    checked = {c["claim"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert checked["methods.0.parameters.counterfeit_records"]["ok"]
+    assert not checked["methods.0.parameters.counterfeits"]["ok"]
+    assert "leaves each group its declared counterfeits" in checked["methods.0.parameters.counterfeits"]["note"]
+
+
+def _fits_by_hand(published, records, fakes_by_class) -> bool:
+    """Brute force: some choice of counterfeit rows in each class (its declared number) leaves rows that the
+    original records match one to one, each to a row whose cells contain it and whose value is its own."""
+    import itertools
+
+    labels = published.class_labels()
+    schema, names = published.schema, published.schema.names
+    qi, s = published.quasi_identifiers, published.sensitive[0]
+
+    def fits(record, row) -> bool:
+        for a in qi:
+            key = record[names.index(a.name)]
+            if not published.cells[a.name][row].contains(float(key) if a.kind == "numeric" else a.categories[int(key)]):
+                return False
+        return published.text[s.name][row].strip() == s.categories[int(record[names.index(s.name)])]
+
+    choices = [itertools.combinations(np.flatnonzero(labels == c).tolist(), int(k)) for c, k in
+               enumerate(fakes_by_class)]
+    for fake in itertools.product(*choices):
+        real = sorted(set(range(published.n_records)) - {r for part in fake for r in part})
+        if len(real) == len(records) and any(all(fits(records[i], real[j]) for i, j in enumerate(order))
+                                             for order in itertools.permutations(range(len(real)))):
+            return True
+    return False
+
+
+def test_the_audit_s_matching_of_counterfeits_is_the_brute_force_one():
+    """counterfeits_fit (a maximum flow) against every choice of counterfeit rows and every matching, on tiny
+    random m-invariant re-publications (returning people with random signatures, ties in age), with their true
+    counts and with one count moved to another group that could hold it."""
+    import pandas as pd
+
+    from publisher.methods.frames import published_cells
+    from publisher.methods.m_invariant import MInvariant
+    from verifier.attacks.counterfeits import class_counterfeits, counterfeits_fit
+
+    schema = Schema.from_dict({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": DISEASES}]})
+    compared = []
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(2, 6))
+        table = pd.DataFrame({"age": rng.integers(30, 34, n).astype(float), "sex": rng.choice(["F", "M"], n),
+                              "disease": rng.choice(DISEASES[:3], n)})
+        signatures = [frozenset({v, DISEASES[(DISEASES.index(v) + 1 + int(rng.integers(0, 3))) % 4]})
+                      if rng.random() < 0.5 else None for v in table["disease"]]
+        method = MInvariant(m=2).given_signatures(signatures)
+        released = method.apply(table, schema, random_state=None).table
+        if len(released) > 8:  # the brute force tries every choice of rows and every matching
+            continue
+        published = published_cells(released, schema)[1]
+        records = np.column_stack([table["age"].to_numpy(), (table["sex"] == "M").to_numpy(dtype=float),
+                                   [DISEASES.index(v) for v in table["disease"]]])
+        steps = [{"method": "m_invariant", "parameters": method.parameters()}]
+        labels = published.class_labels()
+        fakes = class_counterfeits(published, labels, steps)
+        assert counterfeits_fit(published, records, steps) is True and _fits_by_hand(published, records, fakes)
+        sizes, first = np.bincount(labels), np.unique(labels, return_index=True)[1]
+        for c in np.flatnonzero(fakes).tolist():
+            for d in range(sizes.size):
+                if d != c and fakes[d] + 1 < sizes[d]:
+                    moved = fakes.copy()
+                    moved[c], moved[d] = moved[c] - 1, moved[d] + 1
+                    entries = [{"cells": {a: published.text[a][first[k]] for a in ("age", "sex")}, "count": int(v)}
+                               for k, v in enumerate(moved) if v]
+                    lie = [{"method": "m_invariant", "parameters": {**method.parameters(), "counterfeits": entries}}]
+                    found = counterfeits_fit(published, records, lie)
+                    assert found == _fits_by_hand(published, records, moved), seed
+                    compared.append(found)
+    assert compared.count(False) >= 3 and len(compared) >= 5, compared

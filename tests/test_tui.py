@@ -928,3 +928,30 @@ async def test_several_releases_of_her_are_checked_together_in_the_tui_as_by_ver
     async with opened(tmp_path / "2026", key, others=[str(tmp_path / "other")]) as (app, pilot):
         assert "SCHEMA_MISMATCH" in shown(app, "#verification")
         assert app.query_one("#record", TabPane).disabled
+
+
+@pilot_test
+async def test_an_m_invariant_release_s_counterfeits_are_told_in_the_tui(tmp_path):
+    """Issue 40: Bob's group in the second m-invariant wave is his record and a counterfeit; the TUI shows both
+    released records, says one is counterfeit and one person is behind them, with the command line's verdict."""
+    from conftest import ward_folder
+    from publisher.cli import main as publisher
+
+    ward_folder(tmp_path, ["bronchitis", "dyspepsia", "flu", "gastritis"])
+    waves = {"r1": "bob,30,M,flu\nalice,31,M,dyspepsia\ndan,55,M,bronchitis\nfay,56,M,gastritis\n",
+             "r2": "bob,30,M,flu\ncarol,33,M,gastritis\ndan,55,M,bronchitis\nfay,56,M,gastritis\ngil,57,M,flu\n"}
+    for name, rows in waves.items():
+        (tmp_path / f"{name}.csv").write_text("pid,age,sex,disease\n" + rows)
+        assert publisher(["release", "--input", str(tmp_path / f"{name}.csv"), "--schema",
+                          str(tmp_path / "schema.json"), "--method", "m_invariant", "--param", "m=2", "--key",
+                          str(tmp_path / "keys" / "private.pem"), "--dataset-id", "ward", "--release-version",
+                          name[-1], "--link-column", "pid", "--out", str(tmp_path / name),
+                          *(["--previous", str(tmp_path / "r1")] if name == "r2" else [])]) == 0
+    (tmp_path / "bob.json").write_text(json.dumps({"age": 30, "sex": "M", "disease": "flu"}))
+    async with opened(tmp_path / "r2", tmp_path / "keys" / "public.pem", size=(120, 40),
+                      record_path=str(tmp_path / "bob.json")) as (app, pilot):
+        text = " ".join(shown(app, "#verdict").split())
+        assert text.startswith("EXPOSED: You are the only person behind the released records consistent with your "
+                               "quasi-identifiers (the others are counterfeit)"), text
+        assert "Your group: 2 released records, 1 of them counterfeit: 1 person behind them;" in text
+        assert len(cells(app, "#deviations")) == 2

@@ -20,7 +20,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["COUNTERFEITING", "counterfeit_entries", "class_counterfeits", "counterfeits_among", "counterfeit_problem"]
+__all__ = ["COUNTERFEITING", "MOST_PAIRS", "counterfeit_entries", "class_counterfeits", "counterfeits_among",
+           "counterfeit_problem", "counterfeits_fit"]
 
 #: the method that adds counterfeit records and publishes their counts
 COUNTERFEITING = "m_invariant"
@@ -80,3 +81,62 @@ def counterfeit_problem(published: Any, methods: Sequence[Any]) -> str | None:
             return (f"$.predicate.methods[{where}].parameters.counterfeits[{j}]: {count} counterfeit records in a "
                     f"group of {rows.get(key, 0)} released rows; every group holds at least one real record")
     return None
+
+
+#: the most (distinct original record, class) pairs :func:`counterfeits_fit` weighs
+MOST_PAIRS = 50_000_000
+
+
+def counterfeits_fit(published: Any, records: np.ndarray, methods: Sequence[Any]) -> bool | None:
+    """Whether the original ``records`` (rank keys, the release's schema) fill the released rows less the declared
+    counterfeits: each record matched to its own released row, whose cells contain its quasi-identifiers and whose
+    sensitive cell is its value, each class keeping exactly its declared counterfeits over (a maximum flow from the
+    records through (class, value) slots to the classes). Counts moved from one group to another, to make a small
+    group look larger, fail it. None when the records and classes are too many pairs to weigh here."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    schema, qi = published.schema, published.quasi_identifiers
+    sensitive = published.sensitive[0]
+    labels = published.class_labels()
+    fakes = class_counterfeits(published, labels, methods)
+    n_class = fakes.size
+    first = np.unique(labels, return_index=True)[1]
+    values = [t.strip() for t in published.text[sensitive.name]]
+    slots: dict[tuple[int, str], int] = {}
+    for label, value in zip(labels.tolist(), values):
+        slots[(label, value)] = slots.get((label, value), 0) + 1
+    names = schema.names
+    distinct, inverse = np.unique(records, axis=0, return_inverse=True)
+    counts = np.bincount(inverse.ravel(), minlength=distinct.shape[0])
+    if distinct.shape[0] * n_class > MOST_PAIRS:
+        return None
+    fits = np.ones((distinct.shape[0], n_class), dtype=bool)
+    for a in qi:
+        column = distinct[:, names.index(a.name)]
+        cells = [published.cells[a.name][r] for r in first.tolist()]
+        for u in np.unique(column).tolist():
+            mine = float(u) if a.kind == "numeric" else (a.categories or ())[int(u)]
+            fits[column == u] &= np.fromiter((c.contains(mine) for c in cells), dtype=bool, count=n_class)
+    slot_index = {key: i for i, key in enumerate(slots)}
+    r_n, s_n = distinct.shape[0], len(slots)
+    source, sink = 0, 1 + r_n + s_n + n_class
+    rows, cols, caps = [], [], []
+
+    def edge(a: int, b: int, c: int) -> None:
+        rows.append(a), cols.append(b), caps.append(int(c))
+
+    her_values = [(sensitive.categories or ())[int(k)] for k in distinct[:, names.index(sensitive.name)].tolist()]
+    for r in range(r_n):
+        edge(source, 1 + r, counts[r])
+        for c in np.flatnonzero(fits[r]).tolist():
+            s = slot_index.get((c, her_values[r]))
+            if s is not None:
+                edge(1 + r, 1 + r_n + s, counts[r])
+    for (c, _), s in slot_index.items():
+        edge(1 + r_n + s, 1 + r_n + s_n + c, slots[(c, _)])
+    sizes = np.bincount(labels, minlength=n_class)
+    for c in range(n_class):
+        edge(1 + r_n + s_n + c, sink, max(0, int(sizes[c] - fakes[c])))
+    graph = csr_matrix((np.asarray(caps, dtype=np.int32), (rows, cols)), shape=(sink + 1, sink + 1))
+    return int(maximum_flow(graph, source, sink).flow_value) == int(records.shape[0]) == int(sizes.sum() - fakes.sum())

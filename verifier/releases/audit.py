@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from verifier.attacks.assessment import Searches, assess, smallest_class
-from verifier.attacks.counterfeits import COUNTERFEITING
+from verifier.attacks.counterfeits import COUNTERFEITING, MOST_PAIRS, counterfeits_fit
 from verifier.attacks.reidentification import table_risk
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.link_rows import link_columns
@@ -44,7 +44,7 @@ from verifier.core.record_rows import distance_columns
 from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
 from verifier.releases.external_step import external_checks, not_replayable
-from verifier.releases.family import EXTERNAL, derived_parameters, step_parameters
+from verifier.releases.family import EXTERNAL, derived_parameters
 from verifier.releases.composition import composition_claim
 from verifier.releases.links import Links
 from verifier.releases.levels import record_levels
@@ -228,8 +228,10 @@ class _Ledger:
             for leaf in figure_paths(section):
                 if leaf not in seen and not any(leaf.startswith(s + ".") for s in seen):
                     self.unchecked[leaf] = "not recomputed by this version of the verifier"
+        checked = {c.name for c in self.checks}
         for leaf in derived_figures(self.release.methods):
-            self.unchecked[leaf] = DERIVED
+            if leaf not in checked:  # an m_invariant step's counterfeits, checked against the original
+                self.unchecked[leaf] = DERIVED
         return AuditResult(self.release, self.checks, self.unchecked, with_original, figures, self.settings)
 
 
@@ -370,6 +372,27 @@ def _published(release: VerifiedRelease):
                            reason="DATA_MALFORMED") from None
 
 
+def _counterfeits(ledger: _Ledger, published, original: Table) -> None:
+    """An m_invariant step's counterfeits against the original: their number is the released rows less the
+    original's records, and the original's records fill the rows each group keeps for people
+    (:func:`verifier.attacks.counterfeits.counterfeits_fit`)."""
+    methods = ledger.release.methods
+    where = next((i for i, step in enumerate(methods) if step.get("method") == COUNTERFEITING), None)
+    if where is None:
+        return
+    path, claimed = f"methods.{where}.parameters", methods[where]["parameters"]["counterfeit_records"]
+    found = published.n_records - original.n_records
+    ledger.checks.append(ClaimCheck(f"{path}.counterfeit_records", claimed, found, claimed == found,
+                                    "" if claimed == found else "the released rows less the original's records"))
+    fit = counterfeits_fit(published, original.values, methods)
+    if fit is None:
+        ledger.unchecked[f"{path}.counterfeits"] = f"more than {MOST_PAIRS:,} pairs of records and groups to match"
+        return
+    ledger.checks.append(ClaimCheck(f"{path}.counterfeits", "each group's count", "fits" if fit else "does not fit",
+                                    fit, "" if fit else "no matching of the original's records to the released rows "
+                                    "leaves each group its declared counterfeits"))
+
+
 def _audit_generalized(ledger: _Ledger, original: Table | None, original_weights: np.ndarray | None) -> AuditResult:
     """Every claim of a generalized release from the release alone; the utility figures with the original."""
     release = ledger.release
@@ -385,13 +408,7 @@ def _audit_generalized(ledger: _Ledger, original: Table | None, original_weights
         ledger.skip("risk_original", NEEDS_ORIGINAL)
         return ledger.result(False, figures)
     _risk_original(ledger, original, published.schema, original_weights)
-    fakes = step_parameters(release.methods, COUNTERFEITING)
-    if fakes is not None:  # the rows that are nobody: every released row the original does not hold
-        ledger.checks.append(ClaimCheck("m_invariant.counterfeit_records", fakes["counterfeit_records"],
-                                        published.n_records - original.n_records,
-                                        fakes["counterfeit_records"] == published.n_records - original.n_records,
-                                        "" if fakes["counterfeit_records"] == published.n_records - original.n_records
-                                        else "the released rows less the original's records"))
+    _counterfeits(ledger, published, original)
     frame = original.to_frame()
     assessed = assess_generalized({n: frame[n].tolist() for n in published.schema.names},
                                   {n: published.text[n] for n in published.schema.names}, published.schema,

@@ -104,14 +104,17 @@ class ResultsTab(VerticalScroll):
     def _show_group(self, check: GroupCheck) -> None:
         """A generalized release: her group's published cells, and her risks; no ranks, no spreads."""
         self._check = None
-        self._write_verdict(check.verdict(None, self._policy, unwitnessed=self.unwitnessed), f"Your group: {plural(check.class_size, 'released record')}; the publisher "
+        fakes = (f", {check.counterfeits} of them counterfeit: "
+                 f"{plural(check.class_size, 'person', plural_form='people')} behind them" if check.counterfeits else "")
+        self._write_verdict(check.verdict(None, self._policy, unwitnessed=self.unwitnessed),
+                            f"Your group: {plural(len(check.rows), 'released record')}{fakes}; the publisher "
                             f"claims k = {check.claimed_k}.")
         self.query_one("#matches-heading", Static).update("Released records consistent with your values, as published:")
         qi = [a.name for a in check.prepared.published.quasi_identifiers]
         text = check.prepared.published.text
         rows = [[str(r), *[text[n][r - 1] for n in qi]] for r in check.rows[:SHOWN_MATCHES]]
-        if check.class_size > SHOWN_MATCHES:
-            rows.append([f"+{check.class_size - SHOWN_MATCHES}", *["" for _ in qi]])
+        if len(check.rows) > SHOWN_MATCHES:
+            rows.append([f"+{len(check.rows) - SHOWN_MATCHES}", *["" for _ in qi]])
         fill_table(self.query_one("#deviations", DataTable), ["row", *qi], rows)
         self._show_disclosure(check.disclosure, best_guess=True)
         self.call_after_refresh(self._say_sideways)
