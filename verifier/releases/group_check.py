@@ -130,7 +130,8 @@ class GroupCheck:
         lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]
         lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
         lines += [f"- {markdown(line)}" for line in data["verdict"]["lines"]]
-        lines += ["", f"## My group: {plural(self.class_size, 'released record')}", "",
+        fakes = f", {self.counterfeits} of them counterfeit" if self.counterfeits else ""
+        lines += ["", f"## My group: {plural(len(self.rows), 'released record')}{fakes}", "",
                   f"The publisher claims k = {self.claimed_k}."]
         if self.disclosure:
             lines += ["", "## Attribute disclosure", "",
