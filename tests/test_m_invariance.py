@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -402,3 +403,30 @@ def test_the_audit_s_matching_of_counterfeits_is_the_brute_force_one():
                     assert found == _fits_by_hand(published, records, moved), seed
                     compared.append(found)
     assert compared.count(False) >= 3 and len(compared) >= 5, compared
+
+
+def test_a_wave_made_by_another_tool_gives_signatures_from_the_candidates(tmp_path, capsys):
+    """The hospital's first wave came from another tool (docs/examples/ward): its links file holds no signatures,
+    so each returning patient keeps the values among her candidates there ({HIV, flu}, {none, cancer}). Where the
+    plain second wave is refused by max_exposed=0 (tests/test_republication.py), m_invariant re-publishes the same
+    people and passes, leaving each returning patient both values."""
+    ward = ward_folder(tmp_path, ["HIV", "cancer", "flu", "none"])
+    examples = Path(__file__).resolve().parents[1] / "docs" / "examples" / "ward"
+    assert publisher(["release", "--input", str(examples / "2025.csv"), "--schema", str(examples / "schema.json"),
+                      "--anonymized", str(examples / "2025-generalized.csv"), "--produced-by", "a tool 1.0", "--key",
+                      str(ward / "keys" / "private.pem"), "--dataset-id", "ward", "--link-column", "patient",
+                      "--out", str(ward / "w1")]) == 0
+    assert "signatures" not in json.loads((ward / "w1.links.json").read_text())
+    assert publisher(["release", "--input", str(examples / "2026.csv"), "--schema", str(examples / "schema.json"),
+                      "--method", "m_invariant", "--param", "m=2", "--key", str(ward / "keys" / "private.pem"),
+                      "--dataset-id", "ward", "--release-version", "2", "--link-column", "patient", "--previous",
+                      str(ward / "w1"), "--target", "max_exposed=0", "--out", str(ward / "w2")]) == 0
+    kept = json.loads((ward / "w2.links.json").read_text())["signatures"]
+    assert kept["P-0192"] == ["HIV", "flu"] and kept["P-0415"] == ["cancer", "none"]
+    for age, sex, disease, other in ((34, "F", "HIV", "flu"), (52, "M", "none", "cancer")):
+        (ward / "me.json").write_text(json.dumps({"age": age, "sex": sex, "disease": disease}))
+        capsys.readouterr()
+        assert verifier(["joint", str(ward / "w1"), str(ward / "w2"), "--key", str(ward / "keys" / "public.pem"),
+                         "--record", str(ward / "me.json"), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["attribute_disclosure"]["disease"]["left"] == {
+            disease: 0.5, other: 0.5}
