@@ -337,7 +337,7 @@ def _fits_by_hand(published, records, fakes_by_class) -> bool:
     import itertools
 
     labels = published.class_labels()
-    schema, names = published.schema, published.schema.names
+    names = published.schema.names
     qi, s = published.quasi_identifiers, published.sensitive[0]
 
     def fits(record, row) -> bool:
