@@ -111,8 +111,9 @@ def earlier_signatures(earlier: Sequence[Earlier], records: np.ndarray, ids: Seq
     its links file records for the protector; in another, the values among her candidates there, found as her
     joint check finds them (the released rows whose every quasi-identifier cell contains her values, ``records``
     her rank keys as the new input holds them). None for a person in no earlier release. Her candidates in a
-    release hold her group, so a new group of exactly these values leaves her joint check all of them. Only a generalized earlier release with its
-    sensitive values published as they are has signatures: another is refused (``M_INVARIANCE_IMPOSSIBLE``)."""
+    release hold her group, so a new group of exactly these values leaves her joint check all of them. Only a
+    generalized earlier release with its sensitive values published as they are has signatures: another is refused
+    (``M_INVARIANCE_IMPOSSIBLE``)."""
     out: list[frozenset | None] = [None] * len(ids)
     found: dict[tuple[int, bytes], frozenset] = {}
     for j, each in enumerate(earlier):

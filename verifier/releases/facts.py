@@ -13,8 +13,8 @@ from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
 from verifier.text import literal, number, plural
 
-__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "counterfeits_text", "external_text", "formula_cells", "formula_warning", "open_release",
-           "p_value_words", "release_facts", "composition_facts", "composition_lines"]
+__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "counterfeits_text", "external_text", "formula_cells",
+           "formula_warning", "open_release", "p_value_words", "release_facts", "composition_facts", "composition_lines"]
 
 
 def open_release(directory: str, key_path: str, *, fingerprint: str | None = None, dataset_id: str | None = None,

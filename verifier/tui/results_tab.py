@@ -104,8 +104,8 @@ class ResultsTab(VerticalScroll):
     def _show_group(self, check: GroupCheck) -> None:
         """A generalized release: her group's published cells, and her risks; no ranks, no spreads."""
         self._check = None
-        fakes = (f", {check.counterfeits} of them counterfeit: "
-                 f"{plural(check.class_size, 'person', plural_form='people')} behind them" if check.counterfeits else "")
+        people = plural(check.class_size, "person", plural_form="people")
+        fakes = f", {check.counterfeits} of them counterfeit: {people} behind them" if check.counterfeits else ""
         self._write_verdict(check.verdict(None, self._policy, unwitnessed=self.unwitnessed),
                             f"Your group: {plural(len(check.rows), 'released record')}{fakes}; the publisher "
                             f"claims k = {check.claimed_k}.")
