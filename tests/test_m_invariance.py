@@ -430,3 +430,17 @@ def test_a_wave_made_by_another_tool_gives_signatures_from_the_candidates(tmp_pa
                          "--record", str(ward / "me.json"), "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["attribute_disclosure"]["disease"]["left"] == {
             disease: 0.5, other: 0.5}
+
+
+@pytest.mark.parametrize("signatures", [{"zed": ["flu", "dyspepsia"]}, {"bob": []}, {"bob": ["flu", "flu"]},
+                                        {"bob": "flu"}, ["bob"]])
+def test_a_links_file_s_signatures_are_read_strictly(ward, capsys, signatures):
+    """Signatures name people of the release, each with a list of distinct sensitive values; anything else makes
+    the links file invalid (LINKS_INVALID, exit 3) before any work."""
+    assert _release(ward, "r1", FIRST) == 0
+    links = json.loads((ward / "r1.links.json").read_text())
+    (ward / "r1.links.json").write_text(json.dumps({**links, "signatures": signatures}))
+    capsys.readouterr()
+    assert _release(ward, "r2", SECOND, "--previous", str(ward / "r1")) == 3
+    err = capsys.readouterr().err
+    assert "LINKS_INVALID" in err and "signatures" in err and not (ward / "r2").exists()
