@@ -267,3 +267,35 @@ def test_the_pages_merkle_and_note_twins_answer_as_python(browser):  # noqa: F81
     assert page["included"] == expected and sum(expected) == sum(range(1, 25)) + 12 + 2
     assert page["read"] == [_python_read(r, vkey_text) for r in raw]
     assert page["read"][0] == [True, "5"] and page["read"][1] == "LOG_SIGNATURE"
+
+
+def test_her_joint_check_takes_each_release_s_proof(logged, capsys, tmp_path):
+    """verifier joint with a proof per release: cosigned by two of three, her joint verdict carries no unwitnessed
+    notice and names each release's place in the log; under a policy asking no witness, or with no proof, the
+    notice stays. A proof of another release, or too few proofs, is refused."""
+    base = ["joint", str(logged / "r1"), str(logged / "r2"), "--key", str(logged / "keys" / "public.pem"),
+            "--record", str(logged / "me.json"), "--json"]
+    proofs = ["--proof", str(logged / "r1.tlog-proof"), "--proof", str(logged / "r2.tlog-proof")]
+    found = {}
+    for name, extra in (("two", [*proofs, "--log-policy", str(logged / "two.policy")]),
+                        ("none", [*proofs, "--log-policy", str(logged / "none.policy")]), ("no proof", [])):
+        capsys.readouterr()
+        assert verifier([*base, *extra, "--state", str(tmp_path / name)] if extra else base) == 0
+        out = json.loads(capsys.readouterr().out)
+        found[name] = ([f["rule"] for f in out["verdict"]["findings"] if f["severity"] == "notice"],
+                       [None if r["log"] is None else (r["log"]["index"], r["log"]["size"]) for r in out["releases"]])
+    assert found == {"two": ([], [(0, 2), (1, 2)]), "none": (["unwitnessed"], [(0, 2), (1, 2)]),
+                     "no proof": (["unwitnessed"], [None, None])}
+    capsys.readouterr()
+    assert verifier([*base[:-1], "--proof", str(logged / "r1.tlog-proof"), "--log-policy",
+                     str(logged / "two.policy")]) == 2
+    assert "give --proof once per release" in capsys.readouterr().err
+    assert verifier([*base[:-1], "--proof", str(logged / "r2.tlog-proof"), "--proof", str(logged / "r2.tlog-proof"),
+                     "--log-policy", str(logged / "two.policy"), "--state", str(tmp_path / "swapped")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("FAIL: ") and err.count("\n") == 1
+    capsys.readouterr()
+    assert verifier([*base[:-1], *proofs, "--log-policy", str(logged / "two.policy"), "--state",
+                     str(tmp_path / "text")]) == 0
+    out = capsys.readouterr().out
+    assert f"  log of {logged / 'r2'}: " in out and "This release was checked without a log proof" not in out

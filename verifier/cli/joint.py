@@ -6,6 +6,7 @@ import argparse
 import json
 
 from verifier.frontend import ExitCode, UsageError, add_command, count, print_json
+from verifier.frontend.log_args import check_log_args, log_standing_of
 from verifier.releases.policy import load_policy, policy_line
 from verifier.releases.record import read_record, refuse_record_on_command_line
 
@@ -33,6 +34,20 @@ def register(sub, common) -> None:
                    help="random records of the joint test when it cannot enumerate them all (default 10000)")
     p.add_argument("--seed", type=count("seed"), default=0, help="the joint test's own randomness (default 0)")
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    log = p.add_argument_group("the log", "Check that the log holds every release, as verifier check --proof does "
+                               "for one: your verdict is witnessed only when each proof holds and a quorum of "
+                               "witnesses cosigned.")
+    log.add_argument("--proof", action="append", default=[], metavar="FILE",
+                     help="a release's proof from its log (DIR.tlog-proof): once per release, in their order")
+    log.add_argument("--log-policy", metavar="FILE",
+                     help="your log policy: the log's verifier key, the witnesses' keys and how many must cosign")
+    log.add_argument("--log-key", metavar="log.vkey",
+                     help="the log's verifier key alone: a policy that asks no witness, so the verdict keeps its "
+                     "unwitnessed finding")
+    log.add_argument("--log", metavar="DIR", help="with --proof, the log's files, to check one history")
+    log.add_argument("--checkpoint", action="append", default=[], metavar="FILE",
+                     help="with --proof, a checkpoint of the log you got elsewhere; repeat for several")
+    log.add_argument("--state", metavar="DIR", help="where the checkpoints you have seen are remembered")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,11 +62,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"a joint check takes at most {MOST_EARLIER + 1} releases")
     if len(args.key) not in (1, len(args.releases)):
         raise UsageError(f"give --key once for every release, or once per release ({len(args.releases)} times)")
+    if args.proof and len(args.proof) != len(args.releases):
+        raise UsageError(f"give --proof once per release, in their order ({len(args.releases)} times), or not at all")
+    check_log_args(argparse.Namespace(**{**vars(args), "proof": args.proof or None}))
     policy = load_policy(args.policy)
     keys = args.key * len(args.releases) if len(args.key) == 1 else args.key
     releases = [open_release(directory, key) for directory, key in zip(args.releases, keys)]
+    standings = [log_standing_of(argparse.Namespace(**{**vars(args), "proof": proof}), release)
+                 for proof, release in zip(args.proof, releases)] or None
     joint = check_releases_jointly(releases, lambda schema: read_record(args.record, schema), policy=policy,
-                                   samples=args.samples, seed=args.seed)
+                                   samples=args.samples, seed=args.seed, standings=standings)
     if args.json:
         print_json(joint.to_json())
         return ExitCode.OK
@@ -62,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"OK: {entry['release']} verifies (fingerprint {entry['fingerprint']}): dataset "
               f"{json.dumps(entry['dataset_id'])}, version {entry['release_version']}; alone: "
               f"{entry['level_alone'].replace('_', ' ')}{signed}")
+    for standing, entry in zip(standings or (), out["releases"]):
+        print(f"  log of {entry['release']}: {standing.words()}")
     verdict = out["verdict"]
     print(f"\n{verdict['level'].replace('_', ' ').upper()}: {verdict['headline']}")
     print("\n".join(verdict["lines"][1:]))

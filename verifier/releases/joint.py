@@ -106,6 +106,11 @@ class JointCheck:
     match: JointMatch | None
     policy: Policy
     left_out: Mapping[str, str] = field(default_factory=dict)
+    unwitnessed: str | None = NO_PROOF
+    """Her verdict's ``unwitnessed`` finding: None only when every release's log proof holds and a quorum of
+    witnesses cosigned its checkpoint, else the first release's sentence that says why not."""
+    logs: tuple[dict[str, Any] | None, ...] = ()
+    """Each release's place in its log (``Standing.to_json``), when log proofs were given."""
 
     def _own(self, j: int) -> HerFigures:
         check = self.checks[j]
@@ -127,7 +132,7 @@ class JointCheck:
         return HerFigures(sensitive, class_size=None if smallest is None else smallest.class_size,
                           counterfeits=0 if smallest is None else smallest.counterfeits,
                           distance=min(distances) if distances else None,
-                          p_value=None if self.match is None else self.match.p_joint, unwitnessed=NO_PROOF)
+                          p_value=None if self.match is None else self.match.p_joint, unwitnessed=self.unwitnessed)
 
     def verdict(self, own: Sequence[str] | None = None) -> Verdict:
         """Her joint verdict; ``own``, each release's level alone when the caller has them already."""
@@ -184,8 +189,8 @@ class JointCheck:
                           "fingerprint": c.prepared.release.key.fingerprint, "level_alone": level,
                           "class_size": None if c.ranks_apply else c.class_size,
                           "distance": c.distance if c.ranks_apply else None,
-                          "checked_with": self._checked_with(c)}
-                         for c, level in zip(self.checks, own)],
+                          "checked_with": self._checked_with(c), "log": self.logs[j] if self.logs else None}
+                         for j, (c, level) in enumerate(zip(self.checks, own))],
             "attribute_disclosure": self.candidates, "left_out": dict(self.left_out),
             "p_joint": None if self.match is None else self.match.p_joint,
             "p_each": None if self.match is None else list(self.match.p_each),
@@ -248,9 +253,12 @@ def open_together(prepared: Any, directory: str, key: str, fingerprint: str | No
 
 
 def check_releases_jointly(releases: Sequence[Any], record_for: Callable[[Any], np.ndarray], *,
-                           policy: Policy | None = None, samples: int = 10_000, seed: int = 0) -> JointCheck:
+                           policy: Policy | None = None, samples: int = 10_000, seed: int = 0,
+                           standings: Sequence[Any] | None = None) -> JointCheck:
     """Her joint check over verified ``releases`` (two or more, of the same attributes); ``record_for(schema)``
-    reads her record with each release's signed schema. The command line and the Python API share it."""
+    reads her record with each release's signed schema. ``standings``: each release's place in its log
+    (:class:`verifier.transparency.standing.Standing`, from its proof), or None when no proof was given; her
+    verdict is witnessed only when every one is. The command line and the Python API share it."""
     from verifier.errors import InvalidInputError, UsageError
     from verifier.releases.subject import check_record, prepare
 
@@ -264,4 +272,8 @@ def check_releases_jointly(releases: Sequence[Any], record_for: Callable[[Any], 
                                     f"{checks[0].prepared.release.path}: a joint check reads releases of the same "
                                     "attributes", path=release.path, reason="SCHEMA_MISMATCH")
         checks.append(check_record(prepared, record_for(prepared.schema), whole_space=prepared.ranks_apply))
-    return check_jointly(checks, policy=policy, samples=samples, seed=seed)
+    joint = check_jointly(checks, policy=policy, samples=samples, seed=seed)
+    if standings is None:
+        return joint
+    unwitnessed = next((s.unwitnessed for s in standings if s.unwitnessed is not None), None)
+    return replace(joint, unwitnessed=unwitnessed, logs=tuple(s.to_json() for s in standings))
