@@ -54,6 +54,9 @@ class PublishedCells:
     distinct: dict[str, tuple[list[Cell], np.ndarray]] = field(default_factory=dict, repr=False)
     """Each column's distinct cells and every row's position among them, once :meth:`distinct_cells` has found
     them (every subject's class reads them)."""
+    labels: list = field(default_factory=list, repr=False)
+    """Each row's class, once :meth:`class_labels` has found them (the claims, the re-identification figures, the
+    suppression claims and the counterfeits read them)."""
 
     def distinct_cells(self, name: str) -> tuple[list[Cell], np.ndarray]:
         """Column ``name``'s distinct cells, and for every row the position of its cell among them: a class is
@@ -79,7 +82,14 @@ class PublishedCells:
         return [a for a in self.schema.attributes if a.role == "sensitive"]
 
     def class_labels(self) -> np.ndarray:
-        """Each row's class: rows with identical published quasi-identifiers share one."""
+        """Each row's class: rows with identical published quasi-identifiers share one (found once, read-only)."""
+        if not self.labels:
+            labels = self._class_labels()
+            labels.setflags(write=False)
+            self.labels.append(labels)
+        return self.labels[0]
+
+    def _class_labels(self) -> np.ndarray:
         def stripped(texts: list[str]) -> np.ndarray:  # a column's codes, texts equal but for spaces coded alike
             codes, first = _text_codes(texts)
             seen: dict[str, int] = {}

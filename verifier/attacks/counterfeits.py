@@ -46,13 +46,17 @@ def _keys(published: Any, rows: Iterable[int]) -> list[tuple[str, ...]]:
     return [tuple(published.text[n][r].strip() for n in names) for r in rows]
 
 
+def _class_keys(published: Any, labels: np.ndarray) -> list[tuple[str, ...]]:
+    """Each class's quasi-identifier cells (``labels`` numbers the classes from 0), read from its first row."""
+    return _keys(published, np.unique(labels, return_index=True)[1].tolist())
+
+
 def class_counterfeits(published: Any, labels: np.ndarray, methods: Sequence[Any]) -> np.ndarray:
     """The counterfeit count of each class (``labels`` numbers them, as :meth:`PublishedCells.class_labels` does)."""
     entries = counterfeit_entries(methods, [a.name for a in published.quasi_identifiers])
     out = np.zeros(int(labels.max()) + 1 if labels.size else 0, dtype=np.int64)
     if entries:
-        first = np.unique(labels, return_index=True)[1]
-        for label, key in zip(range(out.size), _keys(published, first.tolist())):
+        for label, key in enumerate(_class_keys(published, labels)):
             out[label] = entries.get(key, 0)
     return out
 
@@ -72,9 +76,8 @@ def counterfeit_problem(published: Any, methods: Sequence[Any]) -> str | None:
     entries = counterfeit_entries(methods, [a.name for a in published.quasi_identifiers])
     if not entries:
         return None
-    rows: dict[tuple[str, ...], int] = {}
-    for key in _keys(published, range(published.n_records)):
-        rows[key] = rows.get(key, 0) + 1
+    labels = published.class_labels()
+    rows = dict(zip(_class_keys(published, labels), np.bincount(labels).tolist())) if labels.size else {}
     where = next(i for i, step in enumerate(methods) if isinstance(step, dict) and step.get("method") == COUNTERFEITING)
     for j, (key, count) in enumerate(entries.items()):
         if count >= rows.get(key, 0):
