@@ -140,7 +140,9 @@ def test_her_class_spans_overlapping_generalizations():
     published = _published(["25", "[20,30]", "[26,40]", "[41,50]"], ["a", "{a,b}", "a", "a"],
                            ["flu", "hiv", "flu", "cancer"])
     her = subject_class(published, np.array([25.0, 0.0, 1.0]))
-    assert her["rows"] == [1, 2] and her["attribute_disclosure"]["disease"]["risk"] == 0.5
+    # two rows consistent with her, each its own class: among them her value is half; in the worst, certain
+    assert her["rows"] == [1, 2] and her["attribute_disclosure"]["disease"]["candidate_set"]["risk"] == 0.5
+    assert her["classes"] == 2 and her["attribute_disclosure"]["disease"]["risk"] == 1.0
 
 
 def test_a_cell_that_is_no_interval_names_column_and_row():

@@ -221,15 +221,21 @@ def test_her_risk_stands_beside_its_base_rate_in_the_issues_scene(adult_sd, caps
     prior = salaries.count("<=50K") / len(salaries)
     entry = out["attribute_disclosure"]["salary-class"]
     assert entry["prior"] == prior and round(prior, 4) == 0.7477  # every record is published, shuffled
-    assert entry["risk"] == pytest.approx(43 / 45) and entry["beta"] == pytest.approx((43 / 45 - prior) / prior)
-    assert entry["delta"] == pytest.approx(math.log(43 / 45 / prior))
+    # among her 45 candidates, 43 share her value; they fall in 4 published groups, one of which is all <=50K: the
+    # intruder who reruns SD on everyone's quasi-identifiers knows whether it is hers (issue 50)
+    weaker = entry["candidate_set"]
+    assert weaker["risk"] == pytest.approx(43 / 45) and weaker["beta"] == pytest.approx((43 / 45 - prior) / prior)
+    assert weaker["delta"] == pytest.approx(math.log(43 / 45 / prior))
+    assert entry["risk"] == 1.0 and entry["bound"] == "worst_class" and entry["classes"] == 4
+    assert entry["delta"] == pytest.approx(math.log(1 / prior)) and entry["worst_class_rows"] == 5
     verdict = out["verdict"]
-    assert verdict["level"] == "protected" and verdict["rule"] is None
-    assert ("Your salary-class is guessed right with probability 95.56% from this release (45 candidate records, "
-            "among the released records whose published values contain yours); 74.77% of the released records share "
-            "your value, so anyone could guess it right with probability 74.77% knowing nothing about you."
-            ) in verdict["lines"]
-    assert verdict["lines"][2] == "The publisher's claims hold for your record."  # its own line, deciding nothing
+    assert verdict["level"] == "exposed" and verdict["rule"] == "value_near_certain"
+    assert ("Your salary-class is guessed right with probability 100% by an intruder who knows everyone's "
+            "quasi-identifiers and the published method, if your record is in the group of 5 released records where "
+            "that is likeliest (one of 4 groups consistent with your values); knowing only your own values, with "
+            "probability 95.56% (45 candidate records). 74.77% of the released records share your value, so anyone "
+            "could guess it right with probability 74.77% knowing nothing about you.") in verdict["lines"]
+    assert verdict["lines"][3] == "The publisher's claims hold for your record."  # its own line, deciding nothing
 
 
 def test_another_policy_decides_her_level_in_the_cli(adult_sd, tmp_path, capsys):
@@ -242,7 +248,7 @@ def test_another_policy_decides_her_level_in_the_cli(adult_sd, tmp_path, capsys)
                                  "sha256": hashlib.sha256(strict.read_bytes()).hexdigest()}
     assert verdict["level"] == "exposed" and verdict["rule"] == "any_gain"
     assert [f["rule"] for f in verdict["findings"]] == ["any_gain", "groups_of_fifty", "unwitnessed"]
-    assert verdict["headline"].endswith("(delta = 0.2453, above the policy's 0.2).")
+    assert verdict["headline"].endswith("(delta = 0.2908, above the policy's 0.2).")  # her worst group's value
     capsys.readouterr()
     assert verifier(["check", str(adult_sd / "release"), "--key", str(adult_sd / "keys" / "public.pem"), "--record",
                      str(adult_sd / "me.json"), "--policy", str(strict)]) == 0

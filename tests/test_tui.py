@@ -774,9 +774,13 @@ def test_k_anonymous_release_results_equal_the_cli(monkeypatch, capsys):
     cli = cli_report(GOLDEN_KANON / "release", GOLDEN_KANON / "public.pem", GOLDEN_KANON / "me.json", capsys)
     cli["release"] = report["release"] = None  # relative in the app, absolute on the command line
     assert report == cli and cli["class_size"] == 3
+    # her candidates are one published class: her figure is exact (issue 50), the same as the weaker intruder's
+    weaker = {"risk": pytest.approx(1 / 3), "best_guess": "flu", "beta": pytest.approx(1 / 3),
+              "delta": pytest.approx(math.log(4 / 3))}
     assert cli["attribute_disclosure"]["disease"] == {
         "mode": "group", "risk": pytest.approx(1 / 3), "candidates": 3, "best_guess": "flu", "prior": 0.25,
-        "beta": pytest.approx(1 / 3), "delta": pytest.approx(math.log(4 / 3))}
+        "beta": pytest.approx(1 / 3), "delta": pytest.approx(math.log(4 / 3)), "bound": "own_class", "classes": 1,
+        "worst_class_rows": 3, "candidate_set": weaker}
 
 
 async def _k_anonymous_session(app: SubjectApp) -> dict:

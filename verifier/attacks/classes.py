@@ -29,6 +29,7 @@ import numpy as np
 from verifier.attacks.disclosure import CERTAIN
 from verifier.attacks.generalized import Cell, parse_cell
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
+from verifier.attacks.possible_classes import possible_classes
 from verifier.data.schema import Attribute, Schema
 from verifier.data.tables import format_rows
 from verifier.data.tuple_codes import tuple_codes
@@ -314,13 +315,29 @@ def _her_value(attr: Attribute, key: float) -> str | float:
     return (attr.categories or ())[int(key)]
 
 
-def subject_class(published: PublishedCells, record: np.ndarray) -> dict[str, Any]:
+def _guess(shares: Mapping[str, float]) -> str | None:
+    """The attacker's best guess: the value of the largest share, the last in text order among equals."""
+    return max(shares, key=lambda v: (shares[v], v)) if shares else None
+
+
+def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequence[Any] = ()) -> dict[str, Any]:
     """Her class: the released rows whose every published quasi-identifier contains hers (``record``: rank keys).
 
-    Returns ``class_size``, the candidate rows (numbered from 1) and per
-    sensitive attribute her ``risk`` (the share of candidates whose published
-    value is hers), the ``candidates`` and the attacker's ``best_guess`` (a
-    category name).
+    Returns ``class_size``, the candidate rows (numbered from 1), the
+    published ``classes`` among them and the fewest people of one
+    (``smallest_class``, counterfeits that ``methods`` publish apart:
+    :mod:`verifier.attacks.possible_classes`), and per sensitive attribute:
+
+    - ``risk``: the largest share of her value in one class she could be in,
+      what the maximum-knowledge intruder, who can rebuild which class is
+      hers, learns at worst (``bound`` says ``own_class`` where her
+      candidates are one class, so the figure is exact, else ``worst_class``);
+      ``best_guess`` his guess in that class, ``worst_class_rows`` its rows;
+    - ``candidate_set``: the share of her value among all her candidates
+      (``risk``) and the guess of an intruder who knows only her
+      quasi-identifiers (``best_guess``);
+    - ``candidates``, her candidate rows, and ``prior``, her value's share of
+      every released record.
     """
     names = published.schema.names
     inside = np.ones(published.n_records, dtype=bool)
@@ -329,15 +346,24 @@ def subject_class(published: PublishedCells, record: np.ndarray) -> dict[str, An
         distinct, where = published.distinct_cells(a.name)
         inside &= np.fromiter((c.contains(mine) for c in distinct), dtype=bool, count=len(distinct))[where]
     rows = np.flatnonzero(inside)
-    out: dict[str, Any] = {"class_size": int(rows.size), "rows": (rows + 1).tolist(), "attribute_disclosure": {}}
+    possible = possible_classes(published, rows, methods)
+    out: dict[str, Any] = {"class_size": int(rows.size), "rows": (rows + 1).tolist(), "classes": possible.count,
+                           "smallest_class": possible.smallest, "attribute_disclosure": {}}
     for s in published.sensitive:
-        mine = _her_value(s, record[names.index(s.name)])
+        mine = str(_her_value(s, record[names.index(s.name)]))
         shares = _shares(published.cells[s.name], rows)
-        guess = max(shares, key=lambda v: (shares[v], v)) if shares else None
+        distinct, where = published.distinct_cells(s.name)
+        row_share = np.array([1.0 / len(c.values) if c.values and mine in c.values else 0.0 for c in distinct],
+                             dtype=np.float64)[where] if distinct else np.zeros(0)
+        worst, which = possible.worst_share(row_share)
         out["attribute_disclosure"][s.name] = {
-            "mode": "group", "risk": shares.get(str(mine), 0.0) / rows.size if rows.size else 0.0,
-            "candidates": int(rows.size), "best_guess": guess,
+            "mode": "group", "risk": worst, "candidates": int(rows.size),
+            "best_guess": None if which is None else _guess(_shares(published.cells[s.name], possible.rows[which])),
+            "bound": "own_class" if possible.count <= 1 else "worst_class", "classes": possible.count,
+            "worst_class_rows": 0 if which is None else int(possible.rows[which].size),
+            "candidate_set": {"risk": shares.get(mine, 0.0) / rows.size if rows.size else 0.0,
+                              "best_guess": _guess(shares)},
             # her value's base rate: its share among every released record, a masked cell counting 1/N
-            "prior": value_shares(published, s.name).get(str(mine), 0.0),
+            "prior": value_shares(published, s.name).get(mine, 0.0),
         }
     return out

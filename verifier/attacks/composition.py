@@ -48,14 +48,26 @@ JOINT_RR_CELLS = 5_000_000
 _CHUNK = 1 << 16
 
 
-def joint_candidates(shares: Sequence[Mapping[Hashable, float]]) -> dict[Hashable, float]:
+def joint_candidates(shares: Sequence[Mapping[Hashable, float]],
+                     prior: Mapping[Hashable, float] | None = None) -> dict[Hashable, float]:
     """Her candidate values left in every release, each with its joint probability (see the module's text);
-    empty when no value is a candidate in all of them (her record is not the one the releases hold)."""
+    empty when no value is a candidate in all of them (her record is not the one the releases hold).
+
+    With ``prior``, each value's base rate, the probabilities are Bayes' rule with that prior:
+    ``prod_j P_j(v) / prior(v)^(m-1)``, normalised (each ``P_j`` already holds the prior once; docs/methods.md,
+    "Several releases"); without it, a uniform prior (the plain product)."""
     left = set(shares[0]) if shares else set()
     for each in shares[1:]:
         left &= {v for v, p in each.items() if p > 0}
+    power = len(shares) - 1
+
+    def weight(v: Hashable) -> float:
+        product = float(np.prod([each[v] for each in shares]))
+        base = (prior or {}).get(v, 0.0) if prior is not None else 1.0
+        return product / base ** power if base > 0 else 0.0
+
     # in the values' order, so that the total is the same sum in every run (a set's order is not)
-    product = {v: float(np.prod([each[v] for each in shares])) for v in sorted(left, key=str) if shares[0][v] > 0}
+    product = {v: w for v in sorted(left, key=str) if shares[0][v] > 0 and (w := weight(v)) > 0}
     total = sum(product.values())
     return {v: p / total for v, p in sorted(product.items(), key=lambda item: (-item[1], str(item[0])))} \
         if total > 0 else {}

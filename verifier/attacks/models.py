@@ -27,6 +27,7 @@ import numpy as np
 
 from verifier.attacks.composition import joint_rr_risk
 from verifier.attacks.disclosure import CERTAIN, estimate_distribution, rr_risk
+from verifier.attacks.sampling_error import CONFIDENCE, rr_sampling_error
 from verifier.attacks.replacement import replacement_claims, replacement_likelihood, replacement_risk, value_masses
 from verifier.data.schema import Schema
 
@@ -92,7 +93,8 @@ def rr_claims(x: np.ndarray | None, y: np.ndarray, schema: Schema, keep: Mapping
 
 
 def rr_record(y: np.ndarray, schema: Schema, keep: Mapping[str, float], record: np.ndarray) -> dict[str, Any]:
-    """Her closed-form risk at her cell, the records published with her QIs, and the attacker's best guess."""
+    """Her closed-form risk at her cell, the records published with her QIs, the attacker's best guess, and the
+    risk's one-sided sampling error (:mod:`verifier.attacks.sampling_error`) with the interval it spans."""
     qi, s, ps = rr_model(schema, keep)
     if s is None:
         return {}
@@ -102,8 +104,11 @@ def rr_record(y: np.ndarray, schema: Schema, keep: Mapping[str, float], record: 
     share = pi_hat[cell]
     candidates = int(np.all(y[:, qi] == record[qi], axis=1).sum()) if qi else int(y.shape[0])
     guess = int(np.argmax(share)) if share.sum() > 0 else None
+    error = rr_sampling_error(_frequencies(y, schema, [*qi, s]), ps, cell + (int(record[s]),), int(y.shape[0]))
     return {schema.attributes[s].name: {"mode": "randomized_response", "risk": risk, "candidates": candidates,
-                                        "best_guess": guess}}
+                                        "best_guess": guess, "sampling_error": error,
+                                        "interval": [max(0.0, risk - error), min(1.0, risk + error)],
+                                        "confidence": CONFIDENCE}}
 
 
 def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Mapping[str, float]],

@@ -133,7 +133,10 @@ def _print_group(check, out: dict) -> None:
     """Her group in a generalized release: its size, and per sensitive attribute her risk and the best guess."""
     shown = " ".join(map(str, out["class_rows"][:20])) + (" ..." if len(out["class_rows"]) > 20 else "")
     print(f"Released rows consistent with your values ({out['class_size']}): {shown or '-'}")
-    rows = [[json.dumps(n), figure(r["risk"]), str(r["candidates"]), json.dumps(r["best_guess"])]
-            for n, r in out["attribute_disclosure"].items()]
+    if out.get("classes", 1) > 1:
+        print(f"They fall in {out['classes']} published groups; the smallest holds {out['smallest_class']}.")
+    rows = [[json.dumps(n), figure(r["risk"]), figure(r["candidate_set"]["risk"]), str(r["candidates"]),
+             json.dumps(r["best_guess"])] for n, r in out["attribute_disclosure"].items()]
     if rows:
-        print("\n" + text_table(rows, ["sensitive attribute", "your risk", "candidates", "attacker's best guess"]))
+        print("\n" + text_table(rows, ["sensitive attribute", "your risk (worst group)", "among your candidates",
+                                        "candidates", "attacker's best guess"]))

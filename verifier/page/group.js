@@ -59,9 +59,57 @@
     ? cell.values.has(String(value)) || (typeof value === "number" && cell.values.has(pp.number_label(value)))
     : cell.lo <= value && (cell.openHi ? value < cell.hi : value <= cell.hi));
 
-  pp.subject_class = function subject_class(rows, schema, mine, hierarchies = {}) {
-    // Her class: the released rows whose every published quasi-identifier contains hers; per sensitive
-    // attribute the share of them whose published value is hers (a cell of N values counts 1/N to each).
+  const sharesOver = (column, members) => {
+    // classes.py's _shares: a cell covering N values gives 1/N to each, summed in row order
+    const shares = new Map();
+    for (const i of members) {
+      const values = column[i].values || new Set();
+      for (const v of values) shares.set(v, (shares.get(v) || 0.0) + 1.0 / values.size);
+    }
+    return shares;
+  };
+
+  const guessOf = (shares) => {
+    // classes.py's _guess: the value of the largest share, the last in text order among equals
+    let guess = null;
+    for (const [v, share] of shares) if (guess === null || share > shares.get(guess) || (share === shares.get(guess) && v > guess)) guess = v;
+    return guess;
+  };
+
+  pp.possible_classes = function possible_classes(rows, schema, inside, methods = []) {
+    // possible_classes.py's twin: the published classes (identical quasi-identifier cells) among her candidates
+    // `inside` (indices from 0, ascending), as they first appear, each with its rows and its people (rows less
+    // the counterfeits `methods` publish for it).
+    const keys = qi_keys(rows, schema, inside);
+    const where = new Map(), members = [];
+    inside.forEach((i, t) => {
+      if (!where.has(keys[t])) { where.set(keys[t], members.length); members.push([]); }
+      members[where.get(keys[t])].push(i);
+    });
+    const names = schema.attributes.filter((a) => a.role === "quasi_identifier").map((a) => a.name);
+    const entries = pp.counterfeit_entries(methods, names);
+    const people = [...where.keys()].map((key, c) => members[c].length - (entries.get(key) || 0));
+    return { rows: members, people, smallest: people.length ? Math.min(...people) : 0 };
+  };
+
+  pp.worst_share = function worst_share(possible, rowShare) {
+    // PossibleClasses.worst_share: the largest share of her value in one possible class (added in row order),
+    // and that class (the first of the largest).
+    let best = 0.0, which = null;
+    possible.rows.forEach((members, c) => {
+      let total = 0.0;
+      for (const i of members) total += rowShare[i];
+      const risk = Math.min(1.0, total / members.length);
+      if (which === null || risk > best) { best = risk; which = c; }
+    });
+    return [best, which];
+  };
+
+  pp.subject_class = function subject_class(rows, schema, mine, hierarchies = {}, methods = []) {
+    // Her class (classes.py's subject_class): the released rows whose every published quasi-identifier contains
+    // hers, the published classes among them and the fewest people of one; per sensitive attribute the largest
+    // share of her value in one class she could be in (a cell of N values counts 1/N to each), and beside it the
+    // share among all her candidates.
     const header = rows[0], body = rows.slice(1);
     const at = (name) => header.indexOf(name);
     const her = (a, j) => (a.kind === "numeric" ? mine[j] : a.categories[mine[j]]);
@@ -75,25 +123,22 @@
     body.forEach((_, i) => {
       if (schema.attributes.every((a, j) => a.role !== "quasi_identifier" || contains(cells[a.name][i], her(a, j)))) inside.push(i);
     });
-    const out = { class_size: inside.length, rows: inside.map((i) => i + 1), attribute_disclosure: {} };
-    const sharesOver = (column, members) => {
-      // classes.py's _shares: a cell covering N values gives 1/N to each, summed in row order
-      const shares = new Map();
-      for (const i of members) {
-        const values = column[i].values || new Set();
-        for (const v of values) shares.set(v, (shares.get(v) || 0.0) + 1.0 / values.size);
-      }
-      return shares;
-    };
+    const possible = pp.possible_classes(rows, schema, inside, methods);
+    const out = { class_size: inside.length, rows: inside.map((i) => i + 1), classes: possible.rows.length,
+      smallest_class: possible.smallest, attribute_disclosure: {} };
     schema.attributes.forEach((a, j) => {
       if (a.role !== "sensitive") return;
+      const value = String(her(a, j));
       const shares = sharesOver(cells[a.name], inside);
       const everyone = sharesOver(cells[a.name], body.map((_, i) => i));
-      let guess = null;
-      for (const [v, share] of shares) if (guess === null || share > shares.get(guess) || (share === shares.get(guess) && v > guess)) guess = v;
-      out.attribute_disclosure[a.name] = { mode: "group", risk: inside.length ? (shares.get(String(her(a, j))) || 0.0) / inside.length : 0.0,
-        candidates: inside.length, best_guess: guess,
-        prior: body.length ? (everyone.get(String(her(a, j))) || 0.0) / body.length : 0.0 };
+      const rowShare = cells[a.name].map((c) => (c.values && c.values.has(value) ? 1.0 / c.values.size : 0.0));
+      const [worst, which] = pp.worst_share(possible, rowShare);
+      out.attribute_disclosure[a.name] = { mode: "group", risk: worst, candidates: inside.length,
+        best_guess: which === null ? null : guessOf(sharesOver(cells[a.name], possible.rows[which])),
+        bound: possible.rows.length <= 1 ? "own_class" : "worst_class", classes: possible.rows.length,
+        worst_class_rows: which === null ? 0 : possible.rows[which].length,
+        candidate_set: { risk: inside.length ? (shares.get(value) || 0.0) / inside.length : 0.0, best_guess: guessOf(shares) },
+        prior: body.length ? (everyone.get(value) || 0.0) / body.length : 0.0 };
     });
     return out;
   };
@@ -176,36 +221,57 @@
     return out;
   };
 
-  pp.group_broken = function group_broken(classSize, k, disclosure, claims) {
-    // GroupCheck.broken_claims: her group below the claimed k, her risks above the claimed ones.
-    return [...(k !== null && classSize < k ? [`Only ${pp.plural(classSize, "released record")} are consistent with your values; the publisher claims every group has at least k = ${k}.`] : []),
+  pp.group_broken = function group_broken(classSize, k, disclosure, claims, classes = 1, smallest = classSize) {
+    // GroupCheck.broken_claims: a group she could be in below the claimed k, her risks above the claimed ones.
+    const small = k !== null && smallest < k;
+    return [...(small && classes > 1 ? [`A group of only ${pp.plural(smallest, "person", "people")} is among those consistent with your values; the publisher claims every group has at least k = ${k}.`]
+      : small ? [`Only ${pp.plural(classSize, "released record")} are consistent with your values; the publisher claims every group has at least k = ${k}.`] : []),
       ...pp.disclosure_breaches(disclosure, claims)];
   };
 
-  pp.group_figures = function group_figures(disclosure, classSize, broken, predicate, unwitnessed = pp.NO_PROOF, counterfeits = 0) {
-    // GroupCheck.figures: her group's size (its counterfeits apart), her risks, the claims and targets her figures break.
-    return { sensitive: disclosure, class_size: classSize, counterfeits, distance: null, p_value: null, unchanged: false,
+  pp.group_figures = function group_figures(disclosure, classSize, broken, predicate, unwitnessed = pp.NO_PROOF, counterfeits = 0, classes = null) {
+    // GroupCheck.figures: the smallest group she could be in (its counterfeits apart), her risks, the claims and
+    // targets her figures break.
+    return { sensitive: disclosure, class_size: classSize, counterfeits, classes, distance: null, p_value: null, unchanged: false,
       broken: [...broken, ...pp.target_breaches(predicate.targets, disclosure, null, false, classSize)], unwitnessed };
+  };
+
+  pp.classes_line = function classes_line(classes, smallest) {
+    // group_check.py's classes_line: why her figures are her worst group's.
+    return `Those records fall in ${classes} published groups. Anyone who knows everyone's quasi-identifiers can rerun the published method and tell which group is yours; you cannot without their records, so your figures are those of the worst group you could be in (the smallest holds ${pp.plural(smallest, "person", "people")}).`;
+  };
+
+  pp.group_disclosure_line = function group_disclosure_line(name, entry) {
+    // group_check.py's group_disclosure_line: the worst group's figure, what it assumes, and the candidates' share.
+    if (entry.bound !== "worst_class") return pp.disclosure_line(name, entry, "among the released records whose published values contain yours");
+    const base = pp.number(entry.prior, true);
+    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(entry.risk, true)} by an intruder who knows everyone's quasi-identifiers and the published method, if your record is in the group of ${pp.plural(entry.worst_class_rows, "released record")} where that is likeliest (one of ${entry.classes} groups consistent with your values); knowing only your own values, with probability ${pp.number(entry.candidate_set.risk, true)} (${pp.plural(entry.candidates, "candidate record")}). ${base} of the released records share your value, so anyone could guess it right with probability ${base} knowing nothing about you.`;
   };
 
   pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy, unwitnessed = pp.NO_PROOF) {
     // verifier check --json for a generalized release: her group, her risks with their base rates, her verdict.
-    const found = pp.subject_class(rows, predicate.schema, mine, hierarchies);
+    const found = pp.subject_class(rows, predicate.schema, mine, hierarchies, predicate.methods);
     const counterfeits = pp.counterfeits_among(rows, predicate.schema, found.rows.map((r) => r - 1), predicate.methods);
     found.class_size -= counterfeits; // her anonymity set is the real people among her candidates
     const k = Number.isInteger((predicate.claims || {}).k) ? predicate.claims.k : null;
-    const holds = k === null ? null : found.class_size >= k;
+    const holds = k === null ? null : found.smallest_class >= k;
     const disclosure = {};
-    for (const [name, entry] of Object.entries(found.attribute_disclosure)) disclosure[name] = pp.with_base_rate(entry, entry.prior);
-    const broken = pp.group_broken(found.class_size, k, disclosure, predicate.claims);
-    const figures = pp.group_figures(disclosure, found.class_size, broken, predicate, unwitnessed, counterfeits);
+    for (const [name, entry] of Object.entries(found.attribute_disclosure)) {
+      const weaker = pp.with_base_rate(entry.candidate_set, entry.prior);
+      disclosure[name] = { ...pp.with_base_rate(entry, entry.prior), candidate_set: { risk: weaker.risk, beta: weaker.beta,
+        delta: weaker.delta, best_guess: weaker.best_guess } };
+    }
+    const broken = pp.group_broken(found.class_size, k, disclosure, predicate.claims, found.classes, found.smallest_class);
+    const figures = pp.group_figures(disclosure, found.smallest_class, broken, predicate, unwitnessed, counterfeits, found.classes);
     const details = [pp.claims_line(broken, k !== null)];
     if (found.class_size) details.push(pp.class_line(found.rows.length, counterfeits));
+    if (found.classes > 1) details.push(pp.classes_line(found.classes, found.smallest_class));
     const said = pp.suppression_line(found.rows, pp.suppressed_rows(rows, predicate.schema));
     if (said) details.push(said);
-    for (const [name, r] of Object.entries(disclosure)) details.push(pp.disclosure_line(name, r, "among the released records whose published values contain yours"));
+    for (const [name, r] of Object.entries(disclosure)) details.push(pp.group_disclosure_line(name, r));
     details.push(NO_RANKS);
-    return { ...base, model: "generalized", class_size: found.class_size, class_rows: found.rows, counterfeits, claimed: { k },
+    return { ...base, model: "generalized", class_size: found.class_size, class_rows: found.rows, counterfeits,
+      classes: found.classes, smallest_class: found.smallest_class, claimed: { k },
       claim_holds: holds, attribute_disclosure: disclosure, distance: null, matches: null, p_value: null,
       not_applicable: { permutation_distance: NO_RANKS, random_match_test: NO_RANKS },
       verdict: pp.policy_verdict(policy, figures, details) };

@@ -11,14 +11,20 @@
   const byText = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   const words = (level) => level.replaceAll("_", " ");
 
-  pp.joint_candidates = function joint_candidates(shares) {
+  pp.joint_candidates = function joint_candidates(shares, prior = null) {
     // Her candidate values left in every release (Maps of value to share), each with its joint probability: the
-    // product of its shares over their total, largest first, then by value.
+    // product of its shares over their total (with `prior`, a Map of base rates, each product over prior^(m-1):
+    // Bayes' rule with that prior), largest first, then by value.
     if (!shares.length) return new Map();
     let left = [...shares[0].keys()];
     for (const each of shares.slice(1)) left = left.filter((v) => (each.get(v) || 0) > 0);
+    const weight = (v) => {
+      const product = shares.reduce((p, each) => p * each.get(v), 1.0);
+      const base = prior === null ? 1.0 : prior.get(v) || 0.0;
+      return base > 0 ? product / base ** (shares.length - 1) : 0.0;
+    };
     const product = left.sort(byText).filter((v) => shares[0].get(v) > 0)
-      .map((v) => [v, shares.reduce((p, each) => p * each.get(v), 1.0)]);
+      .map((v) => [v, weight(v)]).filter(([, w]) => w > 0);
     const total = product.reduce((a, [, p]) => a + p, 0.0);
     if (!(total > 0)) return new Map();
     return new Map(product.map(([v, p]) => [v, p / total]).sort((a, b) => b[1] - a[1] || byText(a[0], b[0])));
@@ -133,6 +139,57 @@
     return members.length ? shareOf(members.map((i) => valueName(part, s, part.keys[i][s]))) : new Map();
   };
 
+  pp.possible_shares = function possible_shares(part, name) {
+    // joint.py's possible_shares: her candidate values' shares in each published class she could be in (a
+    // generalized release), else her one candidate set's; null where the release gives none.
+    const whole = pp.candidate_shares(part, name);
+    if (whole === null || part.family !== "generalized" || !part.out.class_rows.length) return whole === null ? null : [whole];
+    const at = part.rows[0].indexOf(name);
+    const possible = pp.possible_classes(part.rows, part.predicate.schema, part.out.class_rows.map((r) => r - 1), part.predicate.methods);
+    return possible.rows.map((members) => shareOf(members.map((i) => part.rows[i + 1][at])));
+  };
+
+  pp.base_shares = function base_shares(part, name) {
+    // joint.py's base_shares: every value's share among all records of one release.
+    const s = part.predicate.schema.attributes.findIndex((a) => a.name === name);
+    if (part.family === "generalized") {
+      const at = part.rows[0].indexOf(name);
+      return shareOf(part.rows.slice(1).map((r) => r[at]));
+    }
+    return shareOf(part.keys.map((r) => valueName(part, s, r[s])));
+  };
+
+  const MOST_COMBINATIONS = 20000;
+
+  function worstJoint(options, prior, mine) {
+    // joint.py's _worst_joint: the combination of possible classes giving her value the largest joint probability.
+    if (options.reduce((a, o) => a * o.length, 1) > MOST_COMBINATIONS) return [new Map(), false];
+    let worst = null;
+    const at = options.map(() => 0);
+    for (;;) {
+      const left = pp.joint_candidates(options.map((o, j) => o[at[j]]), prior);
+      if (worst === null || (left.get(mine) || 0.0) > (worst.get(mine) || 0.0)) worst = left;
+      let k = options.length - 1;
+      while (k >= 0 && ++at[k] === options[k].length) { at[k] = 0; k -= 1; }
+      if (k < 0) break;
+    }
+    return [worst || new Map(), true];
+  }
+
+  function jointEntry(parts, name, mine) {
+    // joint.py's _joint_entry: Bayes' rule with the first release's base rates, for the worst combination of the
+    // classes she could be in, beside the same over her whole candidate sets.
+    const prior = pp.base_shares(parts[0], name);
+    const options = parts.map((p) => pp.possible_shares(p, name));
+    const weaker = pp.joint_candidates(parts.map((p) => pp.candidate_shares(p, name)), prior);
+    const [left, weighed] = worstJoint(options, prior, mine);
+    return { mode: "joint", left, risk: weighed ? left.get(mine) || 0.0 : 1.0, candidates: left.size,
+      each: options.map((o) => Math.max(...o.map((e) => e.get(mine) || 0.0))),
+      best_guess: left.size ? left.keys().next().value : null,
+      bound: options.some((o) => o.length > 1) ? "worst_class" : "own_class",
+      candidate_set: { left: weaker, risk: weaker.get(mine) || 0.0 } };
+  }
+
   function prior(part, name, mine) {
     // Her value's share among all records of one release (the base rate anyone guesses with).
     const s = part.predicate.schema.attributes.findIndex((a) => a.name === name);
@@ -172,27 +229,45 @@
     // JointCheck._own: her figures in one release alone, its p-value from the joint test's draws, no notice.
     if (part.family === "generalized") {
       const out = part.out;
-      return pp.group_figures(out.attribute_disclosure, out.class_size,
-        pp.group_broken(out.class_size, out.claimed.k, out.attribute_disclosure, part.predicate.claims), part.predicate, null,
-        out.counterfeits);
+      return pp.group_figures(out.attribute_disclosure, out.smallest_class,
+        pp.group_broken(out.class_size, out.claimed.k, out.attribute_disclosure, part.predicate.claims, out.classes,
+          out.smallest_class), part.predicate, null, out.counterfeits, out.classes);
     }
     const { p_value: _, ...untested } = part.out;
     return { ...pp.record_figures(untested, part.predicate, part.unchanged, null), p_value: p };
   }
 
-  function jointVerdict(policy, figures, details, own, n) {
+  function jointVerdict(policy, figures, details, own, parts, alone) {
     // JointCheck.verdict: the policy's on the joint figures, its sentences about these releases together, the
-    // headline saying when they expose more than any one alone.
+    // headline saying when they expose more than any one alone, or naming the release that alone says worse
+    // (JointCheck._decided_alone).
     const fix = (text) => text.replaceAll("from this release", "from these releases together");
     const v = pp.policy_verdict(policy, figures, details);
     const joint = { ...v, headline: fix(v.headline), findings: v.findings.map((f) => ({ ...f, text: fix(f.text) })), lines: v.lines.map(fix) };
-    if (LEVELS.indexOf(joint.level) <= Math.max(...own.map((l) => LEVELS.indexOf(l)))) return joint;
-    const head = `Together these ${n} releases tell more about you than any one of them (${own.map(words).join(", ")} alone): ${joint.headline}`;
+    let worst = 0;
+    own.forEach((level, j) => { if (LEVELS.indexOf(level) > LEVELS.indexOf(own[worst])) worst = j; });
+    if (LEVELS.indexOf(joint.level) < LEVELS.indexOf(own[worst])) {
+      const a = alone(worst);
+      const head = `${parts[worst].name} alone makes you ${words(own[worst])}, whatever the others add: ${a.headline}`;
+      const together = `Their joint figures alone would say ${words(joint.level)}: ${joint.headline}`;
+      return { level: own[worst], headline: head, rule: a.rule, policy: joint.policy,
+        findings: [...a.findings, ...joint.findings.filter((f) => f.severity === "notice")],
+        lines: [head, ...a.findings.slice(1).map((f) => f.text), together, ...joint.lines.slice(1)] };
+    }
+    if (LEVELS.indexOf(joint.level) <= LEVELS.indexOf(own[worst])) return joint;
+    const head = `Together these ${parts.length} releases tell more about you than any one of them (${own.map(words).join(", ")} alone): ${joint.headline}`;
     return { ...joint, headline: head, lines: [head, ...joint.lines.slice(1)] };
   }
 
-  pp.check_jointly = function check_jointly(parts, policy, { samples = 10000, seed = 0 } = {}) {
-    // Her joint check over her checks in each release (release_check's parts): verifier joint --json's object.
+  pp.check_jointly = function check_jointly(given, policy, { samples = 10000, seed = 0 } = {}) {
+    // Her joint check over her checks in each release (release_check's parts): verifier joint --json's object. A
+    // release given again (the same manifest digest) counts once (joint.py's _once_each).
+    const seen = new Set(), parts = [], repeated = [];
+    for (const p of given) {
+      if (seen.has(p.release.manifestSha256)) { repeated.push(p.name); continue; }
+      seen.add(p.release.manifestSha256);
+      parts.push(p);
+    }
     const first = parts[0], schema = first.predicate.schema;
     const families = new Set(parts.map((p) => p.family));
     const candidates = {}, leftOut = {};
@@ -206,10 +281,7 @@
           : "it is published by randomized response in some of these releases only, and no joint model of the mix is derived";
         if (typeof entry === "string") { leftOut[attr.name] = entry; return; }
       } else {
-        const shares = parts.map((p) => pp.candidate_shares(p, attr.name));
-        const left = pp.joint_candidates(shares);
-        entry = { mode: "joint", left, risk: left.get(mine) || 0.0, candidates: left.size, each: shares.map((e) => e.get(mine) || 0.0),
-          best_guess: left.size ? left.keys().next().value : null };
+        entry = jointEntry(parts, attr.name, mine);
       }
       candidates[attr.name] = pp.with_base_rate(entry, prior(first, attr.name, mine));
     });
@@ -217,13 +289,14 @@
     const match = ranked.length >= 2 ? pp.joint_test(pp.joint_draws(ranked, { samples, seed }), ranked.map((p) => p.r.distance)) : null;
     const own = parts.map((p) => pp.policy_verdict(policy, ownFigures(p, match && p.family !== "generalized" ? match.p_each[ranked.indexOf(p)] : null), []).level);
     const grouped = parts.filter((p) => p.family === "generalized");
-    const smallest = grouped.reduce((best, p) => (best === null || p.out.class_size < best.out.class_size ? p : best), null);
+    const smallest = grouped.reduce((best, p) => (best === null || p.out.smallest_class < best.out.smallest_class ? p : best), null);
     const figures = { sensitive: Object.fromEntries(Object.entries(candidates).filter(([, e]) => e.risk !== null)),
-      class_size: smallest ? smallest.out.class_size : null, counterfeits: smallest ? smallest.out.counterfeits : 0, distance: ranked.length ? Math.min(...ranked.map((p) => p.r.distance)) : null,
+      class_size: smallest ? smallest.out.smallest_class : null, classes: smallest ? smallest.out.classes : null, counterfeits: smallest ? smallest.out.counterfeits : 0, distance: ranked.length ? Math.min(...ranked.map((p) => p.r.distance)) : null,
       p_value: match ? match.p_joint : null, unchanged: false, broken: [], unwitnessed: pp.NO_PROOF };
     const details = Object.entries(candidates).map(([name, entry]) => candidatesLine(name, entry));
     if (match) details.push(`A random record matches you as closely as you are matched in every release at once ${pp.number(match.p_joint, true)} of the time (each release alone: ${match.p_each.map((p) => pp.number(p, true)).join(", ")}).`);
     for (const [name, why] of Object.entries(leftOut)) details.push(`${name} is left out: ${why}.`);
+    for (const path of repeated) details.push(`${path} is a release given before (the same manifest digest): it counts once.`);
     const signed = (p) => new Set((((p.predicate.claims || {}).composition || {}).earlier || []).map((e) => e.manifest_sha256));
     return {
       releases: parts.map((p, j) => ({ release: p.name, dataset_id: p.predicate.datasetId, release_version: p.predicate.releaseVersion,
@@ -231,10 +304,12 @@
         distance: p.family === "generalized" ? null : p.r.distance,
         checked_with: parts.filter((o) => o !== p && signed(p).has(o.release.manifestSha256)).map((o) => o.name),
         log: null })),
-      attribute_disclosure: Object.fromEntries(Object.entries(candidates).map(([name, e]) => [name, { ...e, left: e.left && Object.fromEntries(e.left) }])),
-      left_out: leftOut, p_joint: match ? match.p_joint : null, p_each: match ? match.p_each : null,
+      attribute_disclosure: Object.fromEntries(Object.entries(candidates).map(([name, e]) => [name, { ...e, left: e.left && Object.fromEntries(e.left),
+        ...(e.candidate_set ? { candidate_set: { ...e.candidate_set, left: Object.fromEntries(e.candidate_set.left) } } : {}) }])),
+      left_out: leftOut, repeated, p_joint: match ? match.p_joint : null, p_each: match ? match.p_each : null,
       random_method: match ? match.method : null, random_records: match ? match.total : null,
-      verdict: jointVerdict(policy, figures, details, own, parts.length),
+      verdict: jointVerdict(policy, figures, details, own, parts,
+        (j) => pp.policy_verdict(policy, ownFigures(parts[j], match && parts[j].family !== "generalized" ? match.p_each[ranked.indexOf(parts[j])] : null), [])),
     };
   };
 })();

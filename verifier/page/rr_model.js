@@ -126,15 +126,101 @@
     return [qi, s >= 0 ? s : null, ps];
   };
 
-  pp.rr_estimate = function rr_estimate(keys, schema, cols, ps) {
-    // models.py's _estimate: Eq. 2 on the release's frequencies (clipped), where the keep matrices invert.
+  pp.rr_frequencies = function rr_frequencies(keys, schema, cols) {
+    // models.py's _frequencies: the release's share of each modelled cell.
     const attrs = schema.attributes;
     const dims = cols.map((j) => attrs[j].categories.length);
     const lam = { data: new Float64Array(dims.reduce((a, b) => a * b, 1)), dims };
     for (const r of keys) lam.data[cols.reduce((index, j, k) => index * dims[k] + r[j], 0)] += 1;
     lam.data = lam.data.map((c) => c / Math.max(keys.length, 1));
-    const invertible = ps.every((p, k) => p > 1 / dims[k] + 1e-9);
+    return lam;
+  };
+
+  pp.rr_estimate = function rr_estimate(keys, schema, cols, ps) {
+    // models.py's _estimate: Eq. 2 on the release's frequencies (clipped), where the keep matrices invert.
+    const lam = pp.rr_frequencies(keys, schema, cols);
+    const invertible = ps.every((p, k) => p > 1 / lam.dims[k] + 1e-9);
     return invertible ? pp.estimate_distribution(lam, ps) : lam;
+  };
+
+  // sampling_error.py's twins: the one-sided 99% sampling error of her estimated risk (delta method).
+  pp.CONFIDENCE = 0.99;
+  const Z_ONE_SIDED = 2.3263478740408408;
+  const transpose = (m) => m[0].map((_, j) => m.map((row) => row[j]));
+
+  function piGradient(pi, ps, cell) {
+    // sampling_error.py's _pi_gradient: the gradient of her raw risk A B C with respect to pi at her cell.
+    const dims = pi.dims, ds = dims[dims.length - 1];
+    const grad = new Float64Array(pi.data.length);
+    const pQi = ps.slice(0, -1), pS = ps[ps.length - 1];
+    const a = cell.slice(0, -1), u = cell[cell.length - 1];
+    const at = a.reduce((index, x, i) => index * dims[i] + x, 0);
+    const A = pi.data[at * ds + u];
+    if (!(A > 0)) return grad;
+    const mats = dims.slice(0, -1).map((d, i) => pp.keep_matrix(d, pQi[i]));
+    const piQi = qiMargin(pi);
+    let B, gradQi;
+    if (pQi.every((p) => p === 1.0)) {
+      B = 1.0 / piQi.data[at];
+      gradQi = new Float64Array(piQi.data.length);
+      gradQi[at] = -B * B;
+    } else {
+      const inv = safeInverse(pp.kron_matvec(mats, piQi).data);
+      let row = Float64Array.of(1.0);
+      mats.forEach((m, i) => {
+        const col = m.map((r) => r[a[i]] ** 2);
+        const next = new Float64Array(row.length * col.length);
+        for (let x = 0; x < row.length; x++) for (let y = 0; y < col.length; y++) next[x * col.length + y] = row[x] * col[y];
+        row = next;
+      });
+      B = 0.0;
+      for (let i = 0; i < row.length; i++) B += row[i] * inv[i];
+      const back = pp.kron_matvec(mats.map(transpose), { data: row.map((x, i) => x * inv[i] * inv[i]), dims: piQi.dims });
+      gradQi = back.data.map((x) => -x);
+    }
+    let C = 1.0;
+    const gradC = new Float64Array(ds);
+    if (pS !== 1.0) {
+      const P = pp.keep_matrix(ds, pS);
+      const invS = P.map((weights) => { let t = 0.0; for (let w = 0; w < ds; w++) t += weights[w] * pi.data[at * ds + w]; return t > 0 ? 1.0 / t : 0.0; });
+      const weights = P.map((r) => r[u] ** 2);
+      let sum = 0.0;
+      for (let v = 0; v < ds; v++) sum += weights[v] * invS[v];
+      C = A * sum;
+      for (let w = 0; w < ds; w++) {
+        let t = 0.0;
+        for (let v = 0; v < ds; v++) t += weights[v] * invS[v] * invS[v] * P[v][w];
+        gradC[w] = -A * t;
+      }
+      gradC[u] += sum;
+    }
+    if (A * B * C >= 1.0) return grad;
+    for (let i = 0; i < grad.length; i++) grad[i] += (A * C) * gradQi[Math.floor(i / ds)];
+    for (let w = 0; w < ds; w++) grad[at * ds + w] += (A * B) * gradC[w];
+    grad[at * ds + u] += B * C;
+    return grad;
+  }
+
+  pp.risk_gradient = function risk_gradient(lam, ps, cell) {
+    // sampling_error.py's risk_gradient: through Eq. 2 (clipped, renormalised) where the keep matrices invert.
+    const invertible = ps.every((p, k) => p > 1 / lam.dims[k] + 1e-9);
+    if (!invertible) return piGradient(lam, ps, cell);
+    const mats = lam.dims.map((d, k) => pp.keep_matrix_inverse(d, ps[k]));
+    const raw = pp.kron_matvec(mats, lam);
+    const kept = raw.data.map((x) => Math.max(x, 0.0));
+    const total = kept.reduce((x, y) => x + y, 0.0);
+    if (!(total > 0)) return new Float64Array(lam.data.length);
+    const g = piGradient({ data: kept.map((x) => x / total), dims: lam.dims }, ps, cell);
+    return pp.kron_matvec(mats.map(transpose), { data: g.map((x, i) => (raw.data[i] > 0 ? x / total : 0.0)), dims: lam.dims }).data;
+  };
+
+  pp.rr_sampling_error = function rr_sampling_error(lam, ps, cell, n) {
+    // sampling_error.py's rr_sampling_error: z_0.99 times the delta-method standard error (multinomial covariance).
+    if (n <= 0) return 0.0;
+    const g = pp.risk_gradient(lam, ps, cell);
+    let second = 0.0, first = 0.0;
+    for (let i = 0; i < g.length; i++) { second += lam.data[i] * g[i] * g[i]; first += lam.data[i] * g[i]; }
+    return Z_ONE_SIDED * Math.sqrt(Math.max((second - first * first) / n, 0.0));
   };
 
   pp.rr_record = function rr_record(keys, schema, keep, record) {
@@ -147,8 +233,12 @@
     const ds = pi.dims[pi.dims.length - 1];
     const cell = qi.reduce((index, j, k) => index * pi.dims[k] + record[j], 0);
     const candidates = qi.length ? keys.filter((r) => qi.every((j) => r[j] === record[j])).length : keys.length;
-    return { [attrs[s].name]: { mode: "randomized_response", risk: risk[cell * ds + record[s]], candidates,
-      best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)) } };
+    const mine = risk[cell * ds + record[s]];
+    const error = pp.rr_sampling_error(pp.rr_frequencies(keys, schema, [...qi, s]), ps,
+      [...qi.map((j) => record[j]), record[s]], keys.length);
+    return { [attrs[s].name]: { mode: "randomized_response", risk: mine, candidates,
+      best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)), sampling_error: error,
+      interval: [Math.max(0.0, mine - error), Math.min(1.0, mine + error)], confidence: pp.CONFIDENCE } };
   };
 
   pp.best_share = function best_share(share) {

@@ -104,6 +104,7 @@
     const bound = rule.threshold;
     if (rule.figure === "class_size") {
       const n = figures.class_size || 0;
+      if ((figures.classes || 0) > 1) return `Your record is in one of ${figures.classes} published groups consistent with your quasi-identifiers, and the smallest holds only ${pp.plural(n, "person", "people")}, ${versus(rule, bound)}: an intruder who knows everyone's quasi-identifiers and the published method can tell which group is yours, and if it is that one he picks you with probability ${pp.number(1.0 / n, true)}.`;
       if (n === 1 && figures.counterfeits) return "You are the only person behind the released records consistent with your quasi-identifiers (the others are counterfeit): anyone who knows them learns that you are in this release, though not which of those records is yours.";
       if (figures.counterfeits) return `Only ${pp.plural(n, "person", "people")} are behind the released records consistent with your quasi-identifiers (the others are counterfeit), ${versus(rule, bound)}: an attacker who knows them picks you with probability ${pp.number(1.0 / n, true)}.`;
       if (n === 1) return "Only your record is consistent with your quasi-identifiers: anyone who knows them finds your released record.";
@@ -169,7 +170,8 @@
 
   function protectedHeadline(policy, figures) {
     let basis;
-    if (figures.class_size) basis = `${pp.plural(figures.class_size, "released record")} ${figures.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers`;
+    if (figures.class_size && (figures.classes || 0) > 1) basis = `every published group consistent with your quasi-identifiers holds at least ${pp.plural(figures.class_size, "person", "people")}`;
+    else if (figures.class_size) basis = `${pp.plural(figures.class_size, "released record")} ${figures.class_size === 1 ? "is" : "are"} consistent with your quasi-identifiers`;
     else if (typeof figures.p_value === "number") basis = `a random record matches as closely as yours ${pp.number(figures.p_value, true)} of the time`;
     else basis = "nothing links you to a released record";
     const values = Object.keys(figures.sensitive).length ? ", and none of your sensitive values is guessed better than the policy allows against its base rate" : "";
@@ -194,9 +196,10 @@
   };
 
   pp.disclosure_line = function disclosure_line(name, entry, how) {
-    // Her risk for one sensitive attribute with its base rate.
+    // Her risk for one sensitive attribute with its base rate (and the interval of an estimate).
     const base = pp.number(num(entry.prior), true);
-    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${base} of the released records share your value, so anyone could guess it right with probability ${base} knowing nothing about you.`;
+    const noise = Array.isArray(entry.interval) ? `, estimated within ${pp.number(num(entry.interval[0]), true)} to ${pp.number(num(entry.interval[1]), true)} (${pp.number(num(entry.confidence), true)} interval)` : "";
+    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release${noise} (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${base} of the released records share your value, so anyone could guess it right with probability ${base} knowing nothing about you.`;
   };
 
   pp.target_breaches = function target_breaches(targets, risks, distance, linked, group = null) {
@@ -205,7 +208,7 @@
     const out = [];
     for (const [name, bound] of Object.entries(targets.max_attribute_risk || {})) {
       const risk = num((risks[name] || {}).risk);
-      if (risk !== null && risk > bound + SLACK) out.push(`The publisher promised no ${pp.literal(name)} guessed with probability above ${pp.number(bound)}; yours is ${pp.number(risk)}.`);
+      if (risk !== null && risk - margin(risks[name]) > bound + SLACK) out.push(`The publisher promised no ${pp.literal(name)} guessed with probability above ${pp.number(bound)}; yours is ${pp.number(risk)}${beyond(risks[name])}.`);
     }
     let bound = num(targets.min_distance);
     if (bound !== null && distance !== null && distance < bound) out.push(`The publisher promised every record at least ${pp.number(bound)} ranks from its closest match; yours is ${distance}.`);
@@ -224,8 +227,31 @@
       const claimed = claimedAll && typeof claimedAll === "object" ? claimedAll[name] : undefined;
       if (value === null || !claimed || typeof claimed !== "object") continue;
       const top = num(claimed.max), target = num(claimed.target);
-      if (top !== null && value > top + SLACK) out.push(`Your risk for ${pp.literal(name)} (${pp.number(value)}) is above the maximum the publisher claims (${pp.number(top)}).`);
-      if (target !== null && value > target + SLACK) out.push(`Your risk for ${pp.literal(name)} (${pp.number(value)}) is above the method's own target (${pp.number(target)}, one in l = ${pp.number(num(claimed.l))}).`);
+      const low = value - margin(entry), said = beyond(entry);  // an estimate is above a bound only beyond its noise
+      if (top !== null && low > top + SLACK) out.push(`Your risk for ${pp.literal(name)} (${pp.number(value)}${said}) is above the maximum the publisher claims (${pp.number(top)}).`);
+      if (target !== null && low > target + SLACK) out.push(`Your risk for ${pp.literal(name)} (${pp.number(value)}${said}) is above the method's own target (${pp.number(target)}, one in l = ${pp.number(num(claimed.l))}).`);
+    }
+    return out;
+  };
+
+  // verdict.py's _margin and _beyond: the one-sided sampling error of a risk estimated from the release
+  const margin = (entry) => num((entry || {}).sampling_error) || 0.0;
+  const beyond = (entry) => (margin(entry) ? `, estimated from the release, more than its sampling error of ${pp.number(margin(entry))} at ${pp.number(num(entry.confidence), true)} above it` : "");
+
+  pp.within_error_lines = function within_error_lines(figures, claims, targets) {
+    // verdict.py's within_error_lines: estimates above a signed bound by no more than their sampling error.
+    const claimedAll = claims && claims.attribute_disclosure;
+    const out = [];
+    for (const [name, entry] of Object.entries(figures)) {
+      const value = num(entry.risk), m = margin(entry);
+      const claimed = claimedAll && typeof claimedAll === "object" && claimedAll[name] && typeof claimedAll[name] === "object" ? claimedAll[name] : {};
+      const bounds = [num(claimed.max), num(claimed.target), num(((targets || {}).max_attribute_risk || {})[name] ?? null)].filter((b) => b !== null);
+      if (value === null || !m || !bounds.length) continue;
+      const bound = Math.min(...bounds);
+      if (value > bound + SLACK && value - m <= bound + SLACK) {
+        const [lo, hi] = entry.interval || [value - m, value + m];
+        out.push(`Your ${pp.literal(name)} risk estimated from the release, ${pp.number(value, true)}, is above the ${pp.number(bound, true)} the publisher signed, but within the estimate's sampling error (${pp.number(num(entry.confidence), true)} interval ${pp.number(lo, true)} to ${pp.number(hi, true)}): the randomization's noise explains it, so it is no broken promise.`);
+      }
     }
     return out;
   };
@@ -264,7 +290,7 @@
     const figures = pp.record_figures(out, predicate, unchanged, unwitnessed);
     const n = out.matches.length;
     const claimed = out.claimed.distance !== null || Boolean(claims.attribute_disclosure && Object.keys(claims.attribute_disclosure).length);
-    const details = [pp.claims_line([...claimBroken, ...breaches], claimed)];
+    const details = [pp.claims_line([...claimBroken, ...breaches], claimed), ...pp.within_error_lines(disclosure, claims, predicate.targets)];
     if (out.distance === 0) {
       details.push(`${pp.plural(n, "released record")} ${n === 1 ? "sits" : "sit"} at exactly your rank on every attribute: your values were not moved among the others.`);
     } else {

@@ -27,9 +27,9 @@ from verifier.releases.exposure import with_base_rate
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import (NO_PROOF, HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
                                       policy_verdict, target_breaches)
-from verifier.text import figure, markdown, plural
+from verifier.text import figure, literal, markdown, number, plural
 
-__all__ = ["GroupCheck", "check_group", "class_line", "suppression_line"]
+__all__ = ["GroupCheck", "check_group", "class_line", "classes_line", "group_disclosure_line", "suppression_line"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -59,6 +59,18 @@ class GroupCheck:
         return int(self.found.get("counterfeits", 0))
 
     @property
+    def classes(self) -> int:
+        """How many published classes her candidates fall in (1 where the cells do not overlap)."""
+        return int(self.found.get("classes", 1 if self.found["rows"] else 0))
+
+    @property
+    def smallest_class(self) -> int:
+        """The fewest people of a published class she could be in: her anonymity set against the intruder who
+        knows everyone's quasi-identifiers and the method, who can rebuild which class is hers
+        (:mod:`verifier.attacks.possible_classes`)."""
+        return int(self.found.get("smallest_class", self.class_size))
+
+    @property
     def rows(self) -> list[int]:
         """The released rows (numbered from 1) consistent with her quasi-identifiers."""
         return list(self.found["rows"])
@@ -73,15 +85,19 @@ class GroupCheck:
         return k if isinstance(k, int) and not isinstance(k, bool) else None
 
     def claim_holds(self) -> bool | None:
-        """Whether her class is at least as large as the claimed k (None when no k is claimed)."""
+        """Whether every class she could be in is at least as large as the claimed k (None when no k is claimed)."""
         if self.claimed_k is None:
             return None
-        return self.class_size >= self.claimed_k
+        return self.smallest_class >= self.claimed_k
 
     def broken_claims(self) -> list[str]:
         """Her figures that break a claim: her group below the claimed k, a risk above its claimed maximum."""
         out = []
-        if self.claim_holds() is False:
+        if self.claim_holds() is False and self.classes > 1:
+            out.append(f"A group of only {plural(self.smallest_class, 'person', plural_form='people')} is among those "
+                       f"consistent with your values; the publisher claims every group has at least k = "
+                       f"{self.claimed_k}.")
+        elif self.claim_holds() is False:
             out.append(f"Only {plural(self.class_size, 'released record')} are consistent with your values; the "
                        f"publisher claims every group has at least k = {self.claimed_k}.")
         return out + disclosure_breaches(self.disclosure, self.prepared.release.claims)
@@ -90,8 +106,9 @@ class GroupCheck:
         """What the verdict policy reads of her record: her group's size, her risks with their base rates, and
         the claims and targets her figures break."""
         broken = self.broken_claims() + target_breaches(self.prepared.release.predicate.get("targets"),
-                                                        risks=self.disclosure, group=self.class_size)
-        return HerFigures(self.disclosure, class_size=self.class_size, counterfeits=self.counterfeits, broken=broken)
+                                                        risks=self.disclosure, group=self.smallest_class)
+        return HerFigures(self.disclosure, class_size=self.smallest_class, counterfeits=self.counterfeits,
+                          broken=broken, classes=self.classes)
 
     def verdict(self, random: Any = None, policy: Policy | None = None, *,
                 unwitnessed: str | None = NO_PROOF) -> Verdict:
@@ -99,9 +116,11 @@ class GroupCheck:
         details = [claims_line(self.broken_claims(), claimed=self.claimed_k is not None)]
         if self.class_size:
             details.append(class_line(len(self.rows), self.counterfeits))
+        if self.classes > 1:
+            details.append(classes_line(self.classes, self.smallest_class))
         said = suppression_line(self.rows, (np.flatnonzero(suppressed_rows(self.prepared.published)) + 1).tolist())
         details += [said] if said else []
-        details += [disclosure_line(name, r, MODEL_WORDS["group"]) for name, r in self.disclosure.items()]
+        details += [group_disclosure_line(name, r) for name, r in self.disclosure.items()]
         details.append(NO_RANKS)
         figures = replace(self.figures(), unwitnessed=unwitnessed)
         return policy_verdict(policy or default_policy(), figures, details=details)
@@ -113,6 +132,7 @@ class GroupCheck:
             "verified": True, "release": release.path, "fingerprint": release.key.fingerprint, "dataset_id": release.dataset_id,
             "release_version": release.release_version, "attributes": self.names, "model": "generalized",
             "class_size": self.class_size, "class_rows": self.rows, "counterfeits": self.counterfeits,
+            "classes": self.classes, "smallest_class": self.smallest_class,
             "claimed": {"k": self.claimed_k}, "claim_holds": self.claim_holds(),
             "attribute_disclosure": self.disclosure,
             "formula_like_cells": self.prepared.formula_cells.count,
@@ -156,6 +176,31 @@ def class_line(rows: int, counterfeits: int) -> str:
             "are counterfeit.")
 
 
+def classes_line(classes: int, smallest: int) -> str:
+    """Why her figures are her worst group's: her candidates fall in several published groups, and an intruder who
+    knows everyone's quasi-identifiers and the published method can tell which is hers; she cannot."""
+    return (f"Those records fall in {classes} published groups. Anyone who knows everyone's quasi-identifiers can "
+            "rerun the published method and tell which group is yours; you cannot without their records, so your "
+            "figures are those of the worst group you could be in (the smallest holds "
+            f"{plural(smallest, 'person', plural_form='people')}).")
+
+
+def group_disclosure_line(name: str, entry: dict[str, Any]) -> str:
+    """Her risk for one sensitive attribute of a generalized release: the worst group's figure, what it assumes,
+    and beside it the share among all her candidates (what an intruder who knows only her values learns)."""
+    if entry.get("bound") != "worst_class":
+        return disclosure_line(name, entry, MODEL_WORDS["group"])
+    base = number(entry.get("prior"), share=True)
+    weaker = entry["candidate_set"]
+    return (f"Your {literal(name)} is guessed right with probability {number(entry['risk'], share=True)} by an "
+            "intruder who knows everyone's quasi-identifiers and the published method, if your record is in the "
+            f"group of {plural(int(entry['worst_class_rows']), 'released record')} where that is likeliest (one of "
+            f"{entry['classes']} groups consistent with your values); knowing only your own values, with probability "
+            f"{number(weaker['risk'], share=True)} ({plural(int(entry['candidates']), 'candidate record')}). {base} of "
+            f"the released records share your value, so anyone could guess it right with probability {base} knowing "
+            "nothing about you.")
+
+
 def suppression_line(rows: list[int], suppressed: list[int]) -> str | None:
     """What suppression means for her, when the release has suppressed records (``*`` in every quasi-identifier;
     both lists are released rows numbered from 1): a suppressed record is consistent with everyone, so it is
@@ -178,10 +223,12 @@ def suppression_line(rows: list[int], suppressed: list[int]) -> str | None:
 def check_group(prepared: Any, record: np.ndarray) -> GroupCheck:
     """Her class in a generalized release and her risks in it."""
     record = np.asarray(record, dtype=np.float64)
-    found = subject_class(prepared.published, record)
+    found = subject_class(prepared.published, record, prepared.release.methods)
     found["counterfeits"] = counterfeits_among(prepared.published, [r - 1 for r in found["rows"]],
                                                prepared.release.methods)
     found["class_size"] -= found["counterfeits"]  # her anonymity set is the real people among her candidates
-    found["attribute_disclosure"] = {name: with_base_rate(entry, entry["prior"])
-                                     for name, entry in found["attribute_disclosure"].items()}
+    for name, entry in found["attribute_disclosure"].items():
+        weaker = with_base_rate(entry["candidate_set"], entry["prior"])
+        found["attribute_disclosure"][name] = {**with_base_rate(entry, entry["prior"]), "candidate_set": {
+            k: weaker[k] for k in ("risk", "beta", "delta", "best_guess")}}
     return GroupCheck(prepared, record, found)

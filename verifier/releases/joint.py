@@ -18,6 +18,7 @@ and other methods, or a numeric attribute, is left out, and the report says why.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -26,13 +27,15 @@ import numpy as np
 from verifier.attacks.composition import JOINT_RR_CELLS, JointDraws, JointMatch, joint_candidates, joint_draws
 from verifier.attacks.disclosure import candidate_rows
 from verifier.attacks.models import replacement_shares, rr_joint_record
+from verifier.attacks.possible_classes import possible_classes
 from verifier.releases.exposure import with_base_rate
 from verifier.releases.family import step_parameters
 from verifier.releases.policy import Policy, default_policy
-from verifier.releases.verdict import LEVELS, NO_PROOF, HerFigures, Verdict, policy_verdict
+from verifier.releases.verdict import LEVELS, NO_PROOF, NOTICE, HerFigures, Verdict, policy_verdict
 from verifier.text import number, plural
 
-__all__ = ["JointCheck", "check_jointly", "check_releases_jointly", "open_together"]
+__all__ = ["MOST_COMBINATIONS", "JointCheck", "base_shares", "check_jointly", "check_releases_jointly", "open_together",
+           "possible_shares"]
 
 
 def _value_name(check: Any, s: int, value: float) -> str:
@@ -58,10 +61,56 @@ def candidate_shares(check: Any, name: str) -> dict[str, float] | None:
     else:
         members, _ = candidate_rows(check.prepared.values, schema, check.record)
         values = [_value_name(check, s, v) for v in check.prepared.values[members, s]]
+    return _shares_of(values)
+
+
+def _shares_of(values: Sequence[str]) -> dict[str, float]:
     if not values:
         return {}
     found, counts = np.unique(np.asarray(values, dtype=object).astype(str), return_counts=True)
     return {str(v): int(c) / len(values) for v, c in zip(found, counts)}
+
+
+def possible_shares(check: Any, name: str) -> list[dict[str, float]] | None:
+    """Her candidate values' shares in each published class she could be in (a generalized release whose
+    candidates span several classes: :mod:`verifier.attacks.possible_classes`), else her one candidate set's
+    (:func:`candidate_shares`); None where the release gives no candidate set for ``name``."""
+    whole = candidate_shares(check, name)
+    if whole is None or check.ranks_apply or not check.rows:
+        return None if whole is None else [whole]
+    published = check.prepared.published
+    rows = np.asarray(check.rows, dtype=np.int64) - 1
+    text = published.text[name]
+    return [_shares_of([text[r] for r in members.tolist()])
+            for members in possible_classes(published, rows, check.prepared.release.methods).rows]
+
+
+def base_shares(check: Any, name: str) -> dict[str, float]:
+    """Every value's share among all records of one release: the base rates (as :func:`_prior` counts them)."""
+    s = check.prepared.schema.names.index(name)
+    if not check.ranks_apply:
+        return _shares_of(check.prepared.published.text[name])
+    return _shares_of([_value_name(check, s, v) for v in check.prepared.values[:, s]])
+
+
+#: the most combinations of possible classes (one per release) a joint check weighs; past it her joint risk is
+#: the sound bound 1
+MOST_COMBINATIONS = 20_000
+
+
+def _worst_joint(options: Sequence[Sequence[Mapping[str, float]]], prior: Mapping[str, float],
+                 mine: str) -> tuple[dict[str, float], bool]:
+    """Her values left and their joint probabilities for the combination of possible classes (one per release)
+    that gives her value the largest; and whether the combinations were weighed (False past
+    :data:`MOST_COMBINATIONS`, when the caller gives the bound 1)."""
+    if int(np.prod([len(o) for o in options])) > MOST_COMBINATIONS:
+        return {}, False
+    worst: dict[str, float] | None = None
+    for combination in itertools.product(*options):
+        left = joint_candidates(combination, prior)
+        if worst is None or left.get(mine, 0.0) > worst.get(mine, 0.0):
+            worst = left
+    return worst or {}, True
 
 
 def _randomized(checks: Sequence[Any], name: str) -> dict[str, Any] | str:
@@ -111,6 +160,8 @@ class JointCheck:
     witnesses cosigned its checkpoint, else the first release's sentence that says why not."""
     logs: tuple[dict[str, Any] | None, ...] = ()
     """Each release's place in its log (``Standing.to_json``), when log proofs were given."""
+    repeated: tuple[str, ...] = ()
+    """The releases given again (the same manifest digest as one before): each counts once."""
 
     def _own(self, j: int) -> HerFigures:
         check = self.checks[j]
@@ -126,10 +177,11 @@ class JointCheck:
 
     def figures(self) -> HerFigures:
         grouped = [c for c in self.checks if not c.ranks_apply]
-        smallest = min(grouped, key=lambda c: c.class_size) if grouped else None  # the first of the smallest
+        smallest = min(grouped, key=lambda c: c.smallest_class) if grouped else None  # the first of the smallest
         distances = [c.distance for c in self.checks if c.ranks_apply]
         sensitive = {name: entry for name, entry in self.candidates.items() if entry["risk"] is not None}
-        return HerFigures(sensitive, class_size=None if smallest is None else smallest.class_size,
+        return HerFigures(sensitive, class_size=None if smallest is None else smallest.smallest_class,
+                          classes=None if smallest is None else smallest.classes,
                           counterfeits=0 if smallest is None else smallest.counterfeits,
                           distance=min(distances) if distances else None,
                           p_value=None if self.match is None else self.match.p_joint, unwitnessed=self.unwitnessed)
@@ -142,6 +194,8 @@ class JointCheck:
             details.append(f"A random record matches you as closely as you are matched in every release at once "
                            f"{number(self.match.p_joint, share=True)} of the time (each release alone: {each}).")
         details += [f"{name} is left out: {why}." for name, why in self.left_out.items()]
+        details += [f"{path} is a release given before (the same manifest digest): it counts once."
+                    for path in self.repeated]
         joint = policy_verdict(self.policy, self.figures(), details=details)
         def fix(text: str) -> str:  # the policy's sentences speak of one release
             return text.replace("from this release", "from these releases together")
@@ -149,12 +203,26 @@ class JointCheck:
         joint = Verdict(joint.level, fix(joint.headline), tuple(replace(f, text=fix(f.text)) for f in joint.findings),
                         tuple(map(fix, joint.lines)), joint.policy)
         own = self.own_levels() if own is None else own
-        worse = LEVELS.index(joint.level) > max(LEVELS.index(level) for level in own)
+        worst = max(range(len(own)), key=lambda j: LEVELS.index(own[j]))  # the first of the worst alone
+        if LEVELS.index(joint.level) < LEVELS.index(own[worst]):
+            return self._decided_alone(joint, worst, own[worst])
+        worse = LEVELS.index(joint.level) > LEVELS.index(own[worst])
         if not worse:
             return joint
         head = (f"Together these {len(self.checks)} releases tell more about you than any one of them "
                 f"({', '.join(level.replace('_', ' ') for level in own)} alone): {joint.headline}")
         return Verdict(joint.level, head, joint.findings, (head, *joint.lines[1:]), joint.policy)
+
+    def _decided_alone(self, joint: Verdict, j: int, level: str) -> Verdict:
+        """Her joint verdict when one release alone says worse than the joint figures: that release decides her
+        level (the intruder holds every release, so he can use it alone), its headline and findings first."""
+        alone = policy_verdict(self.policy, self._own(j))
+        path = self.checks[j].prepared.release.path
+        head = f"{path} alone makes you {level.replace('_', ' ')}, whatever the others add: {alone.headline}"
+        findings = (*alone.findings, *[f for f in joint.findings if f.severity == NOTICE])
+        together = f"Their joint figures alone would say {joint.level.replace('_', ' ')}: {joint.headline}"
+        return Verdict(level, head, findings, (head, *[f.text for f in alone.findings[1:]], together,
+                                               *joint.lines[1:]), joint.policy)
 
     @staticmethod
     def _candidates_line(name: str, entry: dict[str, Any]) -> str:
@@ -191,7 +259,7 @@ class JointCheck:
                           "distance": c.distance if c.ranks_apply else None,
                           "checked_with": self._checked_with(c), "log": self.logs[j] if self.logs else None}
                          for j, (c, level) in enumerate(zip(self.checks, own))],
-            "attribute_disclosure": self.candidates, "left_out": dict(self.left_out),
+            "attribute_disclosure": self.candidates, "left_out": dict(self.left_out), "repeated": list(self.repeated),
             "p_joint": None if self.match is None else self.match.p_joint,
             "p_each": None if self.match is None else list(self.match.p_each),
             "random_method": None if self.match is None else self.match.method,
@@ -200,11 +268,28 @@ class JointCheck:
         }
 
 
+def _joint_entry(checks: Sequence[Any], name: str, mine: str) -> dict[str, Any]:
+    """Her joint entry for a categorical ``name`` outside randomized response: Bayes' rule over the releases with
+    the first release's base rates as the prior, for the worst combination of the classes she could be in (the
+    maximum-knowledge intruder reads hers in each), beside the same over her whole candidate sets."""
+    prior = base_shares(checks[0], name)
+    options = [possible_shares(c, name) for c in checks]
+    weaker = joint_candidates([candidate_shares(c, name) for c in checks], prior)
+    left, weighed = _worst_joint(options, prior, mine)
+    several = any(len(o) > 1 for o in options)
+    return {"mode": "joint", "left": left, "risk": left.get(mine, 0.0) if weighed else 1.0,
+            "candidates": len(left), "each": [max(each.get(mine, 0.0) for each in o) for o in options],
+            "best_guess": next(iter(left), None), "bound": "worst_class" if several else "own_class",
+            "candidate_set": {"left": weaker, "risk": weaker.get(mine, 0.0)}}
+
+
 def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, samples: int = 10_000,
                   seed: int = 0, draws: JointDraws | None = None) -> JointCheck:
     """Her joint check over her checks in each release (``verifier.releases.subject.check_record``'s, her record
     read with each release's schema). ``draws``: the joint test's random records in the releases with ranks among
-    ``checks``, in their order, where the caller checks many people against the same releases."""
+    ``checks``, in their order, where the caller checks many people against the same releases. A release given
+    again (the same manifest digest) counts once, and ``repeated`` names it."""
+    checks, repeated = _once_each(checks)
     first = checks[0]
     candidates, left_out = {}, {}
     families = {c.prepared.release.family for c in checks}
@@ -224,17 +309,30 @@ def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, sample
                 left_out[attr.name] = entry
                 continue
         else:
-            shares = [candidate_shares(c, attr.name) for c in checks]
-            left = joint_candidates(shares)
-            entry = {"mode": "joint", "left": left, "risk": left.get(mine, 0.0), "candidates": len(left),
-                     "each": [each.get(mine, 0.0) for each in shares], "best_guess": next(iter(left), None)}
+            entry = _joint_entry(checks, attr.name, mine)
         candidates[attr.name] = with_base_rate(entry, _prior(first, attr.name, mine))
     ranked = [c for c in checks if c.ranks_apply]
     match = None
     if len(ranked) >= 2:
         draws = draws or joint_draws([c.prepared.space for c in ranked], samples=samples, seed=seed)
         match = draws.test([c.distance for c in ranked])
-    return JointCheck(tuple(checks), candidates, match, policy or default_policy(), left_out)
+    return JointCheck(tuple(checks), candidates, match, policy or default_policy(), left_out, repeated=repeated)
+
+
+def _once_each(checks: Sequence[Any]) -> tuple[list[Any], tuple[str, ...]]:
+    """The checks of distinct releases (by manifest digest), in their order, and the paths of those given again:
+    the same release twice is one release's evidence, and multiplying its shares would invent certainty. Two
+    versions of one dataset are two releases."""
+    seen: set[str] = set()
+    kept, repeated = [], []
+    for check in checks:
+        digest = check.prepared.release.manifest_sha256
+        if digest in seen:
+            repeated.append(check.prepared.release.path)
+            continue
+        seen.add(digest)
+        kept.append(check)
+    return kept, tuple(repeated)
 
 
 def open_together(prepared: Any, directory: str, key: str, fingerprint: str | None = None) -> Any:
@@ -276,4 +374,5 @@ def check_releases_jointly(releases: Sequence[Any], record_for: Callable[[Any], 
     if standings is None:
         return joint
     unwitnessed = next((s.unwitnessed for s in standings if s.unwitnessed is not None), None)
-    return replace(joint, unwitnessed=unwitnessed, logs=tuple(s.to_json() for s in standings))
+    kept = [s for c, s in zip(checks, standings) if any(c is k for k in joint.checks)]  # a repeat's proof counts once
+    return replace(joint, unwitnessed=unwitnessed, logs=tuple(s.to_json() for s in kept))

@@ -36,7 +36,7 @@ from verifier.releases.family import NO_RANKS
 from verifier.releases.group_check import GroupCheck, check_group
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import (NO_PROOF, HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
-                                      policy_verdict, target_breaches)
+                                      policy_verdict, target_breaches, within_error_lines)
 from verifier.releases.verification import ReleaseError, VerifiedRelease
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.schema import Schema
@@ -200,6 +200,8 @@ class SubjectCheck:
         claimed = self.claimed_distance is not None or bool(self.prepared.release.claims.get("attribute_disclosure"))
         details = [claims_line(self.broken_claims() + disclosure_breaches(self.disclosure, self.prepared.release.claims),
                                claimed=claimed)]
+        details += within_error_lines(self.disclosure, self.prepared.release.claims,
+                                      self.prepared.release.predicate.get("targets"))
         if self.distance == 0:
             details.append(f"{plural(n, 'released record')} {'sits' if n == 1 else 'sit'} at exactly your rank on "
                            "every attribute: your values were not moved among the others.")

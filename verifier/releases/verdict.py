@@ -42,7 +42,7 @@ from verifier.text import figure, literal, number, plural
 
 __all__ = ["LEVELS", "NOTICE", "NO_PROOF", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line",
            "disclosure_breaches", "disclosure_line", "not_verifiable", "policy_findings", "policy_verdict",
-           "target_breaches"]
+           "target_breaches", "within_error_lines"]
 
 #: the levels, best first
 LEVELS = ("protected", "at_risk", "exposed", "not_verifiable")
@@ -114,6 +114,9 @@ class HerFigures:
     unchanged: bool = False
     broken: Sequence[str] = ()
     """Sentences of the claims and targets her figures break."""
+    classes: int | None = None
+    """How many published classes her candidates fall in (a generalized release's): above 1, ``class_size`` is the
+    smallest of them, her anonymity set against an intruder who can tell which is hers."""
     unwitnessed: str | None = None
     """The sentence of her ``unwitnessed`` notice: why nothing shows the release is the one everyone sees (None
     when a quorum of witnesses cosigned the checkpoint that logs it)."""
@@ -159,6 +162,12 @@ def _identity_sentence(rule: Rule, figures: HerFigures) -> str:
     bound = rule.threshold
     if rule.figure == "class_size":
         n = figures.class_size or 0
+        if (figures.classes or 0) > 1:
+            return (f"Your record is in one of {figures.classes} published groups consistent with your "
+                    f"quasi-identifiers, and the smallest holds only {plural(n, 'person', plural_form='people')}, "
+                    f"{_versus(rule, bound)}: an intruder who knows everyone's quasi-identifiers and the published "
+                    f"method can tell which group is yours, and if it is that one he picks you with probability "
+                    f"{number(1.0 / n, share=True)}.")
         if n == 1 and figures.counterfeits:
             return ("You are the only person behind the released records consistent with your quasi-identifiers "
                     "(the others are counterfeit): anyone who knows them learns that you are in this release, though "
@@ -222,7 +231,10 @@ def _strongest(found: list[Finding]) -> list[Finding]:
 
 
 def _protected_headline(policy: Policy, figures: HerFigures) -> str:
-    if figures.class_size:
+    if figures.class_size and (figures.classes or 0) > 1:
+        basis = (f"every published group consistent with your quasi-identifiers holds at least "
+                 f"{plural(figures.class_size, 'person', plural_form='people')}")
+    elif figures.class_size:
         basis = (f"{plural(figures.class_size, 'released record')} {'is' if figures.class_size == 1 else 'are'} "
                  "consistent with your quasi-identifiers")
     elif figures.p_value is not None:
@@ -257,8 +269,11 @@ def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
     """Her risk for one sensitive attribute with its base rate: what the release tells, and what anyone knows."""
     prior = _number(entry.get("prior"))
     base = number(prior, share=True)
+    interval = entry.get("interval")
+    noise = (f", estimated within {number(_number(interval[0]), share=True)} to {number(_number(interval[1]), share=True)}"
+             f" ({number(_number(entry.get('confidence')), share=True)} interval)" if isinstance(interval, list) else "")
     return (f"Your {literal(name)} is guessed right with probability {number(_number(entry.get('risk')), share=True)} "
-            f"from this release ({plural(int(entry.get('candidates') or 0), 'candidate record')}, {how}); {base} of "
+            f"from this release{noise} ({plural(int(entry.get('candidates') or 0), 'candidate record')}, {how}); {base} of "
             f"the released records share your value, so anyone could guess it right with probability {base} knowing "
             "nothing about you.")
 
@@ -277,9 +292,9 @@ def target_breaches(targets: Mapping[str, Any] | None, *, risks: Mapping[str, Ma
     out = []
     for name, bound in (targets.get("max_attribute_risk") or {}).items():
         risk = _number((risks.get(name) or {}).get("risk"))
-        if risk is not None and risk > float(bound) + _SLACK:
+        if risk is not None and risk - _margin(risks.get(name)) > float(bound) + _SLACK:
             out.append(f"The publisher promised no {literal(name)} guessed with probability above {number(bound)}; "
-                       f"yours is {number(risk)}.")
+                       f"yours is {number(risk)}{_beyond(risks.get(name))}.")
     bound = _number(targets.get("min_distance"))
     if bound is not None and distance is not None and distance < bound:
         out.append(f"The publisher promised every record at least {number(bound)} ranks from its closest match; "
@@ -322,10 +337,51 @@ def disclosure_breaches(figures: Mapping[str, Mapping[str, Any]], claims: Mappin
         if value is None or not isinstance(claimed, Mapping):
             continue
         top, target = _number(claimed.get("max")), _number(claimed.get("target"))
-        if subject and top is not None and value > top + _SLACK:
-            out.append(f"{whose} risk for {literal(name)} ({figure(value)}) is above the maximum the publisher "
-                       f"claims ({figure(top)}).")
-        if target is not None and value > target + _SLACK:
-            out.append(f"{whose} risk for {literal(name)} ({figure(value)}) is above the method's own target "
+        low = value - (_margin(entry) if subject else 0.0)  # an estimate is above a bound only beyond its noise
+        beyond = _beyond(entry) if subject else ""
+        if subject and top is not None and low > top + _SLACK:
+            out.append(f"{whose} risk for {literal(name)} ({figure(value)}{beyond}) is above the maximum the "
+                       f"publisher claims ({figure(top)}).")
+        if target is not None and low > target + _SLACK:
+            out.append(f"{whose} risk for {literal(name)} ({figure(value)}{beyond}) is above the method's own target "
                        f"({figure(target)}, one in l = {figure(claimed.get('l'))}).")
+    return out
+
+
+def _margin(entry: Mapping[str, Any] | None) -> float:
+    """The one-sided sampling error of a risk estimated from the release (0 for a risk computed exactly)."""
+    return _number((entry or {}).get("sampling_error")) or 0.0
+
+
+def _beyond(entry: Mapping[str, Any] | None) -> str:
+    margin = _margin(entry)
+    if not margin:
+        return ""
+    return (f", estimated from the release, more than its sampling error of {figure(margin)} at "
+            f"{number(_number((entry or {}).get('confidence')), share=True)} above it")
+
+
+def within_error_lines(figures: Mapping[str, Mapping[str, Any]], claims: Mapping[str, Any],
+                       targets: Mapping[str, Any] | None) -> list[str]:
+    """Her estimated risks that are above a signed bound (the claimed maximum, the method's target, a target of
+    the protector's) by no more than their sampling error: each said with its interval, and no finding, as the
+    randomization's noise explains them."""
+    claimed_all = claims.get("attribute_disclosure") if isinstance(claims, Mapping) else None
+    out = []
+    for name, entry in figures.items():
+        value, margin = _number(entry.get("risk")), _margin(entry)
+        claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else {}
+        claimed = claimed if isinstance(claimed, Mapping) else {}
+        bounds = [b for b in (_number(claimed.get("max")), _number(claimed.get("target")),
+                              _number(((targets or {}).get("max_attribute_risk") or {}).get(name))) if b is not None]
+        if value is None or not margin or not bounds:
+            continue
+        bound = min(bounds)
+        if value > bound + _SLACK and value - margin <= bound + _SLACK:
+            lo, hi = entry.get("interval") or (value - margin, value + margin)
+            out.append(f"Your {literal(name)} risk estimated from the release, {number(value, share=True)}, is above "
+                       f"the {number(bound, share=True)} the publisher signed, but within the estimate's sampling "
+                       f"error ({number(_number(entry.get('confidence')), share=True)} interval "
+                       f"{number(lo, share=True)} to {number(hi, share=True)}): the randomization's noise explains "
+                       "it, so it is no broken promise.")
     return out
