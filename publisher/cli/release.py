@@ -19,7 +19,7 @@ from verifier.releases.facts import claims_summary, composition_lines, counterfe
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
-from verifier.releases.exposure import base_rates
+from verifier.releases.exposure import base_rates, class_model_lines, class_models
 from verifier.releases.policy import load_policy
 from verifier.text import literal, number, plural
 
@@ -138,6 +138,7 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
     if verified.predicate.get("targets"):
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
     lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified))
+    lines += class_model_lines(class_models(verified), indent="    ")
     lines += information_loss_lines(verified.predicate.get("utility") or {}, claims["n_records"])
     lines += [f"  {line}" for line in composition_lines(claims.get("composition"))]
     lines += _links_lines(args.link_column and str(links_path(args.out)))

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.releases.audit import audit_release, audit_rows
     from verifier.releases.audit_report import report_paths, rounded, write_report
     from verifier.releases.links import read_link_column
-    from verifier.releases.exposure import base_rates
+    from verifier.releases.exposure import base_rates, class_model_lines, class_models
 
     if args.out and not args.original:
         raise UsageError("--out lists every original record's figures: give --original X.csv too")
@@ -131,9 +131,10 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         with phases(f"writing {args.report}"):
             written = write_report(result, args.report)
-    rates = base_rates(release)
+    rates, models = base_rates(release), class_models(release)
     if args.json:
-        print_json({**result.to_json(), "base_rates": rates, "report": written, "out": out, "engine": args.engine})
+        print_json({**result.to_json(), "base_rates": rates, "class_models": models, "report": written, "out": out,
+                    "engine": args.engine})
     else:
         print(f"OK: {release.path} verifies (fingerprint {release.key.fingerprint}); auditing its claims"
               + (" with the original" if original is not None else " from the release alone"))
@@ -153,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
         for name, rate in rates.items():  # beside the risks above: what anyone guesses knowing nothing
             print(f"base rate of {json.dumps(name)}: {number(rate['share'], share=True)} of the released records "
                   f"are {json.dumps(rate['value'])}, so anyone guesses that right for them knowing nothing")
+        for line in class_model_lines(models):  # the release class by class, as ARX's models judge it
+            print(line)
         for path in written + ([out] if out else []):
             print(f"wrote {path}")
         print(audit_verdict(result))

@@ -21,17 +21,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import json
 import math
 
 import numpy as np
 
+from verifier.attacks.class_models import class_model_violations
 from verifier.attacks.classes import value_shares
 from verifier.attacks.disclosure import record_disclosure
 from verifier.attacks.models import replacement_record, rr_record
 from verifier.data.schema import Schema
 from verifier.releases.family import family_of, step_parameters
+from verifier.text import number
 
-__all__ = ["base_rate", "base_rates", "her_disclosure", "with_base_rate"]
+__all__ = ["base_rate", "base_rates", "class_models", "class_model_lines", "her_disclosure", "with_base_rate"]
 
 
 def with_base_rate(entry: dict[str, Any], prior: float) -> dict[str, Any]:
@@ -95,4 +98,25 @@ def base_rates(release: Any) -> dict[str, dict[str, Any]]:
         top = int(np.argmax(counts)) if counts.size else None
         out[name] = {"value": None if top is None else (attr.categories or ())[top],
                      "share": float(counts[top] / counts.sum()) if top is not None and counts.sum() else 0.0}
+    return out
+
+
+def class_models(release: Any) -> dict[str, dict[str, Any]]:
+    """A generalized release under ARX's class-level models (:mod:`verifier.attacks.class_models`): per
+    categorical sensitive attribute, the classes violating enhanced beta-likeness and delta-disclosure privacy
+    and the records they hold; empty for every other family (it has no classes)."""
+    if release.family != "generalized":
+        return {}
+    return class_model_violations(release.published())
+
+
+def class_model_lines(models: dict[str, dict[str, Any]], indent: str = "") -> list[str]:
+    """The class-level models in words, as the protector's summary and the audit print them."""
+    out = []
+    for name, entry in models.items():
+        beta, delta = entry["enhanced_beta_likeness"], entry["delta_disclosure"]
+        out.append(f"{indent}{json.dumps(name)} under ARX's class-level models: enhanced beta-likeness "
+                   f"(beta = {number(beta['beta'])}): {beta['classes']:,} of {entry['classes']:,} classes violate it "
+                   f"({beta['records']:,} records); delta-disclosure (delta = {number(delta['delta'])}, log base 2): "
+                   f"{delta['classes']:,} classes ({delta['records']:,} records)")
     return out
