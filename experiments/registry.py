@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from experiments import (
+    attack_truth,
     composition,
     paper000_randomized_response,
     paper001_sd_anonymity,
@@ -30,4 +31,7 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[bool], Outcome]]] = {
                  paper004_random_replacement.run),
     "composition": ("Ganta et al. 2008: two k-anonymous releases of overlapping people intersected, with and "
                     "without l-diversity (issue 40)", composition.run),
+    "attack_truth": ("the named intruder simulated on SD, m-invariant, randomized-response and random-replacement "
+                     "releases of Adult: his success at each verdict level beside a base-rate guesser (issue 50)",
+                     attack_truth.run),
 }

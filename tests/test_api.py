@@ -266,3 +266,28 @@ def test_a_frame_column_of_the_wrong_type_is_named_in_pandas_words():
         verifier.permuted_privacy(mixed, x, schema)
     assert "column 'b' mixes values of types float, str; a column holds one type" in str(info.value)
     assert verifier.permuted_privacy(x, x.iloc[::-1], schema).n_records == 4  # the same frame, read with the schema
+
+
+def test_the_api_gives_her_worst_possible_group_as_the_command_line(tmp_path, capsys):
+    """Issue 50: an SD release of the Adult sample; her candidates fall in several published groups, and the API
+    gives the smallest and the worst group's figures, the CLI's JSON whole."""
+    from publisher.cli import main as publisher
+    from verifier.cli import main as command_line
+
+    root = Path(__file__).resolve().parents[1]
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(root / "experiments" / "data" / "adult_sample_3000.csv"), "--schema",
+                      str(root / "docs" / "examples" / "adult-one-sensitive.json"), "--method", "sd_k_anonymity",
+                      "--param", "k=5", "--seed", "1", "--samples", "100", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "sd", "--out", str(tmp_path / "sd")]) == 0
+    record = {"marital-status": "Separated", "race": "White", "sex": "Female", "salary-class": "<=50K"}
+    mine = verifier.check_record(tmp_path / "sd", tmp_path / "keys" / "public.pem", record)
+    assert mine.class_size == 45 and mine.smallest_class == 5 and mine.level == "exposed"
+    assert mine.attribute_disclosure["salary-class"]["risk"] == 1.0
+    assert "published groups among them, the smallest</th><td>4, 5" in mine._repr_html_().replace("\n", "")
+    (tmp_path / "me.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert command_line(["check", str(tmp_path / "sd"), "--key", str(tmp_path / "keys" / "public.pem"), "--record",
+                         str(tmp_path / "me.json"), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert {**mine.to_dict(), "release": None} == {**cli, "release": None}

@@ -325,6 +325,12 @@ class RecordCheck:
         return None if self.check.ranks_apply else self.check.class_size
 
     @property
+    def smallest_class(self) -> int | None:
+        """In a generalized release, the fewest people of a published group she could be in: her anonymity set
+        against the intruder who knows everyone's quasi-identifiers (docs/subject.md)."""
+        return None if self.check.ranks_apply else self.check.smallest_class
+
+    @property
     def verdict(self) -> dict[str, Any]:
         """Her verdict as ``verifier check --json`` gives it: ``level``, ``headline`` (her worst finding),
         ``findings`` and the report's ``lines``; the CLI's, the TUI's and the page's."""
@@ -374,6 +380,9 @@ class RecordCheck:
                      ("matching released records", str(self.check.result.matches.size))]
         else:
             rows.append(("released records consistent with her values", str(self.class_size)))
+            if self.check.classes > 1:
+                rows.append(("published groups among them, the smallest", f"{self.check.classes}, "
+                             f"{self.smallest_class}"))
         if self.random is not None:
             rows.append(("random-match p-value", number(self.random.p_value)))
         rows += [(f"disclosure risk of {k}", figure(r["risk"])) for k, r in self.attribute_disclosure.items()]
