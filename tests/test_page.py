@@ -719,6 +719,11 @@ BAD_POLICIES = [
     (json.dumps({"name": "x", "version": 1, "rules": [{"id": "a", "figure": "untested", "level": "exposed"},
                                                       {"id": "a", "figure": "unchanged", "level": "exposed"}]}
                 ).encode(), "$.rules[1].id"),
+    # issue 52: a lax policy that takes the default's name, as it is or spelled loosely
+    (json.dumps({"name": "permuted-privacy default", "version": 1, "rules": [
+        {"id": "alone", "figure": "class_size", "below": 2, "level": "exposed"}]}).encode(), "$.name"),
+    (json.dumps({"name": " Permuted-Privacy \t Default", "version": 1, "rules": [
+        {"id": "alone", "figure": "class_size", "below": 2, "level": "exposed"}]}).encode(), "$.name"),
 ]
 
 

@@ -74,10 +74,13 @@ def text_table(rows: list[list[str]], header: list[str], *, left: Sequence[int] 
         if _span(widths) > width:
             gap = 1
         if _span(widths, gap) > width:
+            if any(_span([widths[0], w], 1) > width for w in widths[1:]):
+                return _listed(header, rows)  # a column beside the first is already too wide: each row as a list
+            blocks = _blocks(widths, width)
             return "\n\n".join(text_table([[r[0], *(r[k] for k in block)] for r in rows],
                                            [header[0], *(header[k] for k in block)],
                                            left=[0, *(i + 1 for i, k in enumerate(block) if k in left)], width=width)
-                                for block in _blocks(widths, width))
+                                for block in blocks)
     space = " " * gap
     line = space.join(cut(h, w).ljust(w) for h, w in zip(header, widths)).rstrip()
     body = [
@@ -86,6 +89,13 @@ def text_table(rows: list[list[str]], header: list[str], *, left: Sequence[int] 
         for r in rows
     ]
     return "\n".join([line, space.join("-" * w for w in widths), *body])
+
+
+def _listed(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table too wide for any layout in columns (its first column alone, beside one other, passes the width): each
+    row's first cell on a line of its own, then each other cell under it as ``header: value``."""
+    return "\n".join(line for r in rows for line in
+                     [r[0], *(f"  {h}: {c}" for h, c in zip(header[1:], r[1:]))])
 
 
 def _span(widths: Sequence[int], gap: int = 2) -> int:

@@ -69,13 +69,26 @@
     if (typeof name !== "string" || !(Array.from(name).length > 0 && Array.from(name).length <= 200)) throw invalid("$.name", "a policy has a name of 1 to 200 characters", path);
     if (!Number.isInteger(version) || version < 1 || version >= 2 ** 31) throw invalid("$.version", "a version is an integer from 1 to 2147483647", path);
     if (!Array.isArray(rules) || !(rules.length > 0 && rules.length <= MAX_RULES)) throw invalid("$.rules", `a policy has 1 to ${MAX_RULES} rules`, path);
+    const digest = await pp.sha256(bytes);
+    if (pp.same_name(name, DEFAULT_NAME) && digest !== await pp.sha256(new TextEncoder().encode(pp.DEFAULT_POLICY_TEXT))) {
+      throw invalid("$.name", `${JSON.stringify(DEFAULT_NAME)} names the verifier's own policy, and this file is not it (its SHA-256 differs): give your policy a name of its own`, path);
+    }
     const parsed = rules.map((item, i) => parseRule(item, `$.rules[${i}]`, path));
     const seen = new Set();
     parsed.forEach((r, i) => {
       if (seen.has(r.id)) throw invalid(`$.rules[${i}].id`, `the id ${JSON.stringify(r.id)} is used twice`, path);
       seen.add(r.id);
     });
-    return { name, version, rules: parsed, sha256: await pp.sha256(bytes) };
+    return { name, version, rules: parsed, sha256: digest };
+  };
+
+  const DEFAULT_NAME = "permuted-privacy default";
+
+  pp.same_name = function same_name(a, b) {
+    // policy.py's same_name: runs of spaces, tabs and line breaks one space, the ends trimmed, ASCII lower-cased.
+    const plain = (text) => text.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "").split(/[ \t\r\n]+/).join(" ")
+      .replace(/[A-Z]/g, (c) => c.toLowerCase());
+    return plain(a) === plain(b);
   };
 
   pp.default_policy = async function default_policy() {

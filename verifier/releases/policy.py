@@ -58,11 +58,11 @@ from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError
 from verifier.text import literal
 
-__all__ = ["DEFAULT_POLICY", "NUMERIC_FIGURES", "FLAG_FIGURES", "LEVELS", "OPERATORS", "Policy", "Rule", "default_policy",
-           "load_policy", "parse_policy", "policy_line"]
+__all__ = ["DEFAULT_NAME", "DEFAULT_POLICY", "NUMERIC_FIGURES", "FLAG_FIGURES", "LEVELS", "OPERATORS", "Policy", "Rule", "default_policy",
+           "load_policy", "parse_policy", "policy_line", "same_name"]
 
-#: the file of the default policy, beside this module
-DEFAULT_POLICY = "verdict-policy.json"
+#: the file of the default policy, beside this module, and its name, which no other policy may take
+DEFAULT_POLICY, DEFAULT_NAME = "verdict-policy.json", "permuted-privacy default"
 #: figures compared with a threshold, and whether each is per sensitive attribute
 NUMERIC_FIGURES = {"class_size": False, "p_value": False, "distance": False, "posterior": True, "prior": True,
                    "beta": True, "delta": True}
@@ -189,13 +189,34 @@ def parse_policy(data: bytes, path: str) -> Policy:
         raise _invalid("$.version", "a version is an integer from 1 to 2147483647", path)
     if not isinstance(rules, list) or not 0 < len(rules) <= MAX_RULES:
         raise _invalid("$.rules", f"a policy has 1 to {MAX_RULES} rules", path)
+    digest = hashlib.sha256(data).hexdigest()
+    if same_name(name, DEFAULT_NAME) and digest != _default_digest():
+        raise _invalid("$.name", f"{json.dumps(DEFAULT_NAME)} names the verifier's own policy, and this file is not it "
+                       "(its SHA-256 differs): give your policy a name of its own", path)
     parsed = tuple(_rule(item, f"$.rules[{i}]", path) for i, item in enumerate(rules))
     seen: set[str] = set()
     for i, r in enumerate(parsed):
         if r.id in seen:
             raise _invalid(f"$.rules[{i}].id", f"the id {json.dumps(r.id)} is used twice", path)
         seen.add(r.id)
-    return Policy(name, version, parsed, hashlib.sha256(data).hexdigest())
+    return Policy(name, version, parsed, digest)
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two policy names read alike: equal once runs of spaces, tabs and line breaks are one space, the ends
+    trimmed, and ASCII letters lower-cased (the page compares them the same way)."""
+    def plain(text: str) -> str:
+        return " ".join(re.split(r"[ \t\r\n]+", text.strip(" \t\r\n"))).translate(_LOWER)
+
+    return plain(a) == plain(b)
+
+
+_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@lru_cache(maxsize=1)
+def _default_digest() -> str:
+    return hashlib.sha256(resources.files("verifier.releases").joinpath(DEFAULT_POLICY).read_bytes()).hexdigest()
 
 
 def load_policy(path: str | Path | None = None) -> Policy:
