@@ -82,3 +82,126 @@ def test_a_policy_that_takes_the_defaults_name_is_refused(tmp_path):
     assert load_policy(tmp_path / "copy.json") == default_policy()
     (tmp_path / "mine.json").write_text(json.dumps({**lax, "name": "permuted-privacy default (lenient)"}))
     assert load_policy(tmp_path / "mine.json").name == "permuted-privacy default (lenient)"
+
+
+# ----------------------------------------------------------------------------- the witness's answer (C2SP tlog-witness)
+
+
+def _answering(body_for):
+    """A witness on 127.0.0.1 that answers every add-checkpoint request 200 with ``body_for(checkpoint text)``."""
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - http.server's name
+            raw = self.rfile.read(int(self.headers["Content-Length"]))
+            note = raw.partition(b"\n\n")[2]
+            text = note[:note.rfind(b"\n\n") + 1].decode()
+            answer = body_for(text).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def _signed_log(tmp_path: Path):
+    from test_witness import ORIGIN, _log, _raw
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from verifier.transparency.note import ED25519_TYPE, key_id
+
+    log_key = Ed25519PrivateKey.generate()
+    _log(tmp_path / "log", log_key, [b"entry 0\n", b"entry 1\n"])
+    return log_key, key_id(ORIGIN, ED25519_TYPE, _raw(log_key))
+
+
+def test_a_witness_answering_with_the_logs_name_and_key_id_cannot_unsign_the_checkpoint(tmp_path, capsys):
+    """The publisher dropped every line of the answer's name and key ID and never checked the answer: a witness
+    answering with the log's own name and key ID and zero bytes left the checkpoint unsigned. Now a line counts only
+    when it verifies under a witness key the publisher named."""
+    import base64
+
+    from test_witness import ORIGIN, _key, _raw
+
+    from verifier.transparency.note import COSIGNATURE_TYPE, vkey
+
+    log_key, log_kid = _signed_log(tmp_path)
+    witness = _key(tmp_path / "w.pem")
+    (tmp_path / "w.vkey").write_text(vkey("w.example/witness", COSIGNATURE_TYPE, _raw(witness)) + "\n")
+    before = (tmp_path / "log" / "checkpoint").read_bytes()
+    forged = f"\u2014 {ORIGIN} {base64.b64encode(log_kid + bytes(72)).decode()}\n"
+    server, url = _answering(lambda text: forged)
+    try:
+        capsys.readouterr()
+        assert publisher(["log", "witness", str(tmp_path / "log"), "--witness", url, "--witness-key",
+                          str(tmp_path / "w.vkey")]) == 3
+        assert "WITNESS_REFUSED: no line of the witness's answer is a cosignature by a witness key you named" in \
+            capsys.readouterr().err
+    finally:
+        server.shutdown()
+    assert (tmp_path / "log" / "checkpoint").read_bytes() == before  # the log's signature stands
+
+
+def test_a_witness_with_two_keys_answers_two_lines_and_unknown_keys_are_ignored(tmp_path, capsys):
+    """C2SP tlog-witness: the answer is one or more signature lines, and lines of unknown keys are ignored. A
+    witness signing with Ed25519 and ML-DSA-44 (tlog-cosignature's recommended type) is cosigned by both, and a
+    subject's policy naming either key counts it."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.mldsa import MLDSA44PrivateKey
+    from test_witness import ORIGIN, _key, _raw
+
+    from verifier.transparency.cosignature import cosignature_line, mldsa_cosigned_message
+    from verifier.transparency.note import (COSIGNATURE_TYPE, ED25519_TYPE, MLDSA44_COSIGNATURE_TYPE, parse_checkpoint,
+                                            parse_note, signature_line, vkey)
+    from verifier.transparency.policy import check_checkpoint, parse_policy
+
+    log_key, _ = _signed_log(tmp_path)
+    name = "w.example/witness"
+    classic, quantum, stranger = _key(tmp_path / "w.pem"), MLDSA44PrivateKey.generate(), Ed25519PrivateKey.generate()
+    quantum_raw = quantum.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    (tmp_path / "w.vkey").write_text(vkey(name, COSIGNATURE_TYPE, _raw(classic)) + "\n")
+    (tmp_path / "w-mldsa.vkey").write_text(vkey(name, MLDSA44_COSIGNATURE_TYPE, quantum_raw) + "\n")
+
+    def answer(text: str) -> str:
+        checkpoint = parse_checkpoint(text, "test")
+        quantum_line = signature_line(name, MLDSA44_COSIGNATURE_TYPE, quantum_raw, (1700000000).to_bytes(8, "big") +
+                                      quantum.sign(mldsa_cosigned_message(name, 1700000000, checkpoint.origin,
+                                                                          checkpoint.size, checkpoint.root)))
+        return (cosignature_line(text, "other.example/w", _raw(stranger), stranger.sign, 1700000000)
+                + cosignature_line(text, name, _raw(classic), classic.sign, 1700000000) + quantum_line)
+
+    server, url = _answering(answer)
+    try:
+        capsys.readouterr()
+        assert publisher(["log", "witness", str(tmp_path / "log"), "--witness", url, "--witness-key",
+                          str(tmp_path / "w.vkey"), "--witness-key", str(tmp_path / "w-mldsa.vkey"), "--json"]) == 0
+        said = json.loads(capsys.readouterr().out)[0]
+    finally:
+        server.shutdown()
+    assert said["added"] is True and len(said["cosignatures"]) == 2
+    note = parse_note((tmp_path / "log" / "checkpoint").read_bytes(), "checkpoint")
+    assert [signer for signer, _, _ in note.signatures] == [ORIGIN, name, name]  # the stranger's line is not added
+    log_vkey = vkey(ORIGIN, ED25519_TYPE, _raw(log_key))
+    for key in ("w.vkey", "w-mldsa.vkey"):
+        policy = parse_policy(f"log {log_vkey}\nwitness w {(tmp_path / key).read_text().strip()}\nquorum w\n".encode(),
+                              "policy")
+        assert check_checkpoint(note, policy, "checkpoint").cosigned == {"w": 1700000000}
+    # a named key's line that does not verify refuses the answer, and adds nothing
+    forged = _answering(lambda text: answer(text).replace(answer(text).splitlines()[1][-8:], "AAAAAAA="))
+    try:
+        before = (tmp_path / "log" / "checkpoint").read_bytes()
+        assert publisher(["log", "witness", str(tmp_path / "log"), "--witness", forged[1], "--witness-key",
+                          str(tmp_path / "w.vkey")]) == 3
+        assert "the witness's cosignature by w.example/witness does not verify" in capsys.readouterr().err
+        assert (tmp_path / "log" / "checkpoint").read_bytes() == before
+    finally:
+        forged[0].shutdown()

@@ -188,7 +188,8 @@ def test_a_witness_serves_add_checkpoint_on_127_0_0_1_and_refuses_a_fork(tmp_pat
 
     log_key, stranger = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     _vkey_file(tmp_path / "log.vkey", ORIGIN, ED25519_TYPE, log_key)
-    _key(tmp_path / "w.pem")
+    named = ["--witness-key", _vkey_file(tmp_path / "w.vkey", "w.example/witness", COSIGNATURE_TYPE,
+                                         _key(tmp_path / "w.pem"))]
     entries = [f"entry {i}\n".encode() for i in range(3)]
     _log(tmp_path / "log", log_key, entries[:1])
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -200,16 +201,16 @@ def test_a_witness_serves_add_checkpoint_on_127_0_0_1_and_refuses_a_fork(tmp_pat
         ready = server.stdout.readline()
         assert ready.startswith("witness w.example/witness serving on http://127.0.0.1:"), server.stderr.read()
         url = ready.split(" serving on ")[1].removesuffix("/add-checkpoint\n")
-        assert publisher(["log", "witness", str(tmp_path / "log"), "--witness", url, "--json"]) == 0
+        assert publisher(["log", "witness", str(tmp_path / "log"), "--witness", url, *named, "--json"]) == 0
         assert json.loads(capsys.readouterr().out)[0]["added"] is True
         _log(tmp_path / "log", log_key, entries)  # size 3: the publisher proves from 0, is told 1, proves again
-        assert publisher(["log", "witness", str(tmp_path / "log"), "--witness", url]) == 0
+        assert publisher(["log", "witness", str(tmp_path / "log"), "--witness", url, *named]) == 0
         assert "cosigned; added to the log's checkpoint" in capsys.readouterr().out
         assert [n for n, _, _ in parse_note((tmp_path / "log" / "checkpoint").read_bytes(), "c").signatures] == [
             ORIGIN, "w.example/witness"]
         fork = _log(tmp_path / "fork", log_key, [entries[0], entries[1], b"another\n"])
         assert _post(url + "/add-checkpoint", request_text(3, [], fork))[0] == 422
-        assert publisher(["log", "witness", str(tmp_path / "fork"), "--witness", url]) == 3
+        assert publisher(["log", "witness", str(tmp_path / "fork"), "--witness", url, *named]) == 3
         assert ": WITNESS_REFUSED: the witness refused the checkpoint of size 3 (422: LOG_EQUIVOCATION" in \
             capsys.readouterr().err
         grown = Tree([leaf_hash(e) for e in entries])

@@ -39,6 +39,10 @@ def register(sub, common) -> None:
     witness.add_argument("log", metavar="DIR", help="the log's folder")
     witness.add_argument("--witness", required=True, action="append", metavar="URL",
                          help="a witness's base URL (verifier witness serve prints it); repeat for several")
+    witness.add_argument("--witness-key", required=True, action="append", metavar="witness.vkey",
+                         help="a witness's verifier key (verifier witness key prints it; Ed25519, type 0x04, or "
+                         "ML-DSA-44, type 0x06); repeat for each key of each witness. Only cosignatures that verify "
+                         "under one of them are added; lines of other keys are ignored")
     witness.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     refresh = add_command(commands, common, "refresh", run=run_refresh, help="renew proofs against the checkpoint",
                           description="Write each release's proof again against the log's current checkpoint and "
@@ -74,14 +78,30 @@ def run_witness(args: argparse.Namespace) -> int:
 
     from publisher.witness_client import ask_witness
 
-    answers = [(url, *ask_witness(Path(args.log), url)) for url in args.witness]
+    keys = _witness_keys(args.witness_key)
+    answers = [(url, *ask_witness(Path(args.log), url, keys)) for url in args.witness]
     if args.json:
-        print(json.dumps([{"witness": url, "cosignature": line.rstrip("\n"), "added": added}
-                          for url, line, added in answers]))
+        print(json.dumps([{"witness": url, "cosignature": line.rstrip("\n"), "cosignatures": line.splitlines(),
+                           "added": added} for url, line, added in answers]))
     for url, line, added in [] if args.json else answers:
         print(f"{url}: cosigned; " + ("added to the log's checkpoint" if added else
                                       "not added: the log's checkpoint changed meanwhile; run again"))
     return 0
+
+
+def _witness_keys(paths: list[str]) -> list[tuple[str, bytes]]:
+    """The witness keys of ``--witness-key``: (name, public key) of each cosigner's verifier key."""
+    from verifier.frontend import UsageError
+    from verifier.transparency.note import ED25519_TYPE
+    from verifier.transparency.proof import read_vkey
+
+    keys = []
+    for path in paths:
+        name, kind, public = read_vkey(path)
+        if kind == ED25519_TYPE:
+            raise UsageError(f"{path} is a log's key (type 0x01); --witness-key takes a witness's (0x04 or 0x06)")
+        keys.append((name, public))
+    return keys
 
 
 def run_refresh(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@
   const HASH_SIZE = 32;
   const ED25519_TYPE = 1;
   const COSIGNATURE_TYPE = 4;
+  const MLDSA44_COSIGNATURE_TYPE = 6, MLDSA44_PUBLIC_BYTES = 1312;
   const MAX_NOTE_BYTES = 1 << 20;
   const MAX_SIGNATURES = 100;
   const MAX_SIZE = (1n << 63n) - 1n;
@@ -87,8 +88,9 @@
     } catch (e) {
       if (!(e instanceof pp.ReleaseError)) throw e;
     }
-    if (raw.length !== 33 || (raw[0] !== ED25519_TYPE && raw[0] !== COSIGNATURE_TYPE)) {
-      throw fail(where, "LOG_KEY_INVALID", "a verifier key holds an Ed25519 key (type 0x01 or 0x04) in base64");
+    const mldsa = raw.length === 1 + MLDSA44_PUBLIC_BYTES && raw[0] === MLDSA44_COSIGNATURE_TYPE;
+    if (!mldsa && (raw.length !== 33 || (raw[0] !== ED25519_TYPE && raw[0] !== COSIGNATURE_TYPE))) {
+      throw fail(where, "LOG_KEY_INVALID", "a verifier key holds an Ed25519 key (type 0x01 or 0x04) or an ML-DSA-44 cosigner's (type 0x06) in base64");
     }
     if (pp.hex(await pp.note_key_id(parts[0], raw[0], raw.slice(1))) !== parts[1]) {
       throw fail(where, "LOG_KEY_INVALID", "the key ID does not match the name and key");
@@ -213,7 +215,9 @@
         if (words[0] === "witness") {
           if (words.length !== 3 && words.length !== 4) throw bad(path, n, "a witness line is 'witness LABEL VERIFIER-KEY [URL]'");
           const [name, kind, pub] = await vkeyOn(words[2], path, n);
-          if (kind !== COSIGNATURE_TYPE) throw bad(path, n, `the key of witness ${words[1]} is a log's (type 0x01), not a cosigner's (0x04)`);
+          if (kind !== COSIGNATURE_TYPE && kind !== MLDSA44_COSIGNATURE_TYPE) throw bad(path, n, `the key of witness ${words[1]} is a log's (type 0x01), not a cosigner's (0x04 or 0x06)`);
+          // WebCrypto has no ML-DSA: the page says so, where the command line verifies it (policy.py's _witness)
+          if (kind === MLDSA44_COSIGNATURE_TYPE) throw bad(path, n, `the witness ${words[1]} cosigns with ML-DSA-44, which this page cannot verify (the browser has no ML-DSA): check with verifier check, or name its Ed25519 key`);
           policy.witnesses.set(words[1], [name, pub]);
         } else {
           const members = words.slice(3);

@@ -26,12 +26,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from verifier.releases.listed_files import ReleaseError, fail
 from verifier.transparency.merkle import HASH_SIZE
 
-__all__ = ["COSIGNATURE_TYPE", "ED25519_TYPE", "MAX_NOTE_BYTES", "MAX_SIZE", "Checkpoint", "Note", "checkpoint_text",
+__all__ = ["COSIGNATURE_TYPE", "ED25519_TYPE", "MAX_NOTE_BYTES", "MLDSA44_COSIGNATURE_TYPE", "MLDSA44_PUBLIC_BYTES", "MAX_SIZE", "Checkpoint", "Note", "checkpoint_text",
            "key_id", "parse_checkpoint", "parse_note", "parse_vkey", "signature_line", "signed_checkpoint",
            "verify_signature", "vkey"]
 
 ED25519_TYPE = 0x01
 COSIGNATURE_TYPE = 0x04
+#: an ML-DSA-44 cosigner's key (c2sp.org/tlog-cosignature): 1,312 bytes of public key
+MLDSA44_COSIGNATURE_TYPE, MLDSA44_PUBLIC_BYTES = 0x06, 1312
 #: the largest note read (a checkpoint with a few dozen cosignatures is a few kilobytes)
 MAX_NOTE_BYTES = 1 << 20
 #: the most signature lines a note may carry
@@ -62,8 +64,10 @@ def parse_vkey(text: str, where: str) -> tuple[str, int, bytes]:
         raw = _b64(parts[2], "the key", where, "LOG_KEY_INVALID")
     except ReleaseError:
         raw = b""
-    if len(raw) != 33 or raw[0] not in (ED25519_TYPE, COSIGNATURE_TYPE):
-        raise fail(where, "LOG_KEY_INVALID", "a verifier key holds an Ed25519 key (type 0x01 or 0x04) in base64")
+    mldsa = len(raw) == 1 + MLDSA44_PUBLIC_BYTES and raw[0] == MLDSA44_COSIGNATURE_TYPE
+    if not mldsa and (len(raw) != 33 or raw[0] not in (ED25519_TYPE, COSIGNATURE_TYPE)):
+        raise fail(where, "LOG_KEY_INVALID", "a verifier key holds an Ed25519 key (type 0x01 or 0x04) or an ML-DSA-44 "
+                   "cosigner's (type 0x06) in base64")
     if key_id(parts[0], raw[0], raw[1:]).hex() != parts[1]:
         raise fail(where, "LOG_KEY_INVALID", "the key ID does not match the name and key")
     return parts[0], raw[0], raw[1:]

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 
 from verifier.errors import InvalidInputError
 from verifier.releases.listed_files import ReleaseError, fail
-from verifier.transparency.cosignature import verify_cosignature
-from verifier.transparency.note import COSIGNATURE_TYPE, ED25519_TYPE, Note, parse_vkey, verify_signature
+from verifier.transparency.cosignature import mldsa_supported, verify_cosignature
+from verifier.transparency.note import (COSIGNATURE_TYPE, ED25519_TYPE, MLDSA44_COSIGNATURE_TYPE, Note, parse_vkey,
+                                        verify_signature)
 
 __all__ = ["Policy", "Witnessed", "check_checkpoint", "log_only_policy", "parse_policy"]
 
@@ -75,8 +76,11 @@ def _witness(policy: Policy, words: list[str], path: str, n: int) -> None:
     if len(words) not in (3, 4):
         raise _bad(path, n, "a witness line is 'witness LABEL VERIFIER-KEY [URL]'")
     name, kind, public = _vkey(words[2], path, n)
-    if kind != COSIGNATURE_TYPE:
-        raise _bad(path, n, f"the key of witness {words[1]} is a log's (type 0x01), not a cosigner's (0x04)")
+    if kind not in (COSIGNATURE_TYPE, MLDSA44_COSIGNATURE_TYPE):
+        raise _bad(path, n, f"the key of witness {words[1]} is a log's (type 0x01), not a cosigner's (0x04 or 0x06)")
+    if kind == MLDSA44_COSIGNATURE_TYPE and not mldsa_supported():
+        raise _bad(path, n, f"the witness {words[1]} cosigns with ML-DSA-44, which this installation's cryptography "
+                   "cannot verify: install a cryptography release with ML-DSA, or name its Ed25519 key")
     policy.witnesses[words[1]] = (name, public)
 
 

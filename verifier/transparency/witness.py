@@ -155,17 +155,21 @@ class Cosigned:
 
 
 def add_cosignature(path: Path, raw: bytes, line: str) -> bool:
-    """Add the cosignature ``line`` to the checkpoint file ``path`` while it still holds the note ``raw``, in place
-    of an older cosignature of the same key; whether it was added (not when the log moved on meanwhile)."""
+    """Add the cosignature lines ``line`` (one or more, each ending in a newline, each verified by the caller) to
+    the checkpoint file ``path`` while it still holds the note ``raw``, in place of older cosignatures of the same
+    keys; whether they were added (not when the log moved on meanwhile). The first signature, the log's, is never
+    replaced."""
     with locked(path.parent):
         current = read_capped(path, MAX_NOTE_BYTES, str(path))
         note = parse_note(current, str(path))
         if note.text != parse_note(raw, str(path)).text:
             return False
-        (name, kid, _), = parse_note((note.text + "\n" + line).encode("utf-8"), "the cosignature").signatures
+        new = {(name, kid) for name, kid, _ in parse_note((note.text + "\n" + line).encode("utf-8"),
+                                                          "the cosignature").signatures}
         decoded = current.decode("utf-8")
         lines = decoded[decoded.rfind("\n\n") + 2:-1].split("\n")  # as parse_note splits them
-        kept = [text for text, (signer, k, _) in zip(lines, note.signatures) if (signer, k) != (name, kid)]
+        kept = [text for i, (text, (signer, k, _)) in enumerate(zip(lines, note.signatures))
+                if i == 0 or (signer, k) not in new]
         write_atomic_bytes(path, (note.text + "\n" + "".join(f"{text}\n" for text in kept) + line).encode("utf-8"))
     return True
 
