@@ -78,9 +78,11 @@ def refuse_logged(directory: str | Path, dataset_id: str, version: int, key: Sig
                                 "takes a new --release-version", path=str(root), reason="RELEASE_EXISTS")
 
 
-def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, int, bytes]:
+def append_leaf(directory: str | Path, release, key: SigningKey, *, again: bool = False) -> tuple[int, int, bytes]:
     """Append the leaf of the verified ``release`` to the log in ``directory``; its index, the log's new size and
-    the release's proof file."""
+    the release's proof file. With ``again``, a release the log already holds (its very leaf: the same manifest
+    and key) is not appended twice: its index and a proof against the current checkpoint are returned (``publisher
+    log append`` after an append whose proof was never written)."""
     root = Path(directory)
     if not (root / CHECKPOINT).is_file():
         raise InputIOError("is not a release log (no checkpoint): make one with publisher log init", path=str(root),
@@ -88,6 +90,10 @@ def append_leaf(directory: str | Path, release, key: SigningKey) -> tuple[int, i
     with locked(root):
         origin, tree, entries = _current(root, key)
         leaf = leaf_identity(origin, release)
+        if again and leaf in entries:
+            index = entries.index(leaf)
+            current = read_capped(root / CHECKPOINT, MAX_NOTE_BYTES, str(root / CHECKPOINT))
+            return index, len(tree.leaves), proof_text(index, tree.inclusion(index), current)
         if release.release_version in logged_versions(entries, origin, release.dataset_id):
             raise InvalidInputError(f"dataset {release.dataset_id!r} version {release.release_version} is already in "
                                     "the log; a new release takes a new --release-version", path=str(root),

@@ -205,3 +205,97 @@ def test_a_witness_with_two_keys_answers_two_lines_and_unknown_keys_are_ignored(
         assert (tmp_path / "log" / "checkpoint").read_bytes() == before
     finally:
         forged[0].shutdown()
+
+
+# ----------------------------------------------------------------------------- publish, then append
+
+
+def _logged_setup(tmp_path: Path) -> list[str]:
+    from importlib import resources
+
+    paper = Path(str(resources.files("verifier") / "data" / "paper"))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["log", "init", str(tmp_path / "log"), "--origin", "stats.example/releases", "--key",
+                      str(tmp_path / "keys" / "private.pem")]) == 0
+    return ["release", "--input", str(paper / "original.csv"), "--method", "additive_noise", "--param",
+            "relative_sd=0.8", "--then", "reverse_mapping", "--samples", "100", "--allow-degenerate", "--key",
+            str(tmp_path / "keys" / "private.pem"), "--dataset-id", "paper", "--log", str(tmp_path / "log")]
+
+
+def _log_size(tmp_path: Path) -> int:
+    return int((tmp_path / "log" / "checkpoint").read_text().splitlines()[1])
+
+
+@pytest.mark.parametrize("stdout", ["full", "closed"])
+def test_a_summary_that_cannot_be_written_leaves_no_release_and_no_entry(tmp_path, stdout):
+    """With stdout on a full device the release was thrown away after its entry was appended (the version burned:
+    RELEASE_EXISTS on retry); with stdout closed, a traceback. The summary is written before the release is moved in
+    and the entry appended after: neither is left."""
+    import os
+
+    argv = [*_logged_setup(tmp_path), "--out", str(tmp_path / "r1")]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "publisher", *argv], stderr=subprocess.PIPE, text=True,
+                              stdout=full if stdout == "full" else None, timeout=300,
+                              preexec_fn=(lambda: os.close(1)) if stdout == "closed" else None)
+    assert done.returncode == 4 and "Traceback" not in done.stderr, done.stderr
+    assert "WRITE_FAILED: cannot write the output" in done.stderr and "the release was not published" in done.stderr
+    assert not (tmp_path / "r1").exists() and _log_size(tmp_path) == 0
+    assert publisher(argv) == 0 and _log_size(tmp_path) == 1  # the same version goes in on a retry
+
+
+class _Stdout:
+    """Standard output that, as the summary is written, does ``then`` to the machine: a disk that fills or a log
+    that changes between the two steps."""
+
+    def __init__(self, then):
+        self.then, self.text = then, ""
+
+    def write(self, text: str) -> int:
+        self.text += text
+        if "released " in text and self.then is not None:
+            self.then()
+            self.then = None
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_failure_after_the_release_is_in_place_says_how_to_log_it(tmp_path, capsys, monkeypatch):
+    """The release is complete and in place before its entry is appended: when the log cannot be appended to (its
+    checkpoint damaged meanwhile), the release stands without an entry and the error says how to log it; when the
+    proof cannot be written, the entry names a release that exists, and publisher log append writes the proof."""
+    argv = _logged_setup(tmp_path)
+    checkpoint = (tmp_path / "log" / "checkpoint").read_bytes()
+    damaged = _Stdout(lambda: (tmp_path / "log" / "checkpoint").write_bytes(b"not a checkpoint\n"))
+    monkeypatch.setattr(sys, "stdout", damaged)
+    code = publisher([*argv, "--out", str(tmp_path / "r1")])
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 1 and (tmp_path / "r1" / "manifest.json").exists(), err
+    assert f"the release {tmp_path / 'r1'} is published but not logged: append it with publisher log append" in err
+    (tmp_path / "log" / "checkpoint").write_bytes(checkpoint)
+    log_append = ["log", "append", str(tmp_path / "log"), str(tmp_path / "r1"), "--key",
+                  str(tmp_path / "keys" / "private.pem"), "--release-key", str(tmp_path / "keys" / "public.pem")]
+    assert publisher(log_append) == 0 and _log_size(tmp_path) == 1
+    assert "is in " in capsys.readouterr().out and (tmp_path / "r1.tlog-proof").exists()
+    # the proof's place taken by a folder between the steps: the entry is appended, the proof is not written
+    blocked = _Stdout(lambda: (tmp_path / "r2.tlog-proof").mkdir())
+    monkeypatch.setattr(sys, "stdout", blocked)
+    code = publisher([*argv, "--release-version", "2", "--out", str(tmp_path / "r2")])
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 4 and (tmp_path / "r2" / "manifest.json").exists() and _log_size(tmp_path) == 2, err
+    assert "the release is published and logged at index 1: write its proof with publisher log append" in err
+    (tmp_path / "r2.tlog-proof").rmdir()
+    log_append[3] = str(tmp_path / "r2")
+    assert publisher(log_append) == 0 and _log_size(tmp_path) == 2  # already logged: not appended twice
+    log_vkey = tmp_path / "log.vkey"
+    from verifier.transparency.note import ED25519_TYPE, vkey
+    from publisher.keys import load_private_key
+
+    log_vkey.write_text(vkey("stats.example/releases", ED25519_TYPE,
+                             load_private_key(tmp_path / "keys" / "private.pem", None).public_raw) + "\n")
+    assert verifier(["verify", str(tmp_path / "r2"), "--key", str(tmp_path / "keys" / "public.pem"), "--proof",
+                     str(tmp_path / "r2.tlog-proof"), "--log-key", str(log_vkey)]) == 0

@@ -74,11 +74,29 @@ def end_if_console(code: int) -> None:
         _exit_now(code)
 
 
+class _Closed:
+    """Standard output or error the process started without (its descriptor closed): every write fails as a closed
+    file does, so a command says so in its one line instead of an ``AttributeError`` on None."""
+
+    def write(self, text: str) -> int:
+        raise OSError(9, "standard output is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
 def run_console(load_main: Callable[[], Callable[[], int]]) -> None:
     """Load the command line (``load_main`` returns its ``main``), run it, and exit with its code."""
     global _console
     guard_start()
     _console = True
+    if sys.stdout is None:
+        sys.stdout = _Closed()
+    if sys.stderr is None:
+        sys.stderr = _Closed()
     main = load_main()
     code = main()  # the command line puts its own handlers in place while the command runs
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -44,6 +44,22 @@ def register(sub, common) -> None:
                          "ML-DSA-44, type 0x06); repeat for each key of each witness. Only cosignatures that verify "
                          "under one of them are added; lines of other keys are ignored")
     witness.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    append = add_command(commands, common, "append", run=run_append, help="append a published release to the log",
+                         description="Verify the release RELEASE with the publisher's public key and append it to the "
+                         "log (as publisher release --log does once the release is in place), then write its proof. "
+                         "A release the log already holds is not appended again: its proof is written against the "
+                         "current checkpoint.",
+                         epilog="Exit codes: 0 appended (or already logged), 1 the release or log does not verify, "
+                         "3 another release of this dataset id and version is logged (RELEASE_EXISTS), 4 a file "
+                         "unreadable or unwritable (OUTPUT_EXISTS: the proof file is there already).")
+    append.add_argument("log", metavar="DIR", help="the log's folder")
+    append.add_argument("release", metavar="RELEASE", help="the published release's folder")
+    append.add_argument("--key", required=True, metavar="log.pem", help="the log's signing key")
+    append.add_argument("--passphrase-file", metavar="FILE", help="read the log key's passphrase from this file")
+    append.add_argument("--release-key", required=True, metavar="public.pem",
+                        help="the public key that signed the release (publisher keygen's public.pem)")
+    append.add_argument("--proof", metavar="FILE", help="where its proof goes (default RELEASE.tlog-proof)")
+    append.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     refresh = add_command(commands, common, "refresh", run=run_refresh, help="renew proofs against the checkpoint",
                           description="Write each release's proof again against the log's current checkpoint and "
                           "the cosignatures added to it, once the proof's tree is a prefix of the log's.",
@@ -102,6 +118,28 @@ def _witness_keys(paths: list[str]) -> list[tuple[str, bytes]]:
             raise UsageError(f"{path} is a log's key (type 0x01); --witness-key takes a witness's (0x04 or 0x06)")
         keys.append((name, public))
     return keys
+
+
+def run_append(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from publisher.keys import write_new
+    from publisher.release_log import append_leaf
+    from verifier.frontend.output_paths import check_output
+    from verifier.releases.verification import load_public_key, verify_release
+
+    proof_path = args.proof or f"{str(args.release).rstrip('/')}.tlog-proof"
+    check_output(proof_path, option="--proof")
+    release = verify_release(Path(args.release), load_public_key(args.release_key))
+    key = load_key(args.key, args.passphrase_file, asked="log key passphrase: ")
+    index, size, proof = append_leaf(args.log, release, key, again=True)
+    write_new(Path(proof_path), proof, 0o644)
+    if args.json:
+        print(json.dumps({"log": args.log, "release": args.release, "index": index, "size": size,
+                          "proof": proof_path}))
+    else:
+        print(f"{args.release} is in {args.log} at index {index} of {size}; its proof: {proof_path}")
+    return 0
 
 
 def run_refresh(args: argparse.Namespace) -> int:

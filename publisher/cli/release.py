@@ -268,21 +268,15 @@ def run(args: argparse.Namespace) -> int:
                             sensitive=[a.name for a in table.schema.attributes if a.role == "sensitive"])
     trusted = TrustedKey(raw=key.public_raw, path=args.key)
 
+    published = []
+
     def announce(staging: Path, protector: dict) -> None:
-        """The summary, written and flushed before the release is moved into place (nothing half-done); with
-        --log, the release appended to the log first and its proof written beside it."""
+        """The summary, written and flushed before the release is moved into place (nothing half-done). With
+        --log, the release is appended only once it is in place (below): a failure before leaves no entry, one
+        after leaves an entry whose release exists."""
         verified = verify_release(staging, trusted)
-        lines = _summary(verified, args, protector)
-        if log_key is not None:
-            lines[-1:-1] = _append_to_log(args, verified, log_key)
-        try:
-            sys.stdout.write("\n".join(lines) + "\n")
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise InputIOError(f"cannot write the output ({exc.strerror or exc}); the release was not published",
-                               reason="WRITE_FAILED") from None
+        published.append(verified)
+        _say(_summary(verified, args, protector), "the release was not published")
 
     make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                  seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),
@@ -296,7 +290,24 @@ def run(args: argparse.Namespace) -> int:
                  allow_degenerate=args.allow_degenerate, allow_uninformative=args.allow_uninformative,
                  policy=policy, before_move=announce,
                  links=None if ids is None else (args.link_column, ids), earlier=earlier)
+    if log_key is not None:  # publish, then append: the entry never names a release that is not there
+        _say(_append_to_log(args, published[0], log_key), "the release is published and logged")
     return 0
+
+
+def _say(lines: list[str], otherwise: str) -> None:
+    """Write ``lines`` to stdout and flush them; a closed or full stdout is one line (``WRITE_FAILED``) saying
+    what was done (``otherwise``), never a traceback."""
+    try:
+        if sys.stdout is None:  # started with its stdout closed
+            raise OSError("standard output is closed")
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise InputIOError(f"cannot write the output ({getattr(exc, 'strerror', None) or exc}); {otherwise}",
+                           reason="WRITE_FAILED") from None
 
 
 
@@ -319,12 +330,25 @@ def _log_key(args: argparse.Namespace, key):
 
 
 def _append_to_log(args: argparse.Namespace, verified, log_key) -> list[str]:
-    """Append the verified release to the log and write its proof beside it; the summary's lines about it."""
+    """Append the verified release, now in place, to the log and write its proof beside it; the lines about it.
+    A failure says that the release is published and how to log it."""
     from publisher.keys import write_new
     from publisher.release_log import append_leaf
+    from verifier.errors import VerifierError
 
-    index, size, proof = append_leaf(args.log, verified, log_key)
-    write_new(Path(_proof_path(args)), proof, 0o644)
+    try:
+        index, size, proof = append_leaf(args.log, verified, log_key)
+    except VerifierError as exc:
+        exc.message = (f"{exc.message}; the release {args.out} is published but not logged: append it with "
+                       f"publisher log append {args.log} {args.out} --key <log key> --release-key <public.pem>")
+        raise
+    try:
+        write_new(Path(_proof_path(args)), proof, 0o644)
+    except OSError as exc:
+        raise InputIOError(f"cannot write the proof ({exc.strerror or exc}); the release is published and logged at "
+                           f"index {index}: write its proof with publisher log append {args.log} {args.out} --key "
+                           "<log key> --release-key <public.pem>", path=_proof_path(args),
+                           reason="WRITE_FAILED") from None
     return [f"  logged in {args.log} at index {index} of {size}; its proof: {_proof_path(args)} (give it to "
             "verifier verify --proof with the log's verifier key)"]
 
