@@ -269,9 +269,9 @@ def test_a_failure_after_the_release_is_in_place_says_how_to_log_it(tmp_path, ca
     argv = _logged_setup(tmp_path)
     checkpoint = (tmp_path / "log" / "checkpoint").read_bytes()
     damaged = _Stdout(lambda: (tmp_path / "log" / "checkpoint").write_bytes(b"not a checkpoint\n"))
-    monkeypatch.setattr(sys, "stdout", damaged)
-    code = publisher([*argv, "--out", str(tmp_path / "r1")])
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "stdout", damaged)
+        code = publisher([*argv, "--out", str(tmp_path / "r1")])
     err = capsys.readouterr().err
     assert code == 1 and (tmp_path / "r1" / "manifest.json").exists(), err
     assert f"the release {tmp_path / 'r1'} is published but not logged: append it with publisher log append" in err
@@ -282,9 +282,9 @@ def test_a_failure_after_the_release_is_in_place_says_how_to_log_it(tmp_path, ca
     assert "is in " in capsys.readouterr().out and (tmp_path / "r1.tlog-proof").exists()
     # the proof's place taken by a folder between the steps: the entry is appended, the proof is not written
     blocked = _Stdout(lambda: (tmp_path / "r2.tlog-proof").mkdir())
-    monkeypatch.setattr(sys, "stdout", blocked)
-    code = publisher([*argv, "--release-version", "2", "--out", str(tmp_path / "r2")])
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "stdout", blocked)
+        code = publisher([*argv, "--release-version", "2", "--out", str(tmp_path / "r2")])
     err = capsys.readouterr().err
     assert code == 4 and (tmp_path / "r2" / "manifest.json").exists() and _log_size(tmp_path) == 2, err
     assert "the release is published and logged at index 1: write its proof with publisher log append" in err
@@ -299,3 +299,41 @@ def test_a_failure_after_the_release_is_in_place_says_how_to_log_it(tmp_path, ca
                              load_private_key(tmp_path / "keys" / "private.pem", None).public_raw) + "\n")
     assert verifier(["verify", str(tmp_path / "r2"), "--key", str(tmp_path / "keys" / "public.pem"), "--proof",
                      str(tmp_path / "r2.tlog-proof"), "--log-key", str(log_vkey)]) == 0
+
+
+# ----------------------------------------------------------------------------- a hostile log's size
+
+
+@pytest.mark.parametrize("command", ["cosign", "compare"])
+def test_a_checkpoint_of_2_to_the_40_leaves_costs_no_memory_before_its_tiles_are_read(tmp_path, command):
+    """A checkpoint signed by the log with size 2^40 made verifier witness cosign and verifier log compare list one
+    entry per tile before reading any file (3.8 GB and rising). Under a 1 GB address-space limit each now reads the
+    first tile the size needs, finds it missing, and says so in one line."""
+    import resource
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from test_witness import ORIGIN, _key, _log, _raw, _vkey_file
+
+    from verifier.transparency.note import ED25519_TYPE, checkpoint_text, signature_line
+
+    log_key = Ed25519PrivateKey.generate()
+    _vkey_file(tmp_path / "log.vkey", ORIGIN, ED25519_TYPE, log_key)
+    small = _log(tmp_path / "log", log_key, [b"entry 0\n"])
+    (tmp_path / "small.checkpoint").write_bytes(small)
+    text = checkpoint_text(ORIGIN, 2**40, bytes(32))
+    (tmp_path / "log" / "checkpoint").write_bytes(
+        (text + "\n" + signature_line(ORIGIN, ED25519_TYPE, _raw(log_key), log_key.sign(text.encode()))).encode())
+    _key(tmp_path / "w.pem")
+    argv = (["witness", "cosign", str(tmp_path / "log"), "--state", str(tmp_path / "state"), "--key",
+             str(tmp_path / "w.pem"), "--name", "w.example/witness", "--log-key", str(tmp_path / "log.vkey")]
+            if command == "cosign" else
+            ["log", "compare", str(tmp_path / "small.checkpoint"), str(tmp_path / "log" / "checkpoint"), "--log",
+             str(tmp_path / "log"), "--log-key", str(tmp_path / "log.vkey")])
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    done = subprocess.run([sys.executable, "-m", "verifier", *argv], capture_output=True, text=True, timeout=120,
+                          preexec_fn=limited)
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
+    assert "LOG_MALFORMED" in done.stderr and "is missing: the checkpoint's tree needs it" in done.stderr

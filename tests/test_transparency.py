@@ -143,11 +143,11 @@ def test_tile_paths_and_the_tiles_of_a_70000_leaf_tree_are_the_c2sp_examples():
 
     assert tile_path(4, 1234067, 8) == "tile/4/x001/x234/067.p/8" and tile_path(0, 0) == "tile/0/000"
     assert entries_path(1234067) == "tile/entries/x001/x234/067"
-    tiles = log_tiles(70_000)
+    tiles = list(log_tiles(70_000))
     assert sum(1 for level, _, width in tiles if level == 0 and width == 256) == 273
     assert [t for t in tiles if t[2] != 256] == [(0, 273, 112), (1, 1, 17), (2, 0, 1)]
     assert [t for t in tiles if t[0] == 1 and t[2] == 256] == [(1, 0, 256)]
-    assert log_tiles(256) == [(0, 0, 256), (1, 0, 1)] and log_tiles(0) == []
+    assert list(log_tiles(256)) == [(0, 0, 256), (1, 0, 1)] and list(log_tiles(0)) == []
 
 
 def test_a_verifier_key_whose_base64_holds_a_plus_is_read():

@@ -17,6 +17,7 @@ are never read.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 from verifier.releases.listed_files import ReleaseError, fail, read_capped
 from verifier.transparency.merkle import HASH_SIZE, Tree, leaf_hash
@@ -49,17 +50,18 @@ def entries_path(index: int, width: int = TILE_WIDTH) -> str:
     return f"tile/entries/{_index(index)}" + ("" if width == TILE_WIDTH else f".p/{width}")
 
 
-def log_tiles(size: int) -> list[tuple[int, int, int]]:
+def log_tiles(size: int) -> Iterator[tuple[int, int, int]]:
     """Every tile a tree of ``size`` leaves is served as: (level, index, width), full tiles then the partial one
-    of each level."""
-    out, level, span = [], 0, 1
+    of each level, one at a time: a hostile checkpoint's size (2^40 leaves: 2^32 tiles) costs nothing until its
+    tiles are read, and the first one missing ends the reading."""
+    level, span = 0, 1
     while size // span:
         hashes = size // span
-        out += [(level, n, TILE_WIDTH) for n in range(hashes // TILE_WIDTH)]
+        for n in range(hashes // TILE_WIDTH):
+            yield level, n, TILE_WIDTH
         if hashes % TILE_WIDTH:
-            out.append((level, hashes // TILE_WIDTH, hashes % TILE_WIDTH))
+            yield level, hashes // TILE_WIDTH, hashes % TILE_WIDTH
         level, span = level + 1, span * TILE_WIDTH
-    return out
 
 
 def tile_hashes(tree: Tree, level: int, index: int, width: int) -> bytes:
@@ -108,10 +110,9 @@ def read_log(root: Path, size: int) -> tuple[Tree, list[bytes]]:
     """The tree of ``size`` leaves and its entries, read from the log folder ``root`` and held to each other: every
     entry hashes to its leaf, every upper tile's hash is the root of the full tile below."""
     tree, entries = Tree(), []
-    tiles = log_tiles(size)
-    for level, index, width in tiles:
+    for level, index, width in log_tiles(size):
         if level:
-            continue
+            break  # the level 0 tiles come first
         raw = _read(root, tile_path(0, index, width), width * HASH_SIZE)
         bundle_path = entries_path(index, width)
         bundle = _capped(root / bundle_path, width * (MAX_ENTRY + 2))
@@ -122,7 +123,7 @@ def read_log(root: Path, size: int) -> tuple[Tree, list[bytes]]:
                            "hash to its leaf in the level 0 tile")
             tree.append(leaf_hash(entry))
         entries += found
-    for level, index, width in tiles:
+    for level, index, width in log_tiles(size):
         if level and _read(root, tile_path(level, index, width), width * HASH_SIZE) != tile_hashes(
                 tree, level, index, width):
             raise fail(str(root / tile_path(level, index, width)), "LOG_INCONSISTENT",
