@@ -241,7 +241,8 @@ def run(quick: bool) -> Outcome:
     outcome.sections.append(("How to read the tables", (
         "Per level, the mean over its subjects of: the probability the named intruder gives her true value "
         "(his posterior), the share he knows with certainty (a posterior of 0.99 or more), the share he reads "
-        "beyond the policy's margin (above the bound of the last column), how often his best guess is right, how often a guesser who only knows the base rates is "
+        "beyond the policy's margin (above the bound of the last column), how often his best guess is right, how "
+        "often a guesser who only knows the base rates is "
         "right drawing a value with them (her value's base rate) or always saying the most common value, and the "
         "largest posterior the verdict policy lets a protected subject have (enhanced beta-likeness at 1). Levels "
         "are the subjects' own checks, so a subject sits where her verdict put her.")))

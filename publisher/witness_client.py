@@ -20,8 +20,8 @@ from typing import Sequence
 from verifier.errors import InputIOError, InvalidInputError
 from verifier.releases.listed_files import ReleaseError, read_capped
 from verifier.transparency.cosignature import verify_cosignature
-from verifier.transparency.note import (COSIGNATURE_TYPE, MAX_NOTE_BYTES, MLDSA44_COSIGNATURE_TYPE, MLDSA44_PUBLIC_BYTES,
-                                        key_id, parse_checkpoint, parse_note)
+from verifier.transparency.note import (COSIGNATURE_TYPE, MAX_NOTE_BYTES, MLDSA44_COSIGNATURE_TYPE,
+                                        MLDSA44_PUBLIC_BYTES, key_id, parse_checkpoint, parse_note)
 from verifier.transparency.tiles import checkpoint_tree
 from verifier.transparency.witness import MAX_REQUEST_BYTES, add_cosignature, request_text
 

@@ -337,3 +337,54 @@ def test_a_checkpoint_of_2_to_the_40_leaves_costs_no_memory_before_its_tiles_are
                           preexec_fn=limited)
     assert done.returncode == 1 and "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
     assert "LOG_MALFORMED" in done.stderr and "is missing: the checkpoint's tree needs it" in done.stderr
+
+
+def test_fork_evidence_is_read_strictly(tmp_path, capsys):
+    """verifier log evidence read its JSON leniently: a repeated key (the last one wins in one reader, the first in
+    another) or NaN passed. It is read as every signed input is: strict JSON, its four keys and no other."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from test_witness import ORIGIN, _log, _vkey_file
+
+    from verifier.transparency.note import ED25519_TYPE
+
+    log_key = Ed25519PrivateKey.generate()
+    vkey_path = _vkey_file(tmp_path / "log.vkey", ORIGIN, ED25519_TYPE, log_key)
+    _log(tmp_path / "a", log_key, [b"entry 0\n", b"entry 1\n"])
+    _log(tmp_path / "b", log_key, [b"entry 0\n", b"another\n"])
+    assert verifier(["log", "compare", str(tmp_path / "a" / "checkpoint"), str(tmp_path / "b" / "checkpoint"),
+                     "--log-key", vkey_path]) == 1
+    good = capsys.readouterr().out
+    (tmp_path / "e.json").write_text(good)
+    assert verifier(["log", "evidence", str(tmp_path / "e.json"), "--log-key", vkey_path]) == 0
+    capsys.readouterr()
+    head = good.rstrip().rstrip("}")
+    for bad in (head + ', "evidence": "other"}', head + ', "extra": NaN}', head + ', "note": 1}',
+                good.replace('"hashes": []', '"hashes": [1]')):
+        (tmp_path / "e.json").write_text(bad)
+        assert verifier(["log", "evidence", str(tmp_path / "e.json"), "--log-key", vkey_path]) == 1, bad
+        assert ": LOG_MALFORMED: is not " in capsys.readouterr().err
+
+
+def test_a_bad_bound_in_another_tools_interval_names_the_real_column(tmp_path, capsys):
+    """An external cell's error named a column 'cell' that does not exist: '[1e400, 90]' in age said "column 'cell',
+    row 1". It names the output's column and row, and the bound."""
+    columns = ["age", "education", "marital-status", "race", "sex", "salary-class"]
+    rows = list(csv.DictReader(SAMPLE.open()))[:40]
+    with (tmp_path / "input.csv").open("w", newline="") as handle:
+        out = csv.DictWriter(handle, columns, extrasaction="ignore")
+        out.writeheader()
+        out.writerows(rows)
+    published = [{**r, "age": "[1e400, 90]" if i == 2 else "[0, 90]"} for i, r in enumerate(rows)]
+    with (tmp_path / "tool.csv").open("w", newline="") as handle:
+        out = csv.DictWriter(handle, columns, extrasaction="ignore")
+        out.writeheader()
+        out.writerows(published)
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    capsys.readouterr()
+    assert publisher(["release", "--input", str(tmp_path / "input.csv"), "--schema", str(ARX / "adult-arx.json"),
+                      "--anonymized", str(tmp_path / "tool.csv"), "--produced-by", "a tool 1.0", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "t", "--out", str(tmp_path / "r")]) == 3
+    err = capsys.readouterr().err.strip()
+    assert "column 'cell'" not in err
+    assert "CELL_INVALID: column 'age', row 3: '[1e400, 90]': '1e400' is too large for a 64-bit float" in err
+    assert not (tmp_path / "r").exists()

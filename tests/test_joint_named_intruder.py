@@ -29,7 +29,8 @@ def test_the_joint_posterior_is_bayes_rule_with_the_base_rate():
     # each release alone moved b from 0.2 to 0.5 (a likelihood ratio of 4): both together give 16 : 1 * 4 / 4 ...
     # P(v) ~ prod P_j(v) / prior(v): a ~ 0.25 / 0.8, b ~ 0.25 / 0.2
     joint = joint_candidates(shares, prior)
-    assert joint == pytest.approx({"b": (0.25 / 0.2) / (0.25 / 0.8 + 0.25 / 0.2), "a": (0.25 / 0.8) / (0.25 / 0.8 + 0.25 / 0.2)})
+    total = 0.25 / 0.8 + 0.25 / 0.2
+    assert joint == pytest.approx({"b": (0.25 / 0.2) / total, "a": (0.25 / 0.8) / total})
     assert list(joint) == ["b", "a"] and joint["b"] == pytest.approx(0.8)
     assert joint_candidates(shares) == {"a": 0.5, "b": 0.5}  # the uniform prior of the plain product
     # three releases: the prior is divided out twice

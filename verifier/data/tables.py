@@ -280,7 +280,10 @@ def _fast_table(path: str, raw: bytes, schema: Schema | None) -> Table | None:
 def decimal_cell(text: str) -> float:
     """One numeric cell by the rule every numeric column is read with (:func:`_numeric_from_text`): a generalized
     release's interval bounds, read as a table's cells are. InvalidInputError otherwise."""
-    return float(_numeric_from_text("cell", "cell", [text])[0])
+    try:
+        return float(_numeric_from_text("cell", "cell", [text])[0])
+    except InvalidInputError as exc:  # said of the cell alone: its caller names the real column and row
+        raise InvalidInputError(exc.message.removeprefix("column 'cell', row 1: "), reason=exc.reason) from None
 
 
 def _numeric_from_text(path: str, name: str, cells: Sequence[str]) -> np.ndarray:

@@ -270,10 +270,13 @@ def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
     prior = _number(entry.get("prior"))
     base = number(prior, share=True)
     interval = entry.get("interval")
-    noise = (f", estimated within {number(_number(interval[0]), share=True)} to {number(_number(interval[1]), share=True)}"
-             f" ({number(_number(entry.get('confidence')), share=True)} interval)" if isinstance(interval, list) else "")
+    noise = ""
+    if isinstance(interval, list):
+        low, high = (number(_number(v), share=True) for v in interval)
+        noise = f", estimated within {low} to {high} ({number(_number(entry.get('confidence')), share=True)} interval)"
+    records = plural(int(entry.get("candidates") or 0), "candidate record")
     return (f"Your {literal(name)} is guessed right with probability {number(_number(entry.get('risk')), share=True)} "
-            f"from this release{noise} ({plural(int(entry.get('candidates') or 0), 'candidate record')}, {how}); {base} of "
+            f"from this release{noise} ({records}, {how}); {base} of "
             f"the released records share your value, so anyone could guess it right with probability {base} knowing "
             "nothing about you.")
 

@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.releases.listed_files import fail, read_capped
 from verifier.transparency.merkle import HASH_SIZE, Tree, consistency_roots
 from verifier.transparency.note import MAX_NOTE_BYTES, Checkpoint, signed_checkpoint
@@ -76,12 +77,15 @@ def compare(a: bytes, b: bytes, policy: Policy, where: tuple[str, str], log: str
 def check_evidence(raw: bytes, policy: Policy, where: str) -> tuple[Checkpoint, Checkpoint]:
     """The two checkpoints of fork evidence, once it proves that the log signed two histories; ``LOG_MALFORMED``
     when it is not evidence, ``LOG_EVIDENCE_INVALID`` when it proves nothing."""
-    try:
-        data = json.loads(raw)
-        notes = [n.encode("utf-8") for n in data["checkpoints"]]
-        hashes = [base64.b64decode(h, validate=True) for h in data["hashes"]]
-        ok = data["evidence"] == EVIDENCE and len(notes) == 2 and all(len(h) == HASH_SIZE for h in hashes)
-    except (ValueError, KeyError, TypeError, AttributeError):
+    try:  # strictly, as every signed input: no repeated key, no NaN, no other key
+        data = loads_strict(raw, interoperable=True)
+        ok = isinstance(data, dict) and set(data) == {"evidence", "origin", "checkpoints", "hashes"} \
+            and isinstance(data["checkpoints"], list) and isinstance(data["hashes"], list) \
+            and all(isinstance(v, str) for v in [*data["checkpoints"], *data["hashes"]])
+        notes = [n.encode("utf-8") for n in data["checkpoints"]] if ok else []
+        hashes = [base64.b64decode(h, validate=True) for h in data["hashes"]] if ok else []
+        ok = ok and data["evidence"] == EVIDENCE and len(notes) == 2 and all(len(h) == HASH_SIZE for h in hashes)
+    except (StrictJSONError, ValueError):
         ok = False
     if not ok:
         raise fail(where, "LOG_MALFORMED", f"is not {EVIDENCE} evidence (docs/release-format.md, section 7)")

@@ -26,7 +26,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from verifier.releases.listed_files import ReleaseError, fail
 from verifier.transparency.merkle import HASH_SIZE
 
-__all__ = ["COSIGNATURE_TYPE", "ED25519_TYPE", "MAX_NOTE_BYTES", "MLDSA44_COSIGNATURE_TYPE", "MLDSA44_PUBLIC_BYTES", "MAX_SIZE", "Checkpoint", "Note", "checkpoint_text",
+__all__ = ["COSIGNATURE_TYPE", "ED25519_TYPE", "MAX_NOTE_BYTES", "MLDSA44_COSIGNATURE_TYPE", "MLDSA44_PUBLIC_BYTES",
+           "MAX_SIZE", "Checkpoint", "Note", "checkpoint_text",
            "key_id", "parse_checkpoint", "parse_note", "parse_vkey", "signature_line", "signed_checkpoint",
            "verify_signature", "vkey"]
 
