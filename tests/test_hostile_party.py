@@ -388,3 +388,39 @@ def test_a_bad_bound_in_another_tools_interval_names_the_real_column(tmp_path, c
     assert "column 'cell'" not in err
     assert "CELL_INVALID: column 'age', row 3: '[1e400, 90]': '1e400' is too large for a 64-bit float" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_a_formula_label_of_a_numeric_hierarchy_is_refused_as_a_categorys_is(tmp_path, capsys):
+    """An ARX hierarchy label in a numeric column (=HYPERLINK(...), @SUM(1)) was published without
+    --allow-formula-cells and without a warning, while the same label in a categorical column was refused."""
+    columns = ["age", "education", "marital-status", "race", "sex", "salary-class"]
+    rows = list(csv.DictReader(SAMPLE.open()))[:60]
+    with (tmp_path / "input.csv").open("w", newline="") as handle:
+        out = csv.DictWriter(handle, columns, extrasaction="ignore")
+        out.writeheader()
+        out.writerows(rows)
+    tree = (ARX / "adult_hierarchy_age.csv").read_text().replace(";20-24;", ";@SUM(1);").replace(";15-19;", ";=1+1;")
+    (tmp_path / "age.csv").write_text(tree)
+    levels = {line.split(";")[0]: line.split(";")[1] for line in tree.splitlines()}
+    with (tmp_path / "tool.csv").open("w", newline="") as handle:
+        out = csv.DictWriter(handle, columns, extrasaction="ignore")
+        out.writeheader()
+        out.writerows({**r, "age": levels[r["age"]]} for r in rows)
+    assert any(levels[r["age"]] == "@SUM(1)" for r in rows)
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    argv = ["release", "--input", str(tmp_path / "input.csv"), "--schema", str(ARX / "adult-arx.json"),
+            "--anonymized", str(tmp_path / "tool.csv"), "--produced-by", "ARX 3.9.2", "--hierarchy",
+            f"age={tmp_path / 'age.csv'}", "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "f",
+            "--out", str(tmp_path / "r")]
+    capsys.readouterr()
+    assert publisher(argv) == 3
+    err = capsys.readouterr().err
+    assert "FORMULA_LIKE_CELL" in err and "column 'age', row " in err and not (tmp_path / "r").exists()
+    assert publisher([*argv, "--allow-formula-cells"]) == 0
+    record = {c: rows[0][c] for c in columns}
+    (tmp_path / "me.json").write_text(json.dumps({**record, "age": int(record["age"])}))
+    capsys.readouterr()
+    assert verifier(["check", str(tmp_path / "r"), "--key", str(tmp_path / "keys" / "public.pem"), "--record",
+                     str(tmp_path / "me.json"), "--json"]) == 0
+    counted = sum(levels[r["age"]] in ("@SUM(1)", "=1+1") for r in rows)
+    assert json.loads(capsys.readouterr().out)["formula_like_cells"] == counted > 0

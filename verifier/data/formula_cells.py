@@ -6,8 +6,9 @@ and a leading tab or carriage return can hide such a start. A release is
 opened by people who never meant to run anything, so the publisher refuses
 these cells (``FORMULA_LIKE_CELL``, unless ``--allow-formula-cells``) and the
 verifier counts them. Only text is looked at: the categories of ordinal and
-nominal columns and the column names. Numbers are not text: ``-1.5`` in a
-numeric column is a number in every reader.
+nominal columns, the column names, and in a generalized release a numeric
+column's cells that are no number (a hierarchy's labels). Numbers are not
+text: ``-1.5`` in a numeric column is a number in every reader.
 """
 
 from __future__ import annotations
@@ -82,13 +83,28 @@ def formula_cells_in_keys(schema: Schema, keys: np.ndarray) -> FormulaCells:
     return _merge(parts)
 
 
+def _number(cell: str) -> bool:
+    from verifier.data.tables import decimal_cell
+    from verifier.errors import InvalidInputError
+
+    try:
+        decimal_cell(cell)
+    except InvalidInputError:
+        return False
+    return True
+
+
 def formula_cells_in_text(schema: Schema, text: Mapping[str, Sequence[str]]) -> FormulaCells:
-    """Formula-like cells of a table held as the text of each column (a generalized release's cells)."""
+    """Formula-like cells of a table held as the text of each column (a generalized release's cells). In a
+    numeric column a cell is text when it is no number: a hierarchy's label (ARX's ``=HYPERLINK(...)`` over ages)
+    is looked at as a category is, and ``-5`` is a number."""
     parts = [_header(schema)]
     for attr in schema.attributes:
+        cells = text[attr.name]
+        suspect = {c for c in set(cells) if is_formula_like(c)}
         if attr.kind == "numeric":
-            continue
-        rows = [i for i, cell in enumerate(text[attr.name]) if is_formula_like(cell)]
+            suspect = {c for c in suspect if not _number(c)}
+        rows = [i for i, cell in enumerate(cells) if cell in suspect] if suspect else []
         if rows:
             parts.append(FormulaCells(len(rows), (attr.name, rows[0] + 1)))
     return _merge(parts)
