@@ -181,7 +181,7 @@ def _post(url: str, body: bytes) -> tuple[int, str, str]:
 
 def test_a_witness_serves_add_checkpoint_on_127_0_0_1_and_refuses_a_fork(tmp_path, capsys):
     """``verifier witness serve`` answers the publisher's add-checkpoint (after a 409 that tells its size when
-    the publisher guessed wrong) and refuses a fork (422), a stale old size (409, text/x.tlog.size), an unknown
+    the publisher guessed wrong) and refuses a fork (409), a stale old size (409, text/x.tlog.size), an unknown
     log (404), a checkpoint the log did not sign (403) and a request that is not one (400)."""
     from publisher.cli import main as publisher
     from verifier.transparency.witness import request_text
@@ -209,9 +209,9 @@ def test_a_witness_serves_add_checkpoint_on_127_0_0_1_and_refuses_a_fork(tmp_pat
         assert [n for n, _, _ in parse_note((tmp_path / "log" / "checkpoint").read_bytes(), "c").signatures] == [
             ORIGIN, "w.example/witness"]
         fork = _log(tmp_path / "fork", log_key, [entries[0], entries[1], b"another\n"])
-        assert _post(url + "/add-checkpoint", request_text(3, [], fork))[0] == 422
+        assert _post(url + "/add-checkpoint", request_text(3, [], fork))[0] == 409  # tlog-witness: a fork of its size
         assert publisher(["log", "witness", str(tmp_path / "fork"), "--witness", url, *named]) == 3
-        assert ": WITNESS_REFUSED: the witness refused the checkpoint of size 3 (422: LOG_EQUIVOCATION" in \
+        assert ": WITNESS_REFUSED: the witness refused the checkpoint of size 3 (409: LOG_EQUIVOCATION" in \
             capsys.readouterr().err
         grown = Tree([leaf_hash(e) for e in entries])
         assert _post(url + "/add-checkpoint", request_text(1, grown.consistency(1), fork)) == (

@@ -62,6 +62,25 @@ def register(sub, common) -> None:
     _state_args(serve)
     serve.add_argument("--listen", default="127.0.0.1:0", metavar="HOST:PORT",
                        help="where to listen (default 127.0.0.1:0, a free port; the address is printed)")
+    serve.add_argument("--max-connections", type=_positive(int), default=512, metavar="N",
+                       help="connections held at once (default 512); more wait to be accepted")
+    serve.add_argument("--idle-timeout", type=_positive(float), default=10.0, metavar="SECONDS",
+                       help="close a connection idle this long (default 10)")
+    serve.add_argument("--request-timeout", type=_positive(float), default=10.0, metavar="SECONDS",
+                       help="cut off a connection that has not sent its whole request within this long, however "
+                       "it trickles (default 10)")
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not value > 0 or value > 86_400:
+            raise argparse.ArgumentTypeError(f"a positive number up to 86400, not {json.dumps(text)}")
+        return value
+    return parse
 
 
 def _cosigner(args: argparse.Namespace):
@@ -120,13 +139,14 @@ def run_cosign(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from verifier.transparency.witness_server import serve
+    from verifier.transparency.witness_server import Limits, serve
 
     host, _, port = args.listen.rpartition(":")
     if not host or not (port.isascii() and port.isdigit()) or int(port) > 65535:
         raise UsageError(f"--listen takes HOST:PORT, not {json.dumps(args.listen)}")
     cosigner = _cosigner(args)
     serve(host, int(port), Path(args.state), cosigner, _log_keys(args.log_key),
+          limits=Limits(args.max_connections, args.idle_timeout, args.request_timeout),
           ready=lambda url: (print(f"witness {cosigner.name} serving on {url}/add-checkpoint", flush=True),
                              sys.stdout.flush()))
     return ExitCode.OK

@@ -12,9 +12,9 @@ and the checkpoint's signed note. It is refused, with the HTTP status the protoc
 - 404 ``LOG_UNKNOWN``: the witness does not witness that log;
 - 403 ``LOG_SIGNATURE``: the log's key did not sign the checkpoint;
 - 409 ``WITNESS_CONFLICT``: the old size is not the size the witness last cosigned (the answer says that size);
-  ``LOG_ROLLBACK`` when the checkpoint is older than that one;
-- 422 ``LOG_EQUIVOCATION``: a checkpoint of the size it cosigned with another root (a fork);
-  ``LOG_INCONSISTENT``: the proof does not show the new tree extends the one it cosigned.
+  ``LOG_ROLLBACK`` when the checkpoint is older than that one; ``LOG_EQUIVOCATION``: a checkpoint of the size it
+  cosigned with another root (a fork; tlog-witness names 409 for it);
+- 422 ``LOG_INCONSISTENT``: the proof does not show the new tree extends the one it cosigned.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ from verifier.transparency.note import (MAX_NOTE_BYTES, MAX_SIZE, Checkpoint, pa
 from verifier.transparency.proof import hash_lines
 
 __all__ = ["HTTP_STATUS", "MAX_REQUEST_BYTES", "Conflict", "Cosigned", "Cosigner", "add_checkpoint", "add_cosignature",
-           "cosign_log", "last_cosigned", "request_text"]
+           "cosign_log", "last_cosigned", "last_cosigned_note", "request_text"]
 
 #: the largest add-checkpoint request read
 MAX_REQUEST_BYTES = 1 << 16
 _OLD = re.compile(r"old (0|[1-9][0-9]{0,18})")
 HTTP_STATUS = {"LOG_MALFORMED": 400, "LOG_UNKNOWN": 404, "LOG_SIGNATURE": 403, "WITNESS_CONFLICT": 409,
-               "LOG_ROLLBACK": 409, "LOG_EQUIVOCATION": 422, "LOG_INCONSISTENT": 422}
+               "LOG_ROLLBACK": 409, "LOG_EQUIVOCATION": 409, "LOG_INCONSISTENT": 422}
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,26 @@ def last_cosigned(state: Path, origin: str, log_public: bytes) -> Checkpoint:
     if not path.is_file():
         return Checkpoint(origin, 0, EMPTY_ROOT)
     return signed_checkpoint(read_capped(path, MAX_NOTE_BYTES, str(path)), origin, log_public, str(path))
+
+
+def last_cosigned_note(state: Path, origin: str, log_public: bytes, cosigner: Cosigner, *,
+                       now: int | None = None) -> bytes | None:
+    """The last checkpoint the witness cosigned of the log ``origin``, as the log signed it, with a fresh
+    cosignature of the witness in place of any older one of its key (``GET /<sha256(origin)>/checkpoint``); None
+    when it has cosigned none."""
+    path = _state_path(state, origin)
+    if not path.is_file():
+        return None
+    raw = read_capped(path, MAX_NOTE_BYTES, str(path))
+    signed_checkpoint(raw, origin, log_public, str(path))  # a state file someone changed is refused, not served
+    note = parse_note(raw, str(path))
+    line = cosignature_line(note.text, cosigner.name, cosigner.public_raw, cosigner.sign,
+                            int(time.time()) if now is None else now)
+    own = parse_note((note.text + "\n" + line).encode("utf-8"), str(path)).signatures[0][:2]
+    decoded = raw.decode("utf-8")
+    lines = decoded[decoded.rfind("\n\n") + 2:-1].split("\n")
+    kept = [text for text, signature in zip(lines, note.signatures) if signature[:2] != own]
+    return (note.text + "\n" + "".join(f"{text}\n" for text in kept) + line).encode("utf-8")
 
 
 def _checked(body: bytes, logs: dict[str, bytes], where: str) -> tuple[int, list[bytes], bytes, Checkpoint]:

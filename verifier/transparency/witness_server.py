@@ -1,84 +1,185 @@
-"""The witness over HTTP: C2SP tlog-witness's ``POST /add-checkpoint``, served with the standard library.
+"""The witness over HTTP (c2sp.org/tlog-witness), served by waitress, a well-kept WSGI server.
 
-Each request is answered by :func:`verifier.transparency.witness.add_checkpoint` on the witness's state folder
-(which it locks, so that two requests, or a server and ``verifier witness cosign``, never race): 200 and the
-cosignature line, or the protocol's refusal status with one line saying why; a 409 carries the size the witness
-last cosigned as ``text/x.tlog.size``. Nothing else is served, and a request body over 64 KiB is refused unread.
+A witness is exactly the party that must survive a hostile log and a hostile internet, so the HTTP layer is not
+written here: waitress parses the requests (HTTP/1.1 with keep-alive, chunked bodies, a bound on headers and
+bodies), holds slow connections without a thread each, and hands complete requests to a few worker threads.
+Around it, this module sets the bounds:
+
+- a request body of at most :data:`~verifier.transparency.witness.MAX_REQUEST_BYTES` (413 past it, unread);
+  headers of at most 16 KiB; a ``Content-Length`` no number holds is a 400;
+- at most :data:`CONNECTIONS` connections at once; a connection idle for :data:`IDLE_SECONDS` is closed, and so is
+  one that has not finished sending its request after :data:`REQUEST_SECONDS` (a client trickling a byte at a time
+  is cut off as an idle one is);
+- ``POST /add-checkpoint``: :func:`verifier.transparency.witness.add_checkpoint` on the witness's state folder
+  (which it locks: two requests, or a server and ``verifier witness cosign``, never race): 200 and the
+  cosignature line, or the protocol's status with one line saying why; a 409 carries the size the witness last
+  cosigned as ``text/x.tlog.size``;
+- ``GET /<sha256(origin) in hex>/checkpoint``: the last checkpoint it cosigned of that log, with a fresh
+  cosignature of its own (404 for a log it has not cosigned).
+
+Every other path is 404, every other method 405. The load test (tests/test_witness_server.py) holds honest
+requests to an answer within a second while 100 slow clients are cut off.
 """
 
 from __future__ import annotations
 
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import hashlib
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from verifier.core.interrupts import start_watching
 from verifier.releases.listed_files import ReleaseError
-from verifier.transparency.witness import HTTP_STATUS, MAX_REQUEST_BYTES, Conflict, Cosigner, add_checkpoint
+from verifier.transparency.witness import (HTTP_STATUS, MAX_REQUEST_BYTES, Conflict, Cosigner, add_checkpoint,
+                                           last_cosigned_note)
 
-__all__ = ["serve", "witness_server"]
+__all__ = ["CONNECTIONS", "IDLE_SECONDS", "REQUEST_SECONDS", "Limits", "serve", "witness_app", "witness_server"]
 
 PATH = "/add-checkpoint"
+_CHECKPOINT = re.compile(r"/([0-9a-f]{64})/checkpoint")
+_LONG_LENGTH = re.compile(rb"(?im)^(content-length:[ \t]*)[0-9]{19,}")
+#: connections held at once
+CONNECTIONS = 512
+#: a connection with nothing to do is closed after this long
+IDLE_SECONDS = 10
+#: a request not received whole after this long is cut off
+REQUEST_SECONDS = 10
 
 
-def _handler(state: Path, cosigner: Cosigner, logs: dict[str, bytes]) -> type[BaseHTTPRequestHandler]:
-    class AddCheckpoint(BaseHTTPRequestHandler):
-        server_version = "permuted-privacy-witness"
+@dataclass(frozen=True)
+class Limits:
+    """What one witness holds: connections at once, and how long a connection may idle or take over a request."""
 
-        def _answer(self, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_POST(self) -> None:  # noqa: N802 - the name http.server calls
-            if self.path != PATH:
-                return self._answer(404, b"only POST /add-checkpoint is served\n")
-            length = self.headers.get("Content-Length", "")
-            stated = length.isascii() and length.isdigit()
-            if not stated or int(length) > MAX_REQUEST_BYTES:
-                return self._answer(400 if not stated else 413,
-                                    f"a request states its length, at most {MAX_REQUEST_BYTES} bytes\n".encode())
-            body = self.rfile.read(int(length))
-            try:
-                line = add_checkpoint(state, cosigner, logs, body, "request")
-            except Conflict as exc:
-                return self._answer(409, f"{exc.known}\n".encode(), "text/x.tlog.size")
-            except ReleaseError as exc:
-                return self._answer(HTTP_STATUS.get(exc.reason, 400), f"{exc.reason}: {exc.message}\n".encode())
-            self._answer(200, line.encode("utf-8"))
-
-        def do_GET(self) -> None:  # noqa: N802
-            self._answer(405, b"POST /add-checkpoint\n")
-
-        def log_message(self, format: str, *args) -> None:  # noqa: A002 - http.server's signature
-            pass  # requests carry no secret, but the witness prints only what it is asked to
-
-    return AddCheckpoint
+    connections: int = CONNECTIONS
+    idle_seconds: float = IDLE_SECONDS
+    request_seconds: float = REQUEST_SECONDS
 
 
-def witness_server(host: str, port: int, state: Path, cosigner: Cosigner,
-                   logs: dict[str, bytes]) -> ThreadingHTTPServer:
-    """A server bound to ``host:port`` (0: a free port), not yet serving."""
+def witness_app(state: Path, cosigner: Cosigner, logs: dict[str, bytes]) -> Callable:
+    """The WSGI application of a witness with the state folder ``state`` for the logs ``logs``."""
+    by_hash = {hashlib.sha256(origin.encode()).hexdigest(): origin for origin in logs}
+
+    def answer(start_response, status: int, body: bytes, content_type: str = "text/plain; charset=utf-8",
+               extra: tuple = ()) -> list[bytes]:
+        start_response(f"{status} {_REASONS[status]}", [("Content-Type", content_type),
+                                                        ("Content-Length", str(len(body))), *extra])
+        return [body]
+
+    def add(environ, start_response) -> list[bytes]:
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return answer(start_response, 400, b"a request states its length in decimal\n")
+        if length > MAX_REQUEST_BYTES:
+            return answer(start_response, 413, f"a request holds at most {MAX_REQUEST_BYTES} bytes\n".encode())
+        body = environ["wsgi.input"].read(length)
+        try:
+            line = add_checkpoint(state, cosigner, logs, body, "request")
+        except Conflict as exc:
+            return answer(start_response, 409, f"{exc.known}\n".encode(), "text/x.tlog.size")
+        except ReleaseError as exc:
+            return answer(start_response, HTTP_STATUS.get(exc.reason, 400), f"{exc.reason}: {exc.message}\n".encode())
+        return answer(start_response, 200, line.encode("utf-8"))
+
+    def checkpoint(start_response, digest: str) -> list[bytes]:
+        origin = by_hash.get(digest)
+        note = None if origin is None else last_cosigned_note(state, origin, logs[origin], cosigner)
+        if note is None:
+            return answer(start_response, 404, b"this witness has cosigned no checkpoint of that log\n")
+        return answer(start_response, 200, note)
+
+    def app(environ, start_response) -> list[bytes]:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        if path == PATH:
+            if method != "POST":
+                return answer(start_response, 405, b"POST /add-checkpoint\n", extra=(("Allow", "POST"),))
+            return add(environ, start_response)
+        found = _CHECKPOINT.fullmatch(path)
+        if found:
+            if method not in ("GET", "HEAD"):
+                return answer(start_response, 405, b"GET /<sha256(origin)>/checkpoint\n",
+                              extra=(("Allow", "GET, HEAD"),))
+            return checkpoint(start_response, found.group(1))
+        return answer(start_response, 404, b"POST /add-checkpoint, or GET /<sha256(origin)>/checkpoint\n")
+
+    return app
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+            409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content"}
+
+
+def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: dict[str, bytes],
+                   limits: Limits = Limits()):
+    """A waitress server bound to ``host:port`` (0: a free port), not yet serving: ``.run()`` serves,
+    ``.close()`` stops, ``.effective_host`` and ``.effective_port`` say where."""
+    from waitress.channel import HTTPChannel
+    from waitress.parser import HTTPRequestParser
+    from waitress.server import TcpWSGIServer
+
+    class Parser(HTTPRequestParser):
+        """A ``Content-Length`` of more digits than any request may have reads as one byte over the limit (413):
+        waitress itself turned 5,000 digits into Python's int-conversion ValueError and dropped the connection."""
+
+        def parse_header(self, header_plus: bytes) -> None:
+            return super().parse_header(_LONG_LENGTH.sub(rb"\g<1>" + str(MAX_REQUEST_BYTES + 1).encode(), header_plus))
+
+    class Channel(HTTPChannel):
+        parser_class = Parser
+
+    class Server(TcpWSGIServer):
+        """Closes a connection whose request is not received whole within ``limits.request_seconds``."""
+
+        channel_class = Channel
+
+        started: dict = {}
+
+        def maintenance(self, now: float) -> None:
+            super().maintenance(now)
+            seen = {}
+            for channel in list(self.active_channels.values()):
+                partial = getattr(channel, "request", None)
+                if partial is None:
+                    continue
+                since = self.started.get(id(channel), (None, now))
+                since = since if since[0] is partial else (partial, now)
+                seen[id(channel)] = since
+                if now - since[1] > limits.request_seconds:
+                    channel.will_close = True
+            self.started = seen
+
     state.mkdir(parents=True, exist_ok=True)
-    return ThreadingHTTPServer((host, port), _handler(state, cosigner, logs))
+    import logging
+
+    from waitress.adjustments import Adjustments
+
+    # waitress warns on stderr each time a request waits for a thread ("Task queue depth"): under load, thousands of
+    # lines, which stall the witness once whatever reads its stderr falls behind. Its errors are still said.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+
+    adj = Adjustments(host=host, port=port, threads=4, connection_limit=limits.connections,
+                      channel_timeout=max(1, int(limits.idle_seconds)),
+                      cleanup_interval=1, max_request_body_size=MAX_REQUEST_BYTES, max_request_header_size=16384,
+                      asyncore_use_poll=True, ident="permuted-privacy-witness", expose_tracebacks=False)
+    return Server(witness_app(state, cosigner, logs), adj=adj)
 
 
 def serve(host: str, port: int, state: Path, cosigner: Cosigner, logs: dict[str, bytes], *,
-          ready: Callable[[str], object]) -> None:
+          ready: Callable[[str], object], limits: Limits = Limits()) -> None:
     """Serve until interrupted; ``ready`` is told the server's URL once it listens."""
     from verifier.errors import InputIOError
 
     try:
-        server = witness_server(host, port, state, cosigner, logs)
+        server = witness_server(host, port, state, cosigner, logs, limits)
     except OSError as exc:
         raise InputIOError(f"cannot listen there ({exc.strerror})", path=f"{host}:{port}",
                            reason="LISTEN_FAILED") from None
-    with server:
-        bound_host, bound_port = server.server_address[:2]
-        ready(f"http://{bound_host}:{bound_port}")
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the way a witness is stopped, not a command cut short
-            start_watching()
+    ready(f"http://{server.effective_host}:{server.effective_port}")
+    try:
+        server.run()  # waitress ends its loop on Ctrl-C or SIGTERM itself
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    start_watching()  # the way a witness is stopped, not a command cut short

@@ -1,0 +1,104 @@
+"""A witness that survives the internet (issue 52, item 3): verifier witness serve on 127.0.0.1, served by waitress.
+
+Keep-alive, GET /<sha256(origin)>/checkpoint, a Content-Length of 5,000 digits answered (it ended in a traceback and
+a dropped connection), and a bounded load test: honest clients answered within a second while slow ones are cut off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from test_witness import ORIGIN, _key, _log, _raw, _vkey_file
+from verifier.transparency.cosignature import verify_cosignature
+from verifier.transparency.note import COSIGNATURE_TYPE, ED25519_TYPE, parse_note
+from verifier.transparency.witness import request_text
+
+
+@pytest.fixture()
+def witness(tmp_path):
+    """A running witness of a 3-entry log: its host, port, the log's checkpoint note, and the witness's key."""
+    log_key = Ed25519PrivateKey.generate()
+    _vkey_file(tmp_path / "log.vkey", ORIGIN, ED25519_TYPE, log_key)
+    key = _key(tmp_path / "w.pem")
+    note = _log(tmp_path / "log", log_key, [f"entry {i}\n".encode() for i in range(3)])
+    server = subprocess.Popen([sys.executable, "-m", "verifier", "witness", "serve", "--state", str(tmp_path / "st"),
+                               "--key", str(tmp_path / "w.pem"), "--name", "w.example/witness", "--log-key",
+                               str(tmp_path / "log.vkey"), "--listen", "127.0.0.1:0", "--request-timeout", "2"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        ready = server.stdout.readline()
+        assert ready.startswith("witness w.example/witness serving on http://127.0.0.1:"), server.stderr.read()
+        host, port = ready.split("http://")[1].split("/")[0].split(":")
+        yield host, int(port), note, key
+    finally:
+        server.terminate()
+        assert server.wait(timeout=30) == 0
+
+
+def test_keep_alive_and_the_last_cosigned_checkpoint(witness):
+    host, port, note, key = witness
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    path = f"/{hashlib.sha256(ORIGIN.encode()).hexdigest()}/checkpoint"
+    connection.request("GET", path)
+    answer = connection.getresponse()
+    assert answer.status == 404 and answer.read().startswith(b"this witness has cosigned no checkpoint")
+    connection.request("POST", "/add-checkpoint", body=request_text(0, [], note))
+    first = connection.getresponse()
+    first.read()
+    sock = connection.sock
+    connection.request("POST", "/add-checkpoint", body=request_text(3, [], note))  # the same connection: keep-alive
+    again = connection.getresponse()
+    line = again.read().decode()
+    assert first.status == again.status == 200 and connection.sock is sock and answer.version == 11
+    connection.request("GET", path)
+    served = connection.getresponse()
+    body = served.read()
+    assert served.status == 200
+    cosigned = parse_note(body, "served")
+    assert cosigned.text == parse_note(note, "log").text and cosigned.signatures[0][0] == ORIGIN
+    assert verify_cosignature(cosigned, "w.example/witness", _raw(key), "served") is not None
+    assert line.startswith("\u2014 w.example/witness ")
+    connection.request("PUT", "/add-checkpoint", body=b"x")
+    refused = connection.getresponse()
+    assert refused.status == 405 and refused.getheader("Allow") == "POST"
+    refused.read()
+    connection.request("GET", "/elsewhere")
+    assert connection.getresponse().status == 404
+    connection.close()
+
+
+@pytest.mark.parametrize("length", ["9" * 5000, "\u00b2", "-1", "70000"])
+def test_a_length_no_request_may_have_is_answered_and_the_witness_serves_on(witness, length):
+    """A Content-Length of 5,000 digits ended in a traceback and a dropped connection."""
+    host, port, note, _ = witness
+    with socket.create_connection((host, port), timeout=10) as sock:
+        sock.sendall(f"POST /add-checkpoint HTTP/1.1\r\nHost: w\r\nContent-Length: {length}\r\n\r\n".encode()
+                     + b"old 0\n\n")
+        head = sock.recv(4096).decode("latin-1")
+    assert head.startswith(("HTTP/1.1 400", "HTTP/1.1 413")), head
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    connection.request("POST", "/add-checkpoint", body=request_text(0, [], note))
+    assert connection.getresponse().status == 200
+    connection.close()
+
+
+def test_honest_requests_are_answered_within_a_second_while_slow_clients_are_cut_off():
+    """A bounded load test on 127.0.0.1 (benchmarks/witness_load.py; its 30-second run with 200 clients is in
+    docs/performance.md): 40 honest clients on keep-alive connections beside 40 that trickle a byte a second and
+    never finish their request. Every honest request is answered 200 within a second; every slow client is cut off
+    after the witness's request timeout (2 s here)."""
+    from benchmarks.witness_load import load
+
+    found = load(8.0, honest=40, slow=40, request_timeout=2.0)
+    assert found["failed"] == 0 and found["answered_200"] > 400, found
+    assert found["slowest_answer_s"] < 1.0, found
+    assert found["slow_clients_cut"] == 40 and found["cut_after_s"][1] < 6.0, found
