@@ -1162,3 +1162,67 @@ def test_her_joint_check_under_the_named_intruder_in_the_page_equals_verifier_jo
     assert both["attribute_disclosure"]["disease"]["bound"] == "worst_class"
     twice = _joint_in_both(browser, capsys, [a, a], key, record, tmp_path)
     assert twice["repeated"] == [str(a)]
+
+
+@pytest.mark.parametrize("lie", ["releaseVersion 1.0", "releaseVersion 1e0", "n_records 20.0", "two byte-order marks",
+                                 "a category outside the schema"])
+def test_what_the_command_line_refuses_the_page_refuses(browser, releases, capsys, tmp_path, lie):
+    """Issue 52: the page verified re-signed releases the command line refuses: an integer written 1.0 or 1e0 (JSON
+    has one kind of number; Python reads a float, and the schema's integers are held to how they are written), a
+    manifest starting with two byte-order marks (the page's decoder dropped one before the parser dropped the
+    other), and a generalized release whose cell names a category outside its signed schema."""
+    from conftest import republish
+
+    root, made = releases
+    key = root / "keys" / "public.pem"
+    if lie == "a category outside the schema":
+        (tmp_path / "s.json").write_text(json.dumps({"attributes": [
+            {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+            {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["flu", "hiv"]}]}))
+        (tmp_path / "x.csv").write_text("age,disease\n" + "".join(f"{20 + i},{'flu' if i % 3 else 'hiv'}\n"
+                                                                  for i in range(12)))
+        copy = tmp_path / "lied"
+        assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "s.json"),
+                          "--method", "sd_k_anonymity", "--param", "k=3", "--samples", "100", "--allow-degenerate",
+                          "--key", str(root / "keys" / "private.pem"), "--dataset-id", "c", "--out", str(copy)]) == 0
+        data = (copy / "release.csv").read_text().replace(",hiv\n", ",Ebola\n", 1)
+        republish(copy, root / "keys" / "private.pem", "release.csv", data.encode())
+        record = {"age": 20, "disease": "hiv"}
+    else:
+        release, table = made["paper-noise"]
+        copy = tmp_path / "lied"
+        shutil.copytree(release, copy)
+        change = {"releaseVersion 1.0": lambda s: s["predicate"].update(releaseVersion=1.0),
+                  "releaseVersion 1e0": lambda s: s["predicate"].update(releaseVersion=1.0),
+                  "n_records 20.0": lambda s: s["predicate"]["claims"].update(n_records=20.0),
+                  "two byte-order marks": lambda s: None}[lie]
+        resign_statement(copy, root / "keys" / "private.pem", change)
+        if lie == "releaseVersion 1e0":  # the same number, written with an exponent, signed again
+            text = (copy / "manifest.json").read_text().replace('"releaseVersion": 1.0', '"releaseVersion": 1e0')
+            assert "1e0" in text
+            republish_manifest(copy, root / "keys" / "private.pem", text.encode())
+        if lie == "two byte-order marks":
+            republish_manifest(copy, root / "keys" / "private.pem",
+                               "\ufeff\ufeff".encode() + (copy / "manifest.json").read_bytes())
+        record = _records(table, 1)[0]
+    (tmp_path / "record.json").write_text(json.dumps(record))
+    capsys.readouterr()
+    assert verifier(["check", str(copy), "--key", str(key), "--record", str(tmp_path / "record.json"), "--json",
+                     "--no-random-match"]) == 1
+    cli = json.loads(capsys.readouterr().out)
+    page = _in_page(browser, copy, key, record)
+    assert page.get("reason") == cli["reason"] and cli["reason"] in ("SCHEMA_INVALID", "MANIFEST_MALFORMED",
+                                                                     "DATA_MALFORMED"), (lie, cli, page)
+
+
+def republish_manifest(release: Path, private: Path, manifest: bytes) -> None:
+    """Sign ``manifest`` (bytes as they are) with the real key: the envelope's payload is exactly these bytes."""
+    from publisher.keys import load_private_key
+    from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dumps_manifest, key_id, pae
+
+    key = load_private_key(private, None)
+    (release / MANIFEST).write_bytes(manifest)
+    (release / ENVELOPE).write_bytes(dumps_manifest({
+        "payloadType": PAYLOAD_TYPE, "payload": base64.b64encode(manifest).decode(),
+        "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(key.sign(pae(PAYLOAD_TYPE,
+                                                                                                   manifest))).decode()}]}))

@@ -194,7 +194,7 @@
     if (family === "generalized") {
       try {
         const hierarchies = "hierarchies.json" in release.data
-          ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true }).decode(release.data["hierarchies.json"]), true) : {};
+          ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(release.data["hierarchies.json"]), true) : {};
         part.rows = await counted_rows(release, p);
         part.mine = pp.parse_record(record, p.schema);
         part.out = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), log: standing.log };

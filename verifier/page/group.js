@@ -118,6 +118,14 @@
       if (a.role === "other") continue;
       const tree = pp.column_hierarchy(a, hierarchies[a.name]);
       cells[a.name] = body.map((r) => pp.parse_cell(r[at(a.name)], a, tree));
+      if (a.kind !== "numeric" && Array.isArray(a.categories)) {
+        // classes.py's published_cell: a cell naming a category the signed schema does not list is refused
+        const known = new Set(a.categories.map(String));
+        cells[a.name].forEach((cell, i) => {
+          const unknown = cell.values ? [...cell.values].filter((v) => !known.has(v)).sort() : [];
+          if (unknown.length) throw new pp.ReleaseError("DATA_MALFORMED", "release", `the signed schema or data cannot be read: column '${a.name}', row ${i + 1}: '${unknown[0]}' is not one of the schema's categories`);
+        });
+      }
     }
     const inside = [];
     body.forEach((_, i) => {

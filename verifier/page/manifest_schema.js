@@ -11,23 +11,24 @@
     max_linked_share: ["permutation", "randomized_response", "random_replacement"], max_attribute_risk: null,
     min_l: ["generalized", "randomized_response"] };
 
-  const typeOf = (v) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number"
-    ? (Number.isInteger(v) ? "integer" : "number") : typeof v);
-  const isType = (v, t) => t === typeOf(v) || (t === "number" && typeof v === "number");
+  // a number written 1.0 or 1e0 is no integer, as Python reads it a float (manifest_schema.py's _strict_integer)
+  const typeOf = (v, floated = false) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number"
+    ? (Number.isInteger(v) && !floated ? "integer" : "number") : typeof v);
+  const isType = (v, t, floated) => t === typeOf(v, floated) || (t === "number" && typeof v === "number");
   const equal = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
   function resolve(root, ref) {
     return ref.replace(/^#\//, "").split("/").reduce((node, key) => node[key.replace(/~1/g, "/").replace(/~0/g, "~")], root);
   }
 
-  pp.schema_problem = function schema_problem(value, schema, root = schema, path = "$") {
+  pp.schema_problem = function schema_problem(value, schema, root = schema, path = "$", floated = false) {
     // The first place where value breaks schema (a subset of JSON Schema 2020-12: the keywords the manifest's
     // schema uses), or null.
     if (schema === true) return null;
     if (schema === false) return `${path}: nothing is allowed here`;
-    if (schema.$ref) { const p = pp.schema_problem(value, resolve(root, schema.$ref), root, path); if (p) return p; }
+    if (schema.$ref) { const p = pp.schema_problem(value, resolve(root, schema.$ref), root, path, floated); if (p) return p; }
     const fail = (what) => `${path}: ${what}`;
-    if (schema.type !== undefined && ![].concat(schema.type).some((t) => isType(value, t))) return fail(`is not of type ${schema.type}`);
+    if (schema.type !== undefined && ![].concat(schema.type).some((t) => isType(value, t, floated))) return fail(`is not of type ${schema.type}`);
     if ("const" in schema && !equal(value, schema.const)) return fail("is not the required value");
     if (schema.enum && !schema.enum.some((e) => equal(e, value))) return fail("is not one of the allowed values");
     if (typeof value === "number") {
@@ -48,7 +49,7 @@
       if (schema.maxItems !== undefined && value.length > schema.maxItems) return fail("has too many items");
       if (schema.uniqueItems && new Set(value.map((v) => JSON.stringify(v))).size !== value.length) return fail("has an item twice");
       if (schema.items !== undefined) {
-        for (let i = 0; i < value.length; i++) { const p = pp.schema_problem(value[i], schema.items, root, `${path}[${i}]`); if (p) return p; }
+        for (let i = 0; i < value.length; i++) { const p = pp.schema_problem(value[i], schema.items, root, `${path}[${i}]`, pp.float_literal(value, i)); if (p) return p; }
       }
     }
     if (typeOf(value) === "object") {
@@ -63,18 +64,18 @@
         if (schema.propertyNames) { const p = pp.schema_problem(key, schema.propertyNames, root, `${path}.${key}`); if (p) return p; }
         const own = schema.properties && Object.prototype.hasOwnProperty.call(schema.properties, key) ? schema.properties[key] : undefined;
         const sub = own !== undefined ? own : schema.additionalProperties;
-        if (sub !== undefined) { const p = pp.schema_problem(value[key], sub, root, `${path}.${key}`); if (p) return p; }
+        if (sub !== undefined) { const p = pp.schema_problem(value[key], sub, root, `${path}.${key}`, pp.float_literal(value, key)); if (p) return p; }
       }
     }
-    for (const sub of schema.allOf || []) { const p = pp.schema_problem(value, sub, root, path); if (p) return p; }
-    if (schema.anyOf && !schema.anyOf.some((s) => pp.schema_problem(value, s, root, path) === null)) return fail("matches none of its forms");
-    if (schema.oneOf && schema.oneOf.filter((s) => pp.schema_problem(value, s, root, path) === null).length !== 1) return fail("does not match exactly one of its forms");
-    if (schema.not && pp.schema_problem(value, schema.not, root, path) === null) {
+    for (const sub of schema.allOf || []) { const p = pp.schema_problem(value, sub, root, path, floated); if (p) return p; }
+    if (schema.anyOf && !schema.anyOf.some((s) => pp.schema_problem(value, s, root, path, floated) === null)) return fail("matches none of its forms");
+    if (schema.oneOf && schema.oneOf.filter((s) => pp.schema_problem(value, s, root, path, floated) === null).length !== 1) return fail("does not match exactly one of its forms");
+    if (schema.not && pp.schema_problem(value, schema.not, root, path, floated) === null) {
       return fail(typeof value === "string" ? `'${pp.literal(value.slice(0, 80))}' holds a control or direction-changing character; a name is one line of plain text` : "matches what is not allowed");
     }
     if (schema.if) {
-      const branch = pp.schema_problem(value, schema.if, root, path) === null ? schema.then : schema.else;
-      if (branch !== undefined) { const p = pp.schema_problem(value, branch, root, path); if (p) return p; }
+      const branch = pp.schema_problem(value, schema.if, root, path, floated) === null ? schema.then : schema.else;
+      if (branch !== undefined) { const p = pp.schema_problem(value, branch, root, path, floated); if (p) return p; }
     }
     return null;
   };

@@ -58,7 +58,7 @@
     if (bytes.length > MAX_BYTES) throw invalid("$", `a policy file holds at most ${MAX_BYTES / 1024} KiB`, path);
     let doc;
     try {
-      doc = pp.loads_strict(new TextDecoder("utf-8", { fatal: true }).decode(bytes), true);
+      doc = pp.loads_strict(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes), true);
     } catch (e) {
       throw invalid("$", "not strict JSON", path);
     }

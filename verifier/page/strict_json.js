@@ -7,9 +7,21 @@
   const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/;
   const MAX_DEPTH = 500;
 
+  // The members and items written with a fraction or an exponent (1.0, 1e0): JSON's one kind of number reads them
+  // as integers here, where Python reads a float; a schema's "integer" is held to how the number was written
+  // (manifest_schema.py's _strict_integer), so each container remembers which of its numbers were so written.
+  const FLOATS = new WeakMap();
+  pp.float_literal = (container, key) => Boolean(container && typeof container === "object" && FLOATS.has(container)
+    && FLOATS.get(container).has(key));
+  const mark = (container, key) => {
+    if (!FLOATS.has(container)) FLOATS.set(container, new Set());
+    FLOATS.get(container).add(key);
+  };
+
   pp.loads_strict = function loads_strict(text, interoperable = false) {
     // The value of a JSON text; throws an Error whose message says why the text is not strict JSON.
     let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    let floated = false;  // the number just read was written with a fraction or an exponent
     const fail = (why) => { throw new Error(why); };
     const space = () => { while (i < text.length && " \t\n\r".includes(text[i])) i++; };
     function number() {
@@ -17,6 +29,7 @@
       if (!m) fail(`position ${i}: expecting value`);
       const literal = m[0];
       i += literal.length;
+      floated = /[.eE]/.test(literal);
       const v = Number(literal);
       if (!Number.isFinite(v)) fail(`number ${literal.slice(0, 40)} is out of range`);
       if (v === 0 && /[1-9]/.test(literal.split(/[eE]/)[0])) fail(`number ${literal.slice(0, 40)} is too small (it would become 0)`);
@@ -60,7 +73,9 @@
           space();
           if (text[i] !== ":") fail(`position ${i}: expecting ':'`);
           i++;
+          floated = false;
           Object.defineProperty(out, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true });
+          if (floated && typeof out[key] === "number") mark(out, key);
           space();
           if (text[i] === ",") { i++; continue; }
           if (text[i] === "}") { i++; return out; }
@@ -73,7 +88,9 @@
         space();
         if (text[i] === "]") { i++; return out; }
         for (;;) {
+          floated = false;
           out.push(value(depth + 1));
+          if (floated && typeof out[out.length - 1] === "number") mark(out, out.length - 1);
           space();
           if (text[i] === ",") { i++; continue; }
           if (text[i] === "]") { i++; return out; }

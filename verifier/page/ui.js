@@ -107,7 +107,7 @@
     }
     let doc;
     try {
-      doc = pp.loads_strict(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+      doc = pp.loads_strict(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes));
     } catch (e) {
       throw new pp.ReleaseError("RECORD_INVALID", name, "not a valid JSON record");
     }

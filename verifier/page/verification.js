@@ -38,7 +38,7 @@
   function strictJson(bytes, path, reason, what) {
     let text;
     try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch (e) {
       throw new ReleaseError(reason, path, `${what} is not UTF-8`);
     }
