@@ -424,3 +424,35 @@ def test_a_formula_label_of_a_numeric_hierarchy_is_refused_as_a_categorys_is(tmp
                      str(tmp_path / "me.json"), "--json"]) == 0
     counted = sum(levels[r["age"]] in ("@SUM(1)", "=1+1") for r in rows)
     assert json.loads(capsys.readouterr().out)["formula_like_cells"] == counted > 0
+
+
+@pytest.mark.parametrize("depth", [1, 499, 500, 501, 900])
+def test_one_nesting_limit_and_numbers_of_any_length_in_both_readers(depth):
+    """The command line accepted nesting of 500 to 1,000 levels (Python's stack decided) where the page refused past
+    500, and the page cut a number at 1,000 characters: both readers now refuse past 500 levels, counted alike, and
+    read a number whole, held to each other in Node.js (the page's reader, as it ships)."""
+    import shutil
+
+    from verifier.data.strict_json import StrictJSONError, loads_strict
+    from verifier.page import SCRIPTS  # noqa: F401 - the page's scripts, as the page is written
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs Node.js (installed on this project's machines)")
+    docs = ["[" * depth + "]" * depth, "[" * (depth - 1) + "[1]" + "]" * (depth - 1),
+            '{"a": ' * depth + '"[[["' + "}" * depth, "[1." + "5" * 1500 + "]", '["' + "[" * 800 + '"]']
+    python = []
+    for doc in docs:
+        try:
+            loads_strict(doc)
+            python.append(True)
+        except StrictJSONError:
+            python.append(False)
+    script = (ROOT / "verifier" / "page" / "strict_json.js").read_text()
+    run = ("globalThis.permutedPrivacy = {};\n" + script + "\nconst docs = " + json.dumps(docs) + ";\n"
+           "console.log(JSON.stringify(docs.map((d) => { try { permutedPrivacy.loads_strict(d); return true; } "
+           "catch (e) { return false; } })));")
+    done = subprocess.run([node, "-e", run], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == python
+    assert python[0] == (depth <= 500) and python[3] is True

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 __all__ = ["StrictJSONError", "loads_strict"]
@@ -56,6 +57,25 @@ def _exact_int(text: str) -> int:
     return value
 
 
+#: the deepest nesting read (the page's reader holds the same): Python's own limit is its stack's, which varies
+MAX_DEPTH = 500
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _depth(text: str) -> int:
+    """The document's deepest nesting of arrays and objects, strings left out (a bracket inside one is text)."""
+    if "[" not in text and "{" not in text:
+        return 0
+    import numpy as np
+
+    bare = _STRINGS.sub("", text).encode("utf-8", "surrogatepass")
+    steps = np.frombuffer(bare.translate(_STEPS), dtype=np.int8).astype(np.int64) - 1
+    return int(np.cumsum(steps).max()) if steps.size else 0
+
+
+_STEPS = bytes(2 if b in b"[{" else 0 if b in b"]}" else 1 for b in range(256))
+
+
 def loads_strict(text: str | bytes, *, interoperable: bool = False) -> Any:
     """Parse ``text`` as JSON, rejecting duplicate keys, non-finite numbers and numbers that underflow to 0; and
     with ``interoperable``, integers beyond 2**53.
@@ -72,6 +92,8 @@ def loads_strict(text: str | bytes, *, interoperable: bool = False) -> Any:
             raise StrictJSONError(f"not UTF-8 (byte {exc.start})") from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    if _depth(text) > MAX_DEPTH:
+        raise StrictJSONError(f"nesting deeper than {MAX_DEPTH}")
     try:
         return json.loads(
             text,

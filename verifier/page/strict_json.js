@@ -4,7 +4,7 @@
 
 (function () {
   const pp = globalThis.permutedPrivacy;
-  const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/;
+  const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;  // sticky: a number however long, read whole
   const MAX_DEPTH = 500;
 
   // The members and items written with a fraction or an exponent (1.0, 1e0): JSON's one kind of number reads them
@@ -25,7 +25,8 @@
     const fail = (why) => { throw new Error(why); };
     const space = () => { while (i < text.length && " \t\n\r".includes(text[i])) i++; };
     function number() {
-      const m = NUMBER.exec(text.slice(i, i + 1000));
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(text);
       if (!m) fail(`position ${i}: expecting value`);
       const literal = m[0];
       i += literal.length;
@@ -57,9 +58,10 @@
       return JSON.parse(text.slice(start, i));
     }
     function value(depth) {
-      if (depth > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH}`);
       space();
       const c = text[i];
+      // the nesting of arrays and objects, as strict_json.py's _depth counts it
+      if ((c === "{" || c === "[") && depth + 1 > MAX_DEPTH) fail(`nesting deeper than ${MAX_DEPTH}`);
       if (c === "{") {
         i++;
         const out = {};
