@@ -16,6 +16,7 @@ import base64
 import datetime as _dt
 import hashlib
 import os
+import secrets
 import shutil
 import tempfile
 from pathlib import Path
@@ -46,7 +47,7 @@ from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_na
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.attacks.classes import PublishedCells
 from verifier.releases.composition import composition_claim
-from verifier.releases.links import Links, links_path
+from verifier.releases.links import Links, links_commitment, links_path
 from verifier.releases.family import family_of, generalized_columns
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy
@@ -373,11 +374,12 @@ def _write(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey
 
 
 def _links(links: tuple[str, Sequence[str]], methods: Sequence[Method], dataset_id: str, release_version: int,
-           manifest: bytes) -> bytes:
-    """The protector's links file: who is in the release and, from an m_invariant step, each person's signature."""
+           manifest: bytes, salt: str | None) -> bytes:
+    """The protector's links file: who is in the release, the salt of the manifest's commitment to them and, from an
+    m_invariant step, each person's signature."""
     kept = next((m.kept for m in methods if getattr(m, "kept", None) is not None), None)
     return Links(dataset_id, release_version, hashlib.sha256(manifest).hexdigest(), links[0], tuple(links[1]),
-                 None if kept is None else {i: tuple(sorted(s)) for i, s in zip(links[1], kept)}).to_bytes()
+                 None if kept is None else {i: tuple(sorted(s)) for i, s in zip(links[1], kept)}, salt).to_bytes()
 
 
 def _check_links(table: Table, target: Path, links: tuple[str, Sequence[str]] | None, earlier: Sequence[Earlier],
@@ -540,6 +542,10 @@ def make_release(
                            dataset_id=dataset_id, release_version=release_version, created_at=created_at,
                            targets=targets, dropped_identifiers=dropped_identifiers, metadata=metadata,
                            weight_column=weight_column if weights is not None else None)
+    salt = None
+    if links is not None:  # the manifest commits to the release's people; the salt stays in the links file
+        salt = secrets.token_hex(32)
+        predicate["links_commitment"] = links_commitment(salt, links[1])
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
     _levels(_about_to_sign(table, released, files, predicate, trusted), table, predicate, policy or default_policy(),
             phase, earlier, links)
@@ -548,7 +554,7 @@ def make_release(
     report_doc = {"release": str(target), "datasetId": dataset_id, "releaseVersion": release_version,
                   "protector_only": protector}
     link_file = None if links is None else (links_path(target), _links(links, methods, dataset_id, release_version,
-                                                                       manifest))
+                                                                       manifest, salt))
     with phase(f"writing {target}"):
         _publish(target, [*files, (MANIFEST, manifest), (ENVELOPE, _envelope(manifest, key, trusted))], trusted,
                  report, report_doc, before_move, link_file)

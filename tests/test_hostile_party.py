@@ -456,3 +456,47 @@ def test_one_nesting_limit_and_numbers_of_any_length_in_both_readers(depth):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == python
     assert python[0] == (depth <= 500) and python[3] is True
+
+
+def test_a_links_file_whose_ids_were_swapped_is_refused_by_the_publisher_and_the_audit(tmp_path, capsys):
+    """Swapped ids with the same count made the publisher sign linked: 0 and the audit with --previous pass every
+    claim. The manifest now signs a salted commitment to the release's people (the salt in the links file alone),
+    and a links file whose ids no longer match it is refused (LINKS_MISMATCH) by both."""
+    from verifier.releases.links import Links, links_commitment
+
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cold", "flu", "hiv"]}]}))
+    first = "".join(f"p{i},{20 + i},{'FM'[i % 2]},{('cold', 'flu', 'hiv')[i % 3]}\n" for i in range(12))
+    second = "".join(f"p{i},{20 + i},{'FM'[i % 2]},{('cold', 'flu', 'hiv')[i % 3]}\n" for i in range(4, 16))
+    for name, rows in (("r1", first), ("r2", second)):
+        (tmp_path / f"{name}.csv").write_text("pid,age,sex,disease\n" + rows)
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    common = ["--schema", str(tmp_path / "schema.json"), "--method", "sd_k_anonymity", "--param", "k=3", "--samples",
+              "100", "--allow-degenerate", "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "ward",
+              "--link-column", "pid"]
+    assert publisher(["release", "--input", str(tmp_path / "r1.csv"), *common, "--out", str(tmp_path / "r1")]) == 0
+    links = Links.read(tmp_path / "r1.links.json")
+    signed = json.loads((tmp_path / "r1" / "manifest.json").read_text())["predicate"]["links_commitment"]
+    assert links.salt is not None and links_commitment(links.salt, links.ids) == signed
+    assert links.salt not in (tmp_path / "r1" / "manifest.json").read_text()  # the salt never leaves the links file
+    assert publisher(["release", "--input", str(tmp_path / "r2.csv"), *common, "--release-version", "2", "--previous",
+                      str(tmp_path / "r1"), "--out", str(tmp_path / "r2")]) == 0
+    assert json.loads((tmp_path / "r2" / "manifest.json").read_text())["predicate"]["claims"]["composition"][
+        "earlier"][0]["linked"] == 8
+    honest = (tmp_path / "r1.links.json").read_bytes()
+    doc = json.loads(honest)
+    doc["ids"] = sorted(f"x{i}" for i in range(len(doc["ids"])))  # the same count, nobody of the new release
+    (tmp_path / "r1.links.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert publisher(["release", "--input", str(tmp_path / "r2.csv"), *common, "--release-version", "3", "--previous",
+                      str(tmp_path / "r1"), "--out", str(tmp_path / "r3")]) != 0
+    assert "LINKS_MISMATCH: its people are not the ones" in capsys.readouterr().err
+    assert not (tmp_path / "r3").exists()
+    assert verifier(["audit", str(tmp_path / "r2"), "--key", str(tmp_path / "keys" / "public.pem"), "--original",
+                     str(tmp_path / "r2.csv"), "--previous", str(tmp_path / "r1")]) != 0
+    assert "LINKS_MISMATCH" in capsys.readouterr().err
+    (tmp_path / "r1.links.json").write_bytes(honest)
+    assert verifier(["audit", str(tmp_path / "r2"), "--key", str(tmp_path / "keys" / "public.pem"), "--original",
+                     str(tmp_path / "r2.csv"), "--previous", str(tmp_path / "r1")]) == 0

@@ -24,7 +24,7 @@ from verifier.errors import InvalidInputError
 from verifier.releases.verification import verify_release
 from verifier.text import literal
 
-__all__ = ["MOST_EARLIER", "Links", "links_path", "read_link_column", "read_earlier", "present_in"]
+__all__ = ["MOST_EARLIER", "Links", "links_commitment", "links_path", "read_link_column", "read_earlier", "present_in"]
 
 #: the most earlier releases one release is checked with (``--previous``), as docs/release-format.md says
 MOST_EARLIER = 16
@@ -64,6 +64,9 @@ class Links:
     column: str
     ids: tuple[str, ...]
     signatures: dict[str, tuple[str, ...]] | None = None
+    salt: str | None = None
+    """64 hex digits drawn when the release was made: with the ids, the commitment its manifest signs
+    (``predicate.links_commitment``; None in a links file written before it was signed)."""
 
     def holds(self, ids: Sequence[str]) -> np.ndarray:
         """Whether each of ``ids`` is a person of this release."""
@@ -75,6 +78,8 @@ class Links:
                "manifest_sha256": self.manifest_sha256, "link_column": self.column, "ids": sorted(self.ids)}
         if self.signatures is not None:
             doc["signatures"] = {i: sorted(self.signatures[i]) for i in sorted(self.signatures)}
+        if self.salt is not None:
+            doc["salt"] = self.salt
         return json.dumps(doc, ensure_ascii=False).encode("utf-8")
 
     @classmethod
@@ -93,9 +98,12 @@ class Links:
         except (ValueError, UnicodeDecodeError):
             raise bad("it is not JSON") from None
         fields = {"format", "datasetId", "releaseVersion", "manifest_sha256", "link_column", "ids"}
-        if not isinstance(doc, dict) or set(doc) - {"signatures"} != fields or doc["format"] != _LINKS_FORMAT:
-            raise bad(f"it holds the fields {', '.join(sorted(fields))} of {_LINKS_FORMAT}, and signatures of an "
-                      "m-invariant release")
+        if not isinstance(doc, dict) or set(doc) - {"signatures", "salt"} != fields or doc["format"] != _LINKS_FORMAT:
+            raise bad(f"it holds the fields {', '.join(sorted(fields))} of {_LINKS_FORMAT}, its salt, and signatures "
+                      "of an m-invariant release")
+        salt = doc.get("salt")
+        if salt is not None and (not isinstance(salt, str) or len(salt) != 64 or set(salt) - set("0123456789abcdef")):
+            raise bad("its salt is 64 lowercase hex digits")
         ids, digest = doc["ids"], doc["manifest_sha256"]
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(set(ids)) != len(ids):
             raise bad("its ids are a list of distinct texts")
@@ -105,7 +113,20 @@ class Links:
                 or not isinstance(doc["link_column"], str):
             raise bad("datasetId and link_column are texts, releaseVersion an integer")
         return cls(doc["datasetId"], doc["releaseVersion"], digest, doc["link_column"], tuple(ids),
-                   _signatures(doc.get("signatures"), set(ids), bad))
+                   _signatures(doc.get("signatures"), set(ids), bad), salt)
+
+
+def links_commitment(salt: str, ids: Sequence[str]) -> str:
+    """The SHA-256 commitment a release's manifest signs to its people: a domain label, the salt, then each id
+    (sorted) as its UTF-8 length in 4 bytes and its bytes. Hiding (the salt is secret, in the links file alone)
+    and binding: a links file whose ids were changed after the release was signed no longer matches it."""
+    import hashlib
+
+    out = hashlib.sha256(b"permuted-privacy links commitment v1\n" + bytes.fromhex(salt))
+    for i in sorted(ids):
+        raw = i.encode("utf-8")
+        out.update(len(raw).to_bytes(4, "big") + raw)
+    return out.hexdigest()
 
 
 def _signatures(given: Any, ids: set[str], bad) -> dict[str, tuple[str, ...]] | None:
@@ -126,6 +147,11 @@ def read_earlier(folder: str, key: Any) -> tuple[Any, Links]:
     if links.manifest_sha256 != release.manifest_sha256:
         raise InvalidInputError(f"names another release (manifest SHA-256 {links.manifest_sha256[:16]}...), not "
                                 f"{folder}", path=str(links_path(folder)), reason="LINKS_MISMATCH")
+    signed = release.predicate.get("links_commitment")
+    if signed is not None and (links.salt is None or links_commitment(links.salt, links.ids) != signed):
+        raise InvalidInputError(f"its people are not the ones {folder} committed to when it was signed (its manifest's "
+                                "links_commitment): the ids were changed, or the file is another's",
+                                path=str(links_path(folder)), reason="LINKS_MISMATCH")
     return release, links
 
 
