@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from importlib import resources
 from pathlib import Path
@@ -18,7 +19,6 @@ from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dum
 settings.register_profile("fuzz", max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
 
 PAPER = Path(str(resources.files("verifier") / "data" / "paper"))
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +40,35 @@ def write(path: Path, content: str | bytes) -> Path:
     return path
 
 
-ADULT = SHARED / "real" / "adult_subset_2000.csv"
+#: the Adult subset the categorical tests read, shipped with its attribution (tests/data/adult/README.md)
+ADULT = Path(__file__).resolve().parent / "data" / "adult" / "adult_subset_2000.csv"
+#: ARX 3.9.2's outputs of the Adult sample, shipped with their provenance (docs/examples/arx/README.md)
+ARX_SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "examples" / "arx"
+
+
+@functools.lru_cache(maxsize=1)
+def arx_folder() -> Path:
+    """The folder ARX's outputs were made from, as the tests read it: ``input.csv`` (the Adult sample's six columns,
+    in its order, which ARX read), each ``arx_*.csv`` output, ``hierarchies/`` and the README of ARX's figures, all
+    from what the repository ships; written once per test process into a folder of its own."""
+    import csv
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="arx-"))
+    sample = Path(__file__).resolve().parents[1] / "experiments" / "data" / "adult_sample_3000.csv"
+    columns = ["age", "education", "marital-status", "race", "sex", "salary-class"]
+    with sample.open() as source, (folder / "input.csv").open("w", newline="") as out:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([row[c] for c in columns] for row in csv.DictReader(source))
+    (folder / "hierarchies").mkdir()
+    for path in ARX_SHIPPED.iterdir():
+        if path.name.startswith("adult_hierarchy_") or path.name == "LICENSE-ARX":
+            shutil.copy(path, folder / "hierarchies" / path.name)
+        elif path.name.startswith("arx_") or path.name == "README.md":
+            shutil.copy(path, folder / path.name)
+    return folder
 #: the Adult columns that are neither quasi-identifiers nor sensitive in the categorical tests
 ADULT_OTHERS = ("fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week", "native-country",
                 "occupation", "workclass", "relationship", "education")

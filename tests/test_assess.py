@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import SHARED, write
+from conftest import write
 from publisher.calibrate import Targets, calibrate
 from publisher.cli import main as publisher
 from verifier.attacks.assessment import assess
@@ -18,8 +18,17 @@ from verifier.attacks.intruder import run_intruder
 from verifier.core.permutation import RankSpace, compute_permuted_privacy
 from verifier.data.schema import Schema
 
-CASC = SHARED / "real" / "sdcMicro_CASCrefmicrodata.csv"
-needs_casc = pytest.mark.skipif(not CASC.exists(), reason="the CASC file of ../shared/data/real is not here")
+
+
+def _census_like(path: Path, n: int = 1080, m: int = 13, seed: int = 5) -> Path:
+    """A table of the CASC reference file's shape (1,080 records of 13 continuous, skewed and correlated amounts),
+    generated here: the CASC file itself is GPL-2 and does not ship with the project, and the calibration's
+    frontier is a property of the method, not of those numbers."""
+    rng = np.random.default_rng(seed)
+    latent = rng.normal(size=(n, 1))
+    values = np.exp(0.8 * latent + 0.6 * rng.normal(size=(n, m))) * rng.uniform(100, 10_000, size=m)
+    pd.DataFrame(np.round(values, 2), columns=[f"v{j}" for j in range(m)]).to_csv(path, index=False)
+    return path
 
 
 def test_assessment_of_the_paper_example(paper):
@@ -81,14 +90,14 @@ def test_calibration_picks_the_least_distorting_value_that_meets_the_targets():
     assert impossible.chosen is None
 
 
-@needs_casc
 @pytest.mark.parametrize("method, grid", [
-    ("additive_noise", ["0.1", "0.25", "0.5", "1", "1.5", "2", "3"]),
+    ("additive_noise", ["0.05", "0.1", "0.25", "0.5", "1", "1.5", "2", "3"]),
     ("rank_swapping", ["1", "2", "5", "10", "20", "40", "60"]),
 ])
-def test_casc_calibration_frontier_is_monotone(method, grid, tmp_path, capsys):
+def test_a_census_sized_calibration_frontier_is_monotone(method, grid, tmp_path, capsys):
     plot = tmp_path / "frontier.png"
-    argv = ["calibrate", "--input", str(CASC), "--method", method, "--param-grid",
+    census = _census_like(tmp_path / "census.csv")
+    argv = ["calibrate", "--input", str(census), "--method", method, "--param-grid",
             f"{'relative_sd' if method == 'additive_noise' else 'p'}={','.join(grid)}", "--seed", "1",
             "--max-linked-share", "0.1", "--min-distance", "1", "--plot", str(plot), "--json"]
     if method == "additive_noise":

@@ -67,7 +67,6 @@ def test_the_other_commands_fit_80_columns(tmp_path):
         assert _widest(proc.stdout) <= 80, (argv[0], proc.stdout)
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="needs ../shared/data/real/adult_subset_2000.csv")
 def test_a_drafted_schema_is_summed_up_one_role_per_line_fitted_to_the_terminal(tmp_path):
     """Issue 37: publisher schema summed up the Adult sample's 15 columns in one line of 403 characters, on stderr
     where nothing fits it to the terminal."""
@@ -83,7 +82,6 @@ def test_a_drafted_schema_is_summed_up_one_role_per_line_fitted_to_the_terminal(
     assert "wrote" not in proc.stderr and json.loads((tmp_path / "s.json").read_text())["attributes"][0]["name"] == "age"
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="needs ../shared/data/real/adult_subset_2000.csv")
 def test_a_fifteen_attribute_check_fits_80_columns(tmp_path):
     """Her match table on a 15-attribute Adult release was over 200 characters: it now goes below itself in
     blocks, each led by the match column, and every attribute is still shown."""

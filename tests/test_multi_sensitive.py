@@ -148,7 +148,6 @@ def test_infeasible_target():
 from conftest import ADULT, ADULT_OTHERS, adult_schema  # noqa: E402
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
 def test_adult_end_to_end(tmp_path, capsys):
     from publisher.cli import main as publisher
 
@@ -211,7 +210,6 @@ def test_the_search_on_distinct_records_is_the_search_on_rows():
     assert outcomes["published"] >= 40 and outcomes["Infeasible"] + outcomes["RootInfeasible"] >= 8, outcomes
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
 def test_the_search_on_distinct_records_is_the_search_on_rows_on_adult():
     frame = pd.read_csv(ADULT).dropna(subset=["age", "sex", "race", "salary-class", "relationship"]).head(600)
     qh = [build_hierarchy(None, frame["age"].tolist(), True), build_hierarchy(None, frame["sex"].tolist(), False),

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import PAPER, SHARED, clinic, resign_statement
+from conftest import PAPER, clinic, resign_statement
 from hostile_corpus import CASES
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier

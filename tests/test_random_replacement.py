@@ -145,7 +145,6 @@ def test_k_larger_than_the_quasi_identifiers():
 from conftest import ADULT, adult_schema  # noqa: E402
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
 def test_adult_end_to_end(tmp_path, capsys):
     import json
 

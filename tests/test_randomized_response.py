@@ -135,7 +135,6 @@ def test_cli_anonymize_json_reports_the_computed_keep_probabilities(tmp_path, ca
     assert out["metrics"]["attribute_disclosure"]["disease"]["max"] == pytest.approx(0.5, abs=1e-8)
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
 def test_adult_end_to_end(tmp_path, capsys):
     schema = adult_schema(tmp_path, numeric_age=False)
     capsys.readouterr()

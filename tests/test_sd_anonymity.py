@@ -106,7 +106,6 @@ def test_bad_k():
 from conftest import ADULT, adult_schema  # noqa: E402
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
 def test_adult_end_to_end(tmp_path, capsys):
     import csv
     import json
@@ -170,7 +169,6 @@ def test_the_fast_clustering_gives_the_plain_classes_on_the_spec_tables(model):
     assert sd_classes(model) == sd_classes_exhaustive(model)
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
 @pytest.mark.parametrize("k", [2, 5])
 def test_the_fast_clustering_gives_the_plain_classes_on_adult(k):
     names = ["age", "marital-status", "race", "sex", "workclass"]
@@ -284,7 +282,6 @@ def test_the_combination_index_gives_the_plain_classes_on_categorical_tables():
         assert sd_classes(model) == sd_classes_exhaustive(model), trial
 
 
-@pytest.mark.skipif(not ADULT.exists(), reason="the Adult subset of ../shared/data/real is not here")
 def test_the_combination_index_gives_the_plain_classes_on_adult_categorical_qis():
     """The census benchmark's quasi-identifiers (issue 30): education, marital status, race, sex, workclass."""
     names = ["education", "marital-status", "race", "sex", "workclass"]
