@@ -51,11 +51,13 @@ def arx_folder() -> Path:
     """The folder ARX's outputs were made from, as the tests read it: ``input.csv`` (the Adult sample's six columns,
     in its order, which ARX read), each ``arx_*.csv`` output, ``hierarchies/`` and the README of ARX's figures, all
     from what the repository ships; written once per test process into a folder of its own."""
+    import atexit
     import csv
     import shutil
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="arx-"))
+    atexit.register(shutil.rmtree, folder, True)  # gone with the test process
     sample = Path(__file__).resolve().parents[1] / "experiments" / "data" / "adult_sample_3000.csv"
     columns = ["age", "education", "marital-status", "race", "sex", "salary-class"]
     with sample.open() as source, (folder / "input.csv").open("w", newline="") as out:
