@@ -41,7 +41,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert rules["script-src"] == f"'sha256-{digest}'"  # its own inline script, and no other
     assert html.count("<script") == 1 and " src=" not in html and " href=" not in html
     # addresses appear only as names inside the data (the statement's types, the schema's $schema and $id)
-    assert not re.search(r"https?://(?!in-toto\.io/Statement|permuted-privacy\.dev/|json-schema\.org/draft/)", html)
+    assert not re.search(r"https?://(?!in-toto\.io/Statement|permuted-privacy\.dev/|json-schema\.org/draft/|datapackage\.org/profiles/)", html)
     assert "makes no network request" in html
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
@@ -51,7 +51,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
                                                          "verify_cosignature", "parse_log_policy", "verify_proof",
                                                          "joint_candidates", "stacked_keep_matrix", "joint_rr_risk",
                                                          "rr_joint_record", "candidate_shares", "check_jointly"))
-    assert len(SCRIPTS) == 21
+    assert len(SCRIPTS) == 22
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -1165,7 +1165,8 @@ def test_her_joint_check_under_the_named_intruder_in_the_page_equals_verifier_jo
 
 
 @pytest.mark.parametrize("lie", ["releaseVersion 1.0", "releaseVersion 1e0", "n_records 20.0", "two byte-order marks",
-                                 "a category outside the schema"])
+                                 "a category outside the schema", "an extra field in datapackage.json",
+                                 "another title in datapackage.json"])
 def test_what_the_command_line_refuses_the_page_refuses(browser, releases, capsys, tmp_path, lie):
     """Issue 52: the page verified re-signed releases the command line refuses: an integer written 1.0 or 1e0 (JSON
     has one kind of number; Python reads a float, and the schema's integers are held to how they are written), a
@@ -1188,6 +1189,14 @@ def test_what_the_command_line_refuses_the_page_refuses(browser, releases, capsy
         data = (copy / "release.csv").read_text().replace(",hiv\n", ",Ebola\n", 1)
         republish(copy, root / "keys" / "private.pem", "release.csv", data.encode())
         record = {"age": 20, "disease": "hiv"}
+    elif "datapackage.json" in lie:  # the data package says something the manifest does not (the page read none)
+        release, table = made["paper-noise"]
+        copy = tmp_path / "lied"
+        shutil.copytree(release, copy)
+        package = json.loads((copy / "datapackage.json").read_text())
+        package.update({"extra": 1} if "extra" in lie else {"title": "another"})
+        republish(copy, root / "keys" / "private.pem", "datapackage.json", json.dumps(package).encode())
+        record = _records(table, 1)[0]
     else:
         release, table = made["paper-noise"]
         copy = tmp_path / "lied"
@@ -1212,7 +1221,10 @@ def test_what_the_command_line_refuses_the_page_refuses(browser, releases, capsy
     cli = json.loads(capsys.readouterr().out)
     page = _in_page(browser, copy, key, record)
     assert page.get("reason") == cli["reason"] and cli["reason"] in ("SCHEMA_INVALID", "MANIFEST_MALFORMED",
-                                                                     "DATA_MALFORMED"), (lie, cli, page)
+                                                                     "DATA_MALFORMED", "DATAPACKAGE_MISMATCH"), (
+        lie, cli, page)
+    if cli["reason"] == "DATAPACKAGE_MISMATCH":  # the same sentence: what the copy says otherwise
+        assert cli["message"] in page["message"] and "about" in cli["message"], (page, cli)
 
 
 def republish_manifest(release: Path, private: Path, manifest: bytes) -> None:

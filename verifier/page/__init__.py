@@ -25,7 +25,8 @@ from verifier.releases.policy import DEFAULT_POLICY
 __all__ = ["SCRIPTS", "VENDORED", "page_html"]
 
 #: the page's scripts, in the order they are inlined
-SCRIPTS = ("dsse.js", "strict_json.js", "manifest_schema.js", "coherence.js", "verification.js", "data_columns.js", "sampling_weights.js", "ranks.js", "spreads.js", "disclosure.js",
+SCRIPTS = ("dsse.js", "strict_json.js", "manifest_schema.js", "coherence.js", "datapackage.js", "verification.js",
+           "data_columns.js", "sampling_weights.js", "ranks.js", "spreads.js", "disclosure.js",
            "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "group.js",
            "joint.js", "transparency.js", "check.js", "ui.js")
 

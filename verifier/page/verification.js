@@ -160,6 +160,10 @@
     // a Parquet footer's rows, before a row is decoded; a CSV file's rows are counted as they are read (check.js)
     const counted = rows === null ? null : pp.rows_problem(rows, statement.predicate);
     if (counted) throw new ReleaseError("MANIFEST_INCOHERENT", MANIFEST, counted);
+    if ("datapackage.json" in data) {  // derived from the manifest and the data's digests: a copy says nothing else
+      const problem = pp.datapackage_problem(statement.predicate, listed, data["datapackage.json"]);
+      if (problem) throw new ReleaseError("DATAPACKAGE_MISMATCH", "datapackage.json", problem);
+    }
     if ("weights.csv" in data) {  // signed is not the same as sound: one number above zero per released record
       const naming = pp.identifying_weights(pp.parse_weights(data["weights.csv"], "weights.csv", statement.predicate.claims.n_records));
       if (naming) throw new ReleaseError("WEIGHT_IDENTIFYING", "weights.csv", naming);
