@@ -373,6 +373,16 @@ def _write(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey
         raise
 
 
+def _commit_to_people(predicate: dict, links: tuple[str, Sequence[str]] | None) -> str | None:
+    """With linking ids, the manifest signs a commitment to the release's people (``predicate.links_commitment``);
+    the salt, returned, stays in the links file alone. None without linking ids."""
+    if links is None:
+        return None
+    salt = secrets.token_hex(32)
+    predicate["links_commitment"] = links_commitment(salt, links[1])
+    return salt
+
+
 def _links(links: tuple[str, Sequence[str]], methods: Sequence[Method], dataset_id: str, release_version: int,
            manifest: bytes, salt: str | None) -> bytes:
     """The protector's links file: who is in the release, the salt of the manifest's commitment to them and, from an
@@ -542,17 +552,13 @@ def make_release(
                            dataset_id=dataset_id, release_version=release_version, created_at=created_at,
                            targets=targets, dropped_identifiers=dropped_identifiers, metadata=metadata,
                            weight_column=weight_column if weights is not None else None)
-    salt = None
-    if links is not None:  # the manifest commits to the release's people; the salt stays in the links file
-        salt = secrets.token_hex(32)
-        predicate["links_commitment"] = links_commitment(salt, links[1])
+    salt = _commit_to_people(predicate, links)
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
     _levels(_about_to_sign(table, released, files, predicate, trusted), table, predicate, policy or default_policy(),
             phase, earlier, links)
     manifest = dumps_manifest(_statement(files, predicate))
     report = None if protector is None or protector_report is None else Path(protector_report)
-    report_doc = {"release": str(target), "datasetId": dataset_id, "releaseVersion": release_version,
-                  "protector_only": protector}
+    report_doc = dict(release=str(target), datasetId=dataset_id, releaseVersion=release_version, protector_only=protector)
     link_file = None if links is None else (links_path(target), _links(links, methods, dataset_id, release_version,
                                                                        manifest, salt))
     with phase(f"writing {target}"):
