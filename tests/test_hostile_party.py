@@ -500,3 +500,23 @@ def test_a_links_file_whose_ids_were_swapped_is_refused_by_the_publisher_and_the
     (tmp_path / "r1.links.json").write_bytes(honest)
     assert verifier(["audit", str(tmp_path / "r2"), "--key", str(tmp_path / "keys" / "public.pem"), "--original",
                      str(tmp_path / "r2.csv"), "--previous", str(tmp_path / "r1")]) == 0
+
+
+def test_a_log_size_beyond_2_to_the_53_is_given_exactly_by_both():
+    """The page's log JSON lost precision above 2^53 (a size of 2^63 - 1 is valid C2SP): both give an index or size
+    as a JSON number up to 2^53 and as its decimal text beyond, held to each other in Node.js."""
+    import shutil
+
+    from verifier.transparency.standing import exact
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs Node.js (installed on this project's machines)")
+    sizes = [0, 2, 2**53, 2**53 + 1, 2**63 - 1]
+    assert [exact(n) for n in sizes] == [0, 2, 2**53, "9007199254740993", "9223372036854775807"]
+    scripts = "".join((ROOT / "verifier" / "page" / name).read_text() for name in ("dsse.js", "transparency.js"))
+    run = (scripts + "\nconsole.log(JSON.stringify(" + json.dumps([str(n) for n in sizes])
+           + ".map((s) => permutedPrivacy.exact(BigInt(s)))));")
+    done = subprocess.run([node, "-e", run], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [exact(n) for n in sizes]

@@ -341,6 +341,9 @@
     return `logged at index ${log.index} of ${log.size} in ${log.origin}, ${pp.witnessed_words({ cosigned: log.witnesses.cosigned, of: log.witnesses.of })}`;
   };
 
+  // standing.py's exact: a log's index or size as a JSON number up to 2^53, its decimal text beyond
+  const exact = pp.exact = function exact(n) { return n <= 2n ** 53n ? Number(n) : String(n); };
+
   pp.log_standing = async function log_standing(release, proof, proofName, logPolicy, logPolicyName) {
     // standing.py's Standing as its to_json gives it, with its unwitnessed sentence (null: witnessed); no proof:
     // null and the NO_PROOF sentence. The page keeps no history: those checks are the command line's.
@@ -350,7 +353,7 @@
     const witnessed = await pp.check_checkpoint(pp.parse_note(logged.note, proofName), policy, proofName);
     const words = `logged at index ${logged.index} of ${logged.checkpoint.size} in ${logged.checkpoint.origin}`;
     return {
-      log: { origin: logged.checkpoint.origin, index: Number(logged.index), size: Number(logged.checkpoint.size),
+      log: { origin: logged.checkpoint.origin, index: exact(logged.index), size: exact(logged.checkpoint.size),
         witnesses: { cosigned: [...witnessed.cosigned].sort(), of: witnessed.of, quorum: witnessed.quorum },
         history: [], newer_versions: [] },
       unwitnessed: witnessed.quorum === null ? `This release is ${words}, but your policy asks no witness to cosign: the log could show you a history others do not see.` : null,

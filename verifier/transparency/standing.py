@@ -50,11 +50,21 @@ class Standing:
         if self.logged is None:
             return None
         witnessed = self.witnessed
-        return {"origin": self.logged.checkpoint.origin, "index": self.logged.index,
-                "size": self.logged.checkpoint.size,
+        return {"origin": self.logged.checkpoint.origin, "index": exact(self.logged.index),
+                "size": exact(self.logged.checkpoint.size),
                 "witnesses": None if witnessed is None else {"cosigned": sorted(witnessed.cosigned),
                                                              "of": witnessed.of, "quorum": witnessed.quorum},
                 "history": list(self.history), "newer_versions": list(self.newer_versions)}
+
+
+#: the largest integer every JSON reader holds exactly (a 64-bit float's)
+EXACT = 2**53
+
+
+def exact(n: int) -> int | str:
+    """A log's index or size for JSON: the number up to 2^53, its decimal text beyond (C2SP allows sizes to 2^63 - 1,
+    which a browser's JSON reader, or the page, would round: RFC 7493, I-JSON)."""
+    return n if n <= EXACT else str(n)
 
 
 def read_policy(policy_path: str | None, log_key_path: str | None) -> Policy:
