@@ -223,7 +223,14 @@ def _verdict(name: str, r: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["fuzz"]:  # python -m benchmarks fuzz --cases N: the command line and the page on one contract
+        from benchmarks.fuzz import main as fuzz
+
+        return fuzz(argv[1:])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
+                                     epilog="python -m benchmarks fuzz --cases N [--seed S] [--json]: the differential "
+                                     "fuzz of the command line and the page (benchmarks/fuzz.py).")
     parser.add_argument("--quick", action="store_true", help="a tenth of the sizes (targets do not apply)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--row", choices=sorted(ROWS), help=argparse.SUPPRESS)

@@ -7,12 +7,13 @@
   const DECIMAL = pp.DECIMAL;  // ranks.js's: one rule for a cell and for her record
   const EXACT_INT_LIMIT = 2 ** 53;
 
-  pp.parse_number = function parse_number(value) {
-    // [number, null], or [null, why] for anything but a finite ASCII decimal (record.py's parse_number).
+  pp.parse_number = function parse_number(value, floated = false) {
+    // [number, null], or [null, why] for anything but a finite ASCII decimal (record.py's parse_number). `floated`:
+    // the record's JSON wrote the number with a fraction or exponent (1e300 is a float there, as Python reads it).
     if (typeof value === "boolean" || value === null || value === undefined) return [null, "is not a number"];
     if (typeof value === "number") {
       if (!Number.isFinite(value)) return [null, "is not a finite number"];
-      if (Number.isInteger(value) && Math.abs(value) > EXACT_INT_LIMIT) return [null, "is an integer too large for a 64-bit float to hold exactly"];
+      if (!floated && Number.isInteger(value) && Math.abs(value) > EXACT_INT_LIMIT) return [null, "is an integer too large for a 64-bit float to hold exactly"];
       return [value, null];
     }
     if (typeof value !== "string") return [null, "is not a number"];
@@ -39,7 +40,7 @@
       if (!(a.name in record)) throw new pp.ReleaseError("RECORD_FIELD_MISSING", "record", `field ${JSON.stringify(a.name)} is missing`);
       const v = record[a.name];
       if (a.kind === "numeric") {
-        const [x, why] = pp.parse_number(v);
+        const [x, why] = pp.parse_number(v, pp.float_literal(record, a.name));
         if (why !== null) throw new pp.ReleaseError("RECORD_VALUE_INVALID", "record", `field ${JSON.stringify(a.name)}: the value ${why}`);
         return x;
       }
@@ -196,6 +197,7 @@
         const hierarchies = "hierarchies.json" in release.data
           ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(release.data["hierarchies.json"]), true) : {};
         part.rows = await counted_rows(release, p);
+        pp.read_published(part.rows, p.schema, hierarchies);  // its cells first, as prepare reads them before her record
         part.mine = pp.parse_record(record, p.schema);
         part.out = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), log: standing.log };
         return [part.out, part];

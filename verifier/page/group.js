@@ -105,21 +105,17 @@
     return [best, which];
   };
 
-  pp.subject_class = function subject_class(rows, schema, mine, hierarchies = {}, methods = []) {
-    // Her class (classes.py's subject_class): the released rows whose every published quasi-identifier contains
-    // hers, the published classes among them and the fewest people of one; per sensitive attribute the largest
-    // share of her value in one class she could be in (a cell of N values counts 1/N to each), and beside it the
-    // share among all her candidates.
+  pp.read_published = function read_published(rows, schema, hierarchies = {}) {
+    // classes.py's read_published: every quasi-identifier and sensitive cell parsed, a category the signed schema
+    // does not list refused (DATA_MALFORMED, as prepare says it).
     const header = rows[0], body = rows.slice(1);
-    const at = (name) => header.indexOf(name);
-    const her = (a, j) => (a.kind === "numeric" ? mine[j] : a.categories[mine[j]]);
     const cells = {};
     for (const a of schema.attributes) {
       if (a.role === "other") continue;
       const tree = pp.column_hierarchy(a, hierarchies[a.name]);
-      cells[a.name] = body.map((r) => pp.parse_cell(r[at(a.name)], a, tree));
+      const at = header.indexOf(a.name);
+      cells[a.name] = body.map((r) => pp.parse_cell(r[at], a, tree));
       if (a.kind !== "numeric" && Array.isArray(a.categories)) {
-        // classes.py's published_cell: a cell naming a category the signed schema does not list is refused
         const known = new Set(a.categories.map(String));
         cells[a.name].forEach((cell, i) => {
           const unknown = cell.values ? [...cell.values].filter((v) => !known.has(v)).sort() : [];
@@ -127,6 +123,17 @@
         });
       }
     }
+    return cells;
+  };
+
+  pp.subject_class = function subject_class(rows, schema, mine, hierarchies = {}, methods = []) {
+    // Her class (classes.py's subject_class): the released rows whose every published quasi-identifier contains
+    // hers, the published classes among them and the fewest people of one; per sensitive attribute the largest
+    // share of her value in one class she could be in (a cell of N values counts 1/N to each), and beside it the
+    // share among all her candidates.
+    const body = rows.slice(1);
+    const her = (a, j) => (a.kind === "numeric" ? mine[j] : a.categories[mine[j]]);
+    const cells = pp.read_published(rows, schema, hierarchies);
     const inside = [];
     body.forEach((_, i) => {
       if (schema.attributes.every((a, j) => a.role !== "quasi_identifier" || contains(cells[a.name][i], her(a, j)))) inside.push(i);

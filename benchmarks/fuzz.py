@@ -1,0 +1,349 @@
+"""One contract, proven by a differential fuzz (issue 52, item 2): the command line and the page on the same inputs.
+
+    python -m benchmarks fuzz --cases 10000 [--seed N] [--json]
+
+A few honest releases are made with the project's own publisher (a noise release of paper 003's table, an SD
+release with categories, a randomized-response release); each case takes one, mutates one signed input, signs it
+again with the real key where the input is signed, and gives the result to both verifiers:
+
+- the command line, in this process: ``verifier check RELEASE --key K --record R --json --no-random-match``;
+- the page's code, as it ships (the script ``verifier page`` writes), in one Node.js process that reads the cases
+  one per line: ``checkRecord`` with the same files, key and record.
+
+The mutations: a manifest value changed (a number in another form, another type, a value out of range, a key
+added or removed), the manifest's bytes changed and signed as they are (byte-order marks, numbers written 1.0 or
+1e0, a repeated key, deep nesting, trailing data), the data package changed, a data cell changed, her record
+changed. Both must accept or refuse alike, with the same reason code; an accepted case must give the same level,
+headline and figures (numbers to 1e-12). The report counts the cases, the refusals by reason, and every
+disagreement with the case that shows it. The test suite runs a fixed-seed slice (tests/test_differential_fuzz.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import io
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Fuzz", "main"]
+
+_RUNNER = r"""
+const readline = require("readline");
+globalThis.window = globalThis;
+globalThis.addEventListener = () => {};
+globalThis.document = { addEventListener() {}, getElementById() { return null; }, querySelector() { return null; } };
+eval(require("fs").readFileSync(process.argv[2], "utf8"));
+const pp = globalThis.permutedPrivacy;
+const lines = readline.createInterface({ input: process.stdin });
+let queue = Promise.resolve();
+lines.on("line", (line) => {
+  queue = queue.then(async () => {
+    const c = JSON.parse(line);
+    const files = {};
+    for (const [k, v] of Object.entries(c.files)) files[k] = Uint8Array.from(Buffer.from(v, "base64"));
+    let out;
+    try {
+      // her record read as the page reads a record file: strict JSON, which remembers how each number was written
+      const record = pp.loads_strict(c.record);
+      out = await pp.checkRecord({ files, publicKeyPem: c.pem, record, options: { randomMatch: false } });
+    } catch (e) {
+      out = { thrown: String(e && e.stack || e).slice(0, 400) };
+    }
+    process.stdout.write(JSON.stringify(out) + "\n");
+  });
+});
+"""
+
+#: the fields of an accepted check both must give alike
+COMPARED = ("verdict", "attribute_disclosure", "class_size", "class_rows", "classes", "smallest_class", "distance",
+            "matches", "claim_holds", "counterfeits")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(b, dict):
+        return isinstance(a, dict) and set(a) == set(b) and all(_same(a[k], b[k]) for k in b)
+    if isinstance(b, list):
+        return isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(b, float) and isinstance(a, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= 1e-12 * max(1.0, abs(b))
+    return a == b
+
+
+class Fuzz:
+    """The honest releases, the page's script in a Node.js process, and one case at a time."""
+
+    def __init__(self, folder: Path, seed: int = 0):
+        from publisher.cli import main as publisher
+        from verifier.page import page_html
+
+        self.folder, self.rng = folder, random.Random(seed)
+        self.publisher = publisher
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            assert publisher(["keygen", "--out", str(folder / "keys"), "--unencrypted"]) == 0
+            self.bases = self._releases()
+        script = re.search(r"<script>(.*)</script>", page_html(), re.S).group(1)
+        (folder / "page.js").write_text(script)
+        (folder / "runner.js").write_text(_RUNNER)
+        node = shutil.which("node")
+        if node is None:
+            raise RuntimeError("the differential fuzz runs the page's code in Node.js, which is not installed")
+        self.node = subprocess.Popen([node, str(folder / "runner.js"), str(folder / "page.js")], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.pem = (folder / "keys" / "public.pem").read_text()
+
+    def close(self) -> None:
+        self.node.stdin.close()
+        self.node.wait(timeout=30)
+
+    def _releases(self) -> list[tuple[Path, list[dict]]]:
+        from importlib import resources
+
+        paper = Path(str(resources.files("verifier") / "data" / "paper"))
+        key = ["--key", str(self.folder / "keys" / "private.pem"), "--samples", "50", "--seed", "1",
+               "--allow-degenerate"]
+        out = []
+        noise = self.folder / "noise"
+        assert self.publisher(["release", "--input", str(paper / "original.csv"), "--method", "additive_noise",
+                               "--param", "relative_sd=0.5", "--then", "reverse_mapping", *key, "--dataset-id",
+                               "noise", "--out", str(noise)]) == 0
+        header, *rows = (paper / "original.csv").read_text().splitlines()
+        out.append((noise, [dict(zip(header.split(","), map(float, r.split(",")))) for r in rows[:4]]))
+        (self.folder / "ward.csv").write_text("age,sex,disease\n" + "".join(
+            f"{20 + 3 * i},{'FM'[i % 2]},{('cold', 'flu', 'hiv')[i % 3]}\n" for i in range(15)))
+        (self.folder / "ward.json").write_text(json.dumps({"attributes": [
+            {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+            {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+            {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cold", "flu", "hiv"]}]}))
+        people = [{"age": 20 + 3 * i, "sex": "FM"[i % 2], "disease": ("cold", "flu", "hiv")[i % 3]} for i in range(4)]
+        for name, method in (("sd", ["sd_k_anonymity", "--param", "k=3"]),
+                             ("rr", ["randomized_response", "--param", "l=3", "--param", "scope=both"])):
+            assert self.publisher(["release", "--input", str(self.folder / "ward.csv"), "--schema",
+                                   str(self.folder / "ward.json"), "--method", *method, *key, "--dataset-id", name,
+                                   "--out", str(self.folder / name)]) == 0
+            out.append((self.folder / name, people))
+        return out
+
+    # ------------------------------------------------------------------ mutations
+
+    def _resign(self, release: Path, manifest: bytes) -> None:
+        from publisher.keys import load_private_key
+        from verifier.releases.verification import ENVELOPE, MANIFEST, PAYLOAD_TYPE, dumps_manifest, key_id, pae
+
+        key = load_private_key(self.folder / "keys" / "private.pem", None)
+        (release / MANIFEST).write_bytes(manifest)
+        (release / ENVELOPE).write_bytes(dumps_manifest({
+            "payloadType": PAYLOAD_TYPE, "payload": base64.b64encode(manifest).decode(),
+            "signatures": [{"keyid": key_id(key.public_raw),
+                            "sig": base64.b64encode(key.sign(pae(PAYLOAD_TYPE, manifest))).decode()}]}))
+
+    def _relist(self, release: Path, statement: dict) -> dict:
+        import hashlib
+
+        for entry in statement["subject"]:
+            listed = (release / entry["name"]).read_bytes()
+            entry["digest"]["sha256"] = hashlib.sha256(listed).hexdigest()
+            entry["annotations"]["size"] = len(listed)
+        return statement
+
+    def _values(self) -> list[Any]:
+        return [0, 1, -1, 1.0, 0.5, 2**53 + 1, 1e300, "", "x", "ebola", None, True, False, [], {}, [1], {"a": 1},
+                "\u202e", "=1+1", 3, 20, 20.0]
+
+    def _leaves(self, node: Any, path: tuple = ()) -> list[tuple]:
+        if isinstance(node, dict):
+            return [path] + [p for k, v in node.items() for p in self._leaves(v, (*path, k))]
+        if isinstance(node, list):
+            return [path] + [p for i, v in enumerate(node) for p in self._leaves(v, (*path, i))]
+        return [path]
+
+    def _set(self, node: Any, path: tuple, value: Any, drop: bool = False) -> None:
+        for key in path[:-1]:
+            node = node[key]
+        if drop and isinstance(node, dict):
+            node.pop(path[-1], None)
+        elif isinstance(node, dict) and self.rng.random() < 0.1:
+            node[f"{path[-1]}_extra"] = value
+        else:
+            node[path[-1]] = value
+
+    def _mutate(self, release: Path) -> str:
+        from verifier.releases.verification import MANIFEST, dumps_manifest
+
+        rng = self.rng
+        kind = rng.choice(["value", "value", "value", "bytes", "datapackage", "cell"])
+        statement = json.loads((release / MANIFEST).read_bytes())
+        if kind == "value":
+            paths = [p for p in self._leaves(statement["predicate"]) if p]
+            path = rng.choice(paths)
+            current = statement["predicate"]
+            for key in path:
+                current = current[key]
+            value = (float(current) if isinstance(current, int) and not isinstance(current, bool) and rng.random() < 0.5
+                     else rng.choice(self._values()))
+            self._set(statement["predicate"], path, value, drop=rng.random() < 0.1)
+            self._resign(release, dumps_manifest(statement))
+            return f"value {'.'.join(map(str, path))} = {json.dumps(value)[:40]}"
+        if kind == "bytes":
+            text = (release / MANIFEST).read_text()
+            how = rng.choice(["bom", "two boms", "1.0", "1e0", "repeated key", "deep", "trailing", "spaces"])
+            if how == "bom":
+                text = "\ufeff" + text
+            elif how == "two boms":
+                text = "\ufeff\ufeff" + text
+            elif how in ("1.0", "1e0"):
+                numbers = list(re.finditer(r"(?<=[:\[,] )(\d+)(?=[,}\]\n])", text))
+                if numbers:
+                    m = rng.choice(numbers)
+                    text = text[:m.start()] + m.group(1) + (".0" if how == "1.0" else "e0") + text[m.end():]
+            elif how == "repeated key":
+                text = text.replace('"datasetId": ', '"datasetId": "x", "datasetId": ', 1)
+            elif how == "deep":
+                depth = rng.choice([100, 499, 500, 501, 700])
+                text = text.replace('"predicate": {', '"predicate": {"deep": ' + "[" * depth + "]" * depth + ", ", 1)
+            elif how == "trailing":
+                text = text + rng.choice(["x", "{}", "\n\n", " "])
+            else:
+                text = text.replace(": ", ":  ")
+            self._resign(release, text.encode("utf-8"))
+            return f"bytes {how}"
+        if kind == "datapackage":
+            package = json.loads((release / "datapackage.json").read_bytes())
+            how = rng.choice(["extra", "title", "version", "drop", "bytes"])
+            if how == "extra":
+                package["extra"] = 1
+            elif how == "title":
+                package["title"] = package["title"] + "!"
+            elif how == "version":
+                package["version"] = int(package["version"]) if rng.random() < 0.5 else package["version"] + ".0"
+            elif how == "drop":
+                package.pop(rng.choice(sorted(package)))
+            else:
+                package["resources"][0]["bytes"] = float(package["resources"][0]["bytes"])
+            (release / "datapackage.json").write_bytes(dumps_manifest(package))
+            self._resign(release, dumps_manifest(self._relist(release, statement)))
+            return f"datapackage {how}"
+        data = release / "release.csv"
+        lines = data.read_text().split("\n")
+        row = rng.randrange(1, len(lines) - 1)
+        cells = lines[row].split(",")
+        j = rng.randrange(len(cells))
+        new = rng.choice(["ebola", "", "NA", "=1+1", " 5", "5.0", "0x10", "1e400", "[1,2]", "{flu,hiv}", "*", "-0",
+                          "1" * 400, "[30,20]", "F", "hiv"])
+        cells[j] = new
+        lines[row] = ",".join(cells)
+        data.write_text("\n".join(lines))
+        package = json.loads((release / "datapackage.json").read_bytes())
+        import hashlib
+
+        raw = data.read_bytes()
+        package["resources"][0].update(hash="sha256:" + hashlib.sha256(raw).hexdigest(), bytes=len(raw))
+        (release / "datapackage.json").write_bytes(dumps_manifest(package))
+        self._resign(release, dumps_manifest(self._relist(release, statement)))
+        return f"cell row {row} column {j} = {new[:20]!r}"
+
+    def _record(self, people: list[dict]) -> tuple[dict, str]:
+        record = dict(self.rng.choice(people))
+        if self.rng.random() < 0.2:
+            name = self.rng.choice(sorted(record))
+            record[name] = self.rng.choice(["ebola", "", 5, 5.5, "5", None, "F", 1e300])
+            return record, f"record {name} = {json.dumps(record[name])}"
+        return record, ""
+
+    # ------------------------------------------------------------------ one case
+
+    def case(self, number: int) -> dict[str, Any]:
+        from verifier.cli import main as verifier
+
+        base, people = self.rng.choice(self.bases)
+        release = self.folder / f"case-{number % 4}"
+        shutil.rmtree(release, ignore_errors=True)
+        shutil.copytree(base, release)
+        what = self._mutate(release) if self.rng.random() < 0.9 else "honest"
+        record, said = self._record(people)
+        what = f"{base.name}: {what}" + (f"; {said}" if said else "")
+        (self.folder / "record.json").write_text(json.dumps(record))
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = verifier(["check", str(release), "--key", str(self.folder / "keys" / "public.pem"), "--record",
+                             str(self.folder / "record.json"), "--json", "--no-random-match"])
+        try:
+            cli = json.loads(out.getvalue())
+        except ValueError:
+            cli = {"reason": (err.getvalue().split(": ")[2] if err.getvalue().count(": ") >= 2 else "?")}
+        files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in release.iterdir()}
+        self.node.stdin.write(json.dumps({"files": files, "pem": self.pem,
+                                          "record": (self.folder / "record.json").read_text()}) + "\n")
+        self.node.stdin.flush()
+        page = json.loads(self.node.stdout.readline())
+        return {"case": number, "what": what, "code": code, "cli": cli, "page": page}
+
+
+def verdict_of(result: dict[str, Any]) -> tuple[str, str | None]:
+    """Whether both agree (``agree``, ``accepted`` or the reason), and why not."""
+    cli, page = result["cli"], result["page"]
+    if "thrown" in page:
+        return "disagree", f"the page threw: {page['thrown'][:200]}"
+    cli_reason, page_reason = cli.get("reason"), page.get("reason")
+    if cli_reason or page_reason:
+        if cli_reason != page_reason:
+            return "disagree", f"reasons differ: command line {cli_reason}, page {page_reason}"
+        return cli_reason, None
+    for field in COMPARED:
+        if field in cli and not _same(page.get(field), cli[field]):
+            return "disagree", f"{field} differs"
+    return "accepted", None
+
+
+def run(cases: int, seed: int = 0) -> dict[str, Any]:
+    """Run ``cases`` cases from ``seed``; the report of the module's text."""
+    with tempfile.TemporaryDirectory() as folder:
+        fuzz = Fuzz(Path(folder), seed)
+        outcomes: dict[str, int] = {}
+        disagreements = []
+        try:
+            for number in range(cases):
+                result = fuzz.case(number)
+                outcome, why = verdict_of(result)
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+                if why is not None:
+                    disagreements.append({"case": number, "what": result["what"], "why": why,
+                                          "cli": str(result["cli"].get("message") or result["cli"].get("reason"))[:200],
+                                          "page": str(result["page"].get("message") or result["page"].get("reason")
+                                                      or result["page"].get("thrown"))[:200]})
+        finally:
+            fuzz.close()
+    return {"cases": cases, "seed": seed, "outcomes": dict(sorted(outcomes.items())),
+            "disagreements": len(disagreements), "examples": disagreements[:50]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks fuzz", description=__doc__.split("\n\n")[0])
+    p.add_argument("--cases", type=int, default=10_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    os.environ.setdefault("PERMUTED_PRIVACY_STATE", tempfile.mkdtemp(prefix="fuzz-state-"))
+    report = run(args.cases, args.seed)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(f"{report['cases']} cases (seed {report['seed']}): {report['disagreements']} disagreements")
+        for outcome, count in report["outcomes"].items():
+            print(f"  {outcome}: {count}")
+        for d in report["examples"]:
+            print(f"  case {d['case']}: {d['what']}: {d['why']} (command line: {d['cli']}; page: {d['page']})")
+    return 0 if report["disagreements"] == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,28 @@
+"""One contract for the command line and the page, proven by a differential fuzz (issue 52, item 2).
+
+A fixed-seed slice of ``python -m benchmarks fuzz``: 500 cases, each an honest release of the project's with one
+signed input mutated and signed again (a manifest value in another form or type, the manifest's bytes, the data
+package, a data cell, her record), given to ``verifier check`` in this process and to the page's code, as
+``verifier page`` writes it, in Node.js. Both must accept or refuse alike, with the same reason, and give the same
+level, headline and figures when they accept. The 10,000-case run is in docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+
+def test_five_hundred_mutated_releases_get_one_answer_from_both_verifiers(monkeypatch, tmp_path):
+    if shutil.which("node") is None:
+        pytest.skip("needs Node.js (installed on this project's machines)")
+    from benchmarks.fuzz import run
+
+    report = run(500, seed=7)
+    assert report["disagreements"] == 0, report["examples"]
+    outcomes = report["outcomes"]
+    # the slice reaches acceptance and the main refusals, so the agreement is not of one kind only
+    assert outcomes.get("accepted", 0) >= 50 and outcomes.get("SCHEMA_INVALID", 0) >= 50, outcomes
+    assert all(outcomes.get(r, 0) >= 5 for r in ("DATAPACKAGE_MISMATCH", "DATA_MALFORMED", "MANIFEST_MALFORMED",
+                                                 "RECORD_VALUE_INVALID")), outcomes
