@@ -7,15 +7,25 @@
 (function () {
   const pp = globalThis.permutedPrivacy;
 
+  function checkP(d, p) {
+    // disclosure.py's _check_p: a keep probability for d categories lies in [1/d, 1] (PARAMETER_INVALID otherwise)
+    if (d < 1 || !(1.0 / d - 1e-12 <= p && p <= 1.0)) {
+      throw new pp.ReleaseError("PARAMETER_INVALID", "release", `a keep probability for ${d} categories lies in [1/${d}, 1]. Got ${p} instead.`);
+    }
+  }
+
   pp.keep_matrix = function keep_matrix(d, p) {
     // Eq. (1): keep a value with probability p, else move to each other value with (1-p)/(d-1).
+    checkP(d, p);
     if (d === 1) return [[1.0]];
     const q = (1.0 - p) / (d - 1);
     return Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? q + (p - q) : q)));
   };
 
   pp.keep_matrix_inverse = function keep_matrix_inverse(d, p) {
-    // Lemma 4: ((d-1) I - (1-p) 1 1^T) / (d p - 1).
+    // Lemma 4: ((d-1) I - (1-p) 1 1^T) / (d p - 1); refused at p = 1/d.
+    checkP(d, p);
+    if (Math.abs(d * p - 1.0) < 1e-12) throw new pp.ReleaseError("PARAMETER_INVALID", "release", `the distortion matrix is singular at p = 1/${d}: nothing can be estimated`);
     return Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => ((i === j ? d - 1 : 0) - (1.0 - p)) / (d * p - 1.0)));
   };
 
