@@ -3,7 +3,8 @@
     python -m benchmarks fuzz --cases 10000 [--seed N] [--json]
 
 A few honest releases are made with the project's own publisher (a noise release of paper 003's table, an SD
-release with categories, a randomized-response release); each case takes one, mutates one signed input, signs it
+release with categories, a randomized-response release, an m-invariant release with counterfeit records whose
+counts the manifest signs); each case takes one, mutates one signed input, signs it
 again with the real key where the input is signed, and gives the result to both verifiers:
 
 - the command line, in this process: ``verifier check RELEASE --key K --record R --json --no-random-match``;
@@ -131,6 +132,14 @@ class Fuzz:
                                    str(self.folder / "ward.json"), "--method", *method, *key, "--dataset-id", name,
                                    "--out", str(self.folder / name)]) == 0
             out.append((self.folder / name, people))
+        # an m-invariant release whose groups hold counterfeit records, their counts signed in the manifest
+        (self.folder / "skew.csv").write_text("age,sex,disease\n" + "".join(
+            f"{20 + 3 * i},{'FM'[i % 2]},{('flu', 'flu', 'flu', 'hiv')[i % 4]}\n" for i in range(12)))
+        assert self.publisher(["release", "--input", str(self.folder / "skew.csv"), "--schema",
+                               str(self.folder / "ward.json"), "--method", "m_invariant", "--param", "m=2", *key,
+                               "--dataset-id", "minv", "--out", str(self.folder / "minv")]) == 0
+        out.append((self.folder / "minv", [{"age": 20 + 3 * i, "sex": "FM"[i % 2],
+                                            "disease": ("flu", "flu", "flu", "hiv")[i % 4]} for i in range(4)]))
         return out
 
     # ------------------------------------------------------------------ mutations

@@ -100,9 +100,12 @@
     return [header, ...objects.map((o) => header.map((h) => text(o[h])))];
   };
 
-  async function counted_rows(release, predicate) {
-    // The release's rows, when they number the claims.n_records the manifest signs (VerifiedRelease._counted).
+  async function counted_rows(release, predicate, hierarchies = null) {
+    // The release's rows, when they number the claims.n_records the manifest signs (VerifiedRelease._counted); a
+    // generalized release's cells are read first (hierarchies given), then counted, then its counterfeits held to
+    // them, in VerifiedRelease.published's order.
     const rows = await pp.read_rows(release.data[release.dataName], release.dataName);
+    if (hierarchies !== null) pp.read_published(rows, predicate.schema, hierarchies);
     const counted = pp.rows_problem(rows.length - 1, predicate) || pp.counterfeit_problem(rows, predicate.schema, predicate.methods);
     if (counted) throw new pp.ReleaseError("MANIFEST_INCOHERENT", "manifest.json", counted);
     return rows;
@@ -196,8 +199,7 @@
       try {
         const hierarchies = "hierarchies.json" in release.data
           ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(release.data["hierarchies.json"]), true) : {};
-        part.rows = await counted_rows(release, p);
-        pp.read_published(part.rows, p.schema, hierarchies);  // its cells first, as prepare reads them before her record
+        part.rows = await counted_rows(release, p, hierarchies);  // its cells read before her record, as prepare reads them
         part.mine = pp.parse_record(record, p.schema);
         part.out = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), log: standing.log };
         return [part.out, part];
