@@ -14,7 +14,7 @@ again with the real key where the input is signed, and gives the result to both 
 The mutations: a manifest value changed (a number in another form, another type, a value out of range, a key
 added or removed), the manifest's bytes changed and signed as they are (byte-order marks, numbers written 1.0 or
 1e0, a repeated key, deep nesting, trailing data), the data package changed, a data cell changed, her record
-changed. Both must accept or refuse alike, with the same reason code; an accepted case must give the same level,
+changed, her verdict policy changed. Both must accept or refuse alike, with the same reason code; an accepted case must give the same level,
 headline and figures (numbers to 1e-12). The report counts the cases, the refusals by reason, and every
 disagreement with the case that shows it. The test suite runs a fixed-seed slice (tests/test_differential_fuzz.py).
 """
@@ -56,7 +56,9 @@ lines.on("line", (line) => {
     try {
       // her record read as the page reads a record file: strict JSON, which remembers how each number was written
       const record = pp.loads_strict(c.record);
-      out = await pp.checkRecord({ files, publicKeyPem: c.pem, record, options: { randomMatch: false } });
+      const options = { randomMatch: false };
+      if (c.policy !== null) Object.assign(options, { policy: Uint8Array.from(Buffer.from(c.policy, "base64")), policyName: "policy.json" });
+      out = await pp.checkRecord({ files, publicKeyPem: c.pem, record, options });
     } catch (e) {
       out = { thrown: String(e && e.stack || e).slice(0, 400) };
     }
@@ -268,6 +270,45 @@ class Fuzz:
             return record, f"record {name} = {json.dumps(record[name])}"
         return record, ""
 
+    def _policy(self) -> tuple[bytes | None, str]:
+        """Her verdict policy: the verifier's default (None), or a policy file changed as a dishonest or careless
+        one would be."""
+        from importlib import resources
+
+        if self.rng.random() >= 0.15:
+            return None, ""
+        text = resources.files("verifier.releases").joinpath("verdict-policy.json").read_text()
+        doc = json.loads(text)
+        how = self.rng.choice(["own name", "default's name", "threshold 1.0", "threshold text", "version 1.0",
+                               "version 0", "repeated id", "unknown figure", "extra key", "bom", "strict", "empty"])
+        if how == "own name":
+            doc["name"] = "an office's policy"
+        elif how == "default's name":
+            doc["rules"] = doc["rules"][:1]
+        elif how == "threshold 1.0":
+            return json.dumps(doc).replace('"below": 5', '"below": 5.0').encode(), f"policy {how}"
+        elif how == "threshold text":
+            doc["rules"][0]["at_least"] = "0.99"
+        elif how == "version 1.0":
+            return json.dumps({**doc, "name": "mine"}).replace('"version": 1', '"version": 1.0').encode(), f"policy {how}"
+        elif how == "version 0":
+            doc["version"] = 0
+        elif how == "repeated id":
+            doc["rules"].append(dict(doc["rules"][0]))
+        elif how == "unknown figure":
+            doc["rules"][0]["figure"] = "luck"
+        elif how == "extra key":
+            doc["extra"] = 1
+        elif how == "bom":
+            return ("\ufeff" + json.dumps({**doc, "name": "mine"})).encode(), f"policy {how}"
+        elif how == "strict":
+            doc = {"name": "strict", "version": 2, "rules": [
+                {"id": "groups", "figure": "class_size", "below": 50, "level": "at_risk"},
+                {"id": "gain", "figure": "delta", "above": 0.1, "level": "exposed"}]}
+        else:
+            doc["rules"] = []
+        return json.dumps(doc).encode(), f"policy {how}"
+
     # ------------------------------------------------------------------ one case
 
     def case(self, number: int) -> dict[str, Any]:
@@ -279,19 +320,26 @@ class Fuzz:
         shutil.copytree(base, release)
         what = self._mutate(release) if self.rng.random() < 0.9 else "honest"
         record, said = self._record(people)
-        what = f"{base.name}: {what}" + (f"; {said}" if said else "")
+        policy, chosen = self._policy()
+        what = f"{base.name}: {what}" + "".join(f"; {x}" for x in (said, chosen) if x)
         (self.folder / "record.json").write_text(json.dumps(record))
+        extra = []
+        if policy is not None:
+            (self.folder / "policy.json").write_bytes(policy)
+            extra = ["--policy", str(self.folder / "policy.json")]
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = verifier(["check", str(release), "--key", str(self.folder / "keys" / "public.pem"), "--record",
-                             str(self.folder / "record.json"), "--json", "--no-random-match"])
+                             str(self.folder / "record.json"), "--json", "--no-random-match", *extra])
         try:
             cli = json.loads(out.getvalue())
         except ValueError:
             cli = {"reason": (err.getvalue().split(": ")[2] if err.getvalue().count(": ") >= 2 else "?")}
         files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in release.iterdir()}
         self.node.stdin.write(json.dumps({"files": files, "pem": self.pem,
-                                          "record": (self.folder / "record.json").read_text()}) + "\n")
+                                          "record": (self.folder / "record.json").read_text(),
+                                          "policy": None if policy is None else base64.b64encode(policy).decode()})
+                              + "\n")
         self.node.stdin.flush()
         page = json.loads(self.node.stdout.readline())
         return {"case": number, "what": what, "code": code, "cli": cli, "page": page}

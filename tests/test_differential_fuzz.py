@@ -2,7 +2,7 @@
 
 A fixed-seed slice of ``python -m benchmarks fuzz``: 500 cases, each an honest release of the project's with one
 signed input mutated and signed again (a manifest value in another form or type, the manifest's bytes, the data
-package, a data cell, her record), given to ``verifier check`` in this process and to the page's code, as
+package, a data cell, her record, her verdict policy), given to ``verifier check`` in this process and to the page's code, as
 ``verifier page`` writes it, in Node.js. Both must accept or refuse alike, with the same reason, and give the same
 level, headline and figures when they accept. The 10,000-case run is in docs/performance.md.
 """

@@ -121,18 +121,18 @@
   pp.checkRecord = async function checkRecord({ files, publicKeyPem, record, options = {} }) {
     // The JSON object `verifier check --json` prints, as far as this page computes it; a failed verification
     // returns {verified: false, reason, message}.
+    let policy;  // first, as the command line reads it: a bad policy is one line before any work
+    try {
+      policy = await herPolicy(options);
+    } catch (e) {
+      if (e instanceof pp.ReleaseError) return failure(e, false);
+      throw e;
+    }
     let release;
     try {
       release = await pp.verifyRelease(files, publicKeyPem);
     } catch (e) {
       if (e instanceof pp.ReleaseError) return failure(e, false);
-      throw e;
-    }
-    let policy;
-    try {
-      policy = await herPolicy(options);
-    } catch (e) {
-      if (e instanceof pp.ReleaseError) return failure(e, true);
       throw e;
     }
     let standing;  // the release's log proof under her log policy, as verifier check --proof --log-policy
