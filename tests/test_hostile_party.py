@@ -21,12 +21,21 @@ ARX = ROOT / "docs" / "examples" / "arx"
 SAMPLE = ROOT / "experiments" / "data" / "adult_sample_3000.csv"
 
 
-def _arx_release(tmp_path: Path) -> Path:
-    columns = ["age", "education", "marital-status", "race", "sex", "salary-class"]
-    with (tmp_path / "input.csv").open("w", newline="") as handle:
-        out = csv.DictWriter(handle, columns, extrasaction="ignore")
+COLUMNS = ["age", "education", "marital-status", "race", "sex", "salary-class"]
+
+
+def _write(path: Path, rows) -> list[dict]:
+    """The Adult sample's six columns ARX reads, of ``rows``, written to ``path``; the rows, as dictionaries."""
+    rows = list(rows)
+    with path.open("w", newline="") as handle:
+        out = csv.DictWriter(handle, COLUMNS, extrasaction="ignore")
         out.writeheader()
-        out.writerows(csv.DictReader(SAMPLE.open()))
+        out.writerows(rows)
+    return rows
+
+
+def _arx_release(tmp_path: Path) -> Path:
+    _write(tmp_path / "input.csv", csv.DictReader(SAMPLE.open()))
     assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
     trees = [a for c in ("age", "education", "marital-status", "race", "sex")
              for a in ("--hierarchy", f"{c}={ARX / f'adult_hierarchy_{c}.csv'}")]
@@ -368,17 +377,9 @@ def test_fork_evidence_is_read_strictly(tmp_path, capsys):
 def test_a_bad_bound_in_another_tools_interval_names_the_real_column(tmp_path, capsys):
     """An external cell's error named a column 'cell' that does not exist: '[1e400, 90]' in age said "column 'cell',
     row 1". It names the output's column and row, and the bound."""
-    columns = ["age", "education", "marital-status", "race", "sex", "salary-class"]
-    rows = list(csv.DictReader(SAMPLE.open()))[:40]
-    with (tmp_path / "input.csv").open("w", newline="") as handle:
-        out = csv.DictWriter(handle, columns, extrasaction="ignore")
-        out.writeheader()
-        out.writerows(rows)
+    rows = _write(tmp_path / "input.csv", list(csv.DictReader(SAMPLE.open()))[:40])
     published = [{**r, "age": "[1e400, 90]" if i == 2 else "[0, 90]"} for i, r in enumerate(rows)]
-    with (tmp_path / "tool.csv").open("w", newline="") as handle:
-        out = csv.DictWriter(handle, columns, extrasaction="ignore")
-        out.writeheader()
-        out.writerows(published)
+    _write(tmp_path / "tool.csv", published)
     assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
     capsys.readouterr()
     assert publisher(["release", "--input", str(tmp_path / "input.csv"), "--schema", str(ARX / "adult-arx.json"),
@@ -393,19 +394,11 @@ def test_a_bad_bound_in_another_tools_interval_names_the_real_column(tmp_path, c
 def test_a_formula_label_of_a_numeric_hierarchy_is_refused_as_a_categorys_is(tmp_path, capsys):
     """An ARX hierarchy label in a numeric column (=HYPERLINK(...), @SUM(1)) was published without
     --allow-formula-cells and without a warning, while the same label in a categorical column was refused."""
-    columns = ["age", "education", "marital-status", "race", "sex", "salary-class"]
-    rows = list(csv.DictReader(SAMPLE.open()))[:60]
-    with (tmp_path / "input.csv").open("w", newline="") as handle:
-        out = csv.DictWriter(handle, columns, extrasaction="ignore")
-        out.writeheader()
-        out.writerows(rows)
+    rows = _write(tmp_path / "input.csv", list(csv.DictReader(SAMPLE.open()))[:60])
     tree = (ARX / "adult_hierarchy_age.csv").read_text().replace(";20-24;", ";@SUM(1);").replace(";15-19;", ";=1+1;")
     (tmp_path / "age.csv").write_text(tree)
     levels = {line.split(";")[0]: line.split(";")[1] for line in tree.splitlines()}
-    with (tmp_path / "tool.csv").open("w", newline="") as handle:
-        out = csv.DictWriter(handle, columns, extrasaction="ignore")
-        out.writeheader()
-        out.writerows({**r, "age": levels[r["age"]]} for r in rows)
+    _write(tmp_path / "tool.csv", ({**r, "age": levels[r["age"]]} for r in rows))
     assert any(levels[r["age"]] == "@SUM(1)" for r in rows)
     assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
     argv = ["release", "--input", str(tmp_path / "input.csv"), "--schema", str(ARX / "adult-arx.json"),
@@ -417,7 +410,7 @@ def test_a_formula_label_of_a_numeric_hierarchy_is_refused_as_a_categorys_is(tmp
     err = capsys.readouterr().err
     assert "FORMULA_LIKE_CELL" in err and "column 'age', row " in err and not (tmp_path / "r").exists()
     assert publisher([*argv, "--allow-formula-cells"]) == 0
-    record = {c: rows[0][c] for c in columns}
+    record = {c: rows[0][c] for c in COLUMNS}
     (tmp_path / "me.json").write_text(json.dumps({**record, "age": int(record["age"])}))
     capsys.readouterr()
     assert verifier(["check", str(tmp_path / "r"), "--key", str(tmp_path / "keys" / "public.pem"), "--record",
