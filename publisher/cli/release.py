@@ -298,9 +298,7 @@ def run(args: argparse.Namespace) -> int:
 def _say(lines: list[str], otherwise: str) -> None:
     """Write ``lines`` to stdout and flush them; a closed or full stdout is one line (``WRITE_FAILED``) saying
     what was done (``otherwise``), never a traceback."""
-    try:
-        if sys.stdout is None:  # started with its stdout closed
-            raise OSError("standard output is closed")
+    try:  # a stdout closed before the start is verifier.console's _Closed, whose writes fail as here
         sys.stdout.write("\n".join(lines) + "\n")
         sys.stdout.flush()
     except BrokenPipeError:

@@ -326,7 +326,8 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
     Returns ``class_size``, the candidate rows (numbered from 1), the
     published ``classes`` among them and the fewest people of one
     (``smallest_class``, counterfeits that ``methods`` publish apart:
-    :mod:`verifier.attacks.possible_classes`), and per sensitive attribute:
+    :mod:`verifier.attacks.possible_classes`; ``possible``, those classes),
+    and per sensitive attribute:
 
     - ``risk``: the largest share of her value in one class she could be in,
       what the maximum-knowledge intruder, who can rebuild which class is
@@ -348,7 +349,7 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
     rows = np.flatnonzero(inside)
     possible = possible_classes(published, rows, methods)
     out: dict[str, Any] = {"class_size": int(rows.size), "rows": (rows + 1).tolist(), "classes": possible.count,
-                           "smallest_class": possible.smallest, "attribute_disclosure": {}}
+                           "smallest_class": possible.smallest, "possible": possible, "attribute_disclosure": {}}
     for s in published.sensitive:
         mine = str(_her_value(s, record[names.index(s.name)]))
         shares = _shares(published.cells[s.name], rows)
@@ -356,11 +357,12 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
         row_share = np.array([1.0 / len(c.values) if c.values and mine in c.values else 0.0 for c in distinct],
                              dtype=np.float64)[where] if distinct else np.zeros(0)
         worst, which = possible.worst_share(row_share)
+        members = possible.candidates[possible.label == which] if which is not None else rows[:0]
         out["attribute_disclosure"][s.name] = {
             "mode": "group", "risk": worst, "candidates": int(rows.size),
-            "best_guess": None if which is None else _guess(_shares(published.cells[s.name], possible.rows[which])),
+            "best_guess": None if which is None else _guess(_shares(published.cells[s.name], members)),
             "bound": "own_class" if possible.count <= 1 else "worst_class", "classes": possible.count,
-            "worst_class_rows": 0 if which is None else int(possible.rows[which].size),
+            "worst_class_rows": int(members.size),
             "candidate_set": {"risk": shares.get(mine, 0.0) / rows.size if rows.size else 0.0,
                               "best_guess": _guess(shares)},
             # her value's base rate: its share among every released record, a masked cell counting 1/N

@@ -63,7 +63,7 @@ def joint_candidates(shares: Sequence[Mapping[Hashable, float]],
 
     def weight(v: Hashable) -> float:
         product = float(np.prod([each[v] for each in shares]))
-        base = (prior or {}).get(v, 0.0) if prior is not None else 1.0
+        base = prior.get(v, 0.0) if prior is not None else 1.0
         return product / base ** power if base > 0 else 0.0
 
     # in the values' order, so that the total is the same sum in every run (a set's order is not)

@@ -38,14 +38,22 @@ __all__ = ["PossibleClasses", "possible_classes"]
 class PossibleClasses:
     """The published classes among her candidates: each one's rows and people, and her worst figures."""
 
-    rows: list[np.ndarray]
-    """Each possible class's released rows (indices from 0, ascending), classes as they first appear."""
+    candidates: np.ndarray
+    """Her candidate rows (indices from 0, ascending)."""
+    label: np.ndarray
+    """Each candidate's class among them, numbered as the classes first appear."""
     people: np.ndarray
     """Each possible class's people: its rows less its published counterfeits."""
 
     @property
     def count(self) -> int:
-        return len(self.rows)
+        return int(self.people.size)
+
+    @property
+    def rows(self) -> list[np.ndarray]:
+        """Each possible class's released rows (indices from 0, ascending), classes as they first appear."""
+        order = np.argsort(self.label, kind="stable")
+        return np.split(self.candidates[order], np.cumsum(np.bincount(self.label, minlength=self.count))[:-1])
 
     @property
     def smallest(self) -> int:
@@ -56,13 +64,10 @@ class PossibleClasses:
         """The largest share of her value in one possible class, and that class (the first of the largest);
         ``row_share`` is each released row's share of her value (1/N for a cell of N values holding it). Each
         class's shares are added in row order, as her candidates' are (``np.bincount`` adds in input order)."""
-        if not self.rows:
+        if not self.count:
             return 0.0, None
-        sizes = np.array([m.size for m in self.rows], dtype=np.int64)
-        label = np.concatenate([np.full(m.size, c, dtype=np.int64) for c, m in enumerate(self.rows)])
-        where = np.concatenate(self.rows)
-        order = np.argsort(where, kind="stable")  # every candidate in row order, with its class
-        sums = np.bincount(label[order], weights=row_share[where[order]], minlength=sizes.size)
+        sizes = np.bincount(self.label, minlength=self.count)
+        sums = np.bincount(self.label, weights=row_share[self.candidates], minlength=self.count)
         risk = np.minimum(1.0, sums / sizes)
         which = int(np.argmax(risk))
         return float(risk[which]), which
@@ -72,14 +77,12 @@ def possible_classes(published: Any, rows: np.ndarray, methods: Sequence[Any]) -
     """The published classes (rows with identical quasi-identifier cells) among her candidate ``rows`` (indices
     from 0, ascending), with each one's people less the counterfeits ``methods`` publish for it."""
     rows = np.asarray(rows, dtype=np.int64)
-    labels = published.class_labels()[rows]
-    _, first, local = np.unique(labels, return_index=True, return_inverse=True)
+    _, first, local = np.unique(published.class_labels()[rows], return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # classes as they first appear among her candidates
-    local = np.argsort(order)[local.ravel()]
-    members = [rows[local == c] for c in range(order.size)]
-    sizes = np.array([m.size for m in members], dtype=np.int64)
+    label = np.argsort(order)[local.ravel()]
+    sizes = np.bincount(label, minlength=order.size)
     names = [a.name for a in published.quasi_identifiers]
     entries = counterfeit_entries(methods, names)
-    fakes = np.array([entries.get(tuple(published.text[n][int(m[0])].strip() for n in names), 0) if entries else 0
-                      for m in members], dtype=np.int64)
-    return PossibleClasses(members, sizes - fakes)
+    fakes = np.array([entries.get(tuple(published.text[n][int(rows[r])].strip() for n in names), 0) if entries else 0
+                      for r in first[order].tolist()], dtype=np.int64)
+    return PossibleClasses(rows, label, sizes - fakes)

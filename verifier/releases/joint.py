@@ -27,7 +27,6 @@ import numpy as np
 from verifier.attacks.composition import JOINT_RR_CELLS, JointDraws, JointMatch, joint_candidates, joint_draws
 from verifier.attacks.disclosure import candidate_rows
 from verifier.attacks.models import replacement_shares, rr_joint_record
-from verifier.attacks.possible_classes import possible_classes
 from verifier.releases.exposure import with_base_rate
 from verifier.releases.family import step_parameters
 from verifier.releases.policy import Policy, default_policy
@@ -71,18 +70,16 @@ def _shares_of(values: Sequence[str]) -> dict[str, float]:
     return {str(v): int(c) / len(values) for v, c in zip(found, counts)}
 
 
-def possible_shares(check: Any, name: str) -> list[dict[str, float]] | None:
+def possible_shares(check: Any, name: str, whole: dict[str, float] | None = None) -> list[dict[str, float]] | None:
     """Her candidate values' shares in each published class she could be in (a generalized release whose
     candidates span several classes: :mod:`verifier.attacks.possible_classes`), else her one candidate set's
-    (:func:`candidate_shares`); None where the release gives no candidate set for ``name``."""
-    whole = candidate_shares(check, name)
+    (:func:`candidate_shares`, or ``whole`` when the caller has it); None where the release gives no candidate set
+    for ``name``."""
+    whole = candidate_shares(check, name) if whole is None else whole
     if whole is None or check.ranks_apply or not check.rows:
         return None if whole is None else [whole]
-    published = check.prepared.published
-    rows = np.asarray(check.rows, dtype=np.int64) - 1
-    text = published.text[name]
-    return [_shares_of([text[r] for r in members.tolist()])
-            for members in possible_classes(published, rows, check.prepared.release.methods).rows]
+    text = check.prepared.published.text[name]
+    return [_shares_of([text[r] for r in members.tolist()]) for members in check.found["possible"].rows]
 
 
 def base_shares(check: Any, name: str) -> dict[str, float]:
@@ -273,8 +270,9 @@ def _joint_entry(checks: Sequence[Any], name: str, mine: str) -> dict[str, Any]:
     the first release's base rates as the prior, for the worst combination of the classes she could be in (the
     maximum-knowledge intruder reads hers in each), beside the same over her whole candidate sets."""
     prior = base_shares(checks[0], name)
-    options = [possible_shares(c, name) for c in checks]
-    weaker = joint_candidates([candidate_shares(c, name) for c in checks], prior)
+    wholes = [candidate_shares(c, name) for c in checks]
+    options = [possible_shares(c, name, whole) for c, whole in zip(checks, wholes)]
+    weaker = joint_candidates(wholes, prior)
     left, weighed = _worst_joint(options, prior, mine)
     several = any(len(o) > 1 for o in options)
     return {"mode": "joint", "left": left, "risk": left.get(mine, 0.0) if weighed else 1.0,

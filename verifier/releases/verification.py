@@ -264,6 +264,9 @@ class VerifiedRelease:
     """The folder the release was read from (a link to it resolved once): where its parts are read again."""
     manifest_sha256: str = ""
     """The SHA-256 of the signed manifest (manifest.json, the envelope's payload): what a release log records."""
+    cells: list = field(default_factory=list, init=False, repr=False)
+    """A generalized release's cells, once :meth:`published` has parsed them (the subject's check, the summary's
+    base rates and class-level models, the audit read them)."""
 
     @property
     def data_files(self) -> list[str]:
@@ -320,7 +323,12 @@ class VerifiedRelease:
         return None if raw is None else parse_weights(raw, f"{self.path}/{WEIGHTS}", n_records)
 
     def published(self):
-        """A generalized release's cells, parsed from the verified bytes (``verifier.attacks.classes``)."""
+        """A generalized release's cells, parsed from the verified bytes (``verifier.attacks.classes``) once."""
+        if not self.cells:
+            self.cells.append(self._parsed_cells())
+        return self.cells[0]
+
+    def _parsed_cells(self):
         from verifier.attacks.classes import read_published
         from verifier.attacks.counterfeits import counterfeit_problem
         from verifier.data.tables import read_text_cells
