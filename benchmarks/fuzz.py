@@ -4,8 +4,9 @@
 
 A few honest releases are made with the project's own publisher (a noise release of paper 003's table, an SD
 release with categories, a randomized-response release, an m-invariant release with counterfeit records whose
-counts the manifest signs); each case takes one, mutates one signed input, signs it
-again with the real key where the input is signed, and gives the result to both verifiers:
+counts the manifest signs, a noise release appended to a log whose checkpoint two of three witnesses cosigned); each
+case takes one, mutates one signed input, signs it again with the real key where the input is signed, and gives the
+result to both verifiers:
 
 - the command line, in this process: ``verifier check RELEASE --key K --record R --json --no-random-match``;
 - the page's code, as it ships (the script ``verifier page`` writes), in one Node.js process that reads the cases
@@ -14,8 +15,11 @@ again with the real key where the input is signed, and gives the result to both 
 The mutations: a manifest value changed (a number in another form, another type, a value out of range, a key
 added or removed), the manifest's bytes changed and signed as they are (byte-order marks, numbers written 1.0 or
 1e0, a repeated key, deep nesting, trailing data), the data package changed, a data cell changed, her record
-changed, her verdict policy changed. Both must accept or refuse alike, with the same reason code; an accepted case must give the same level,
-headline and figures (numbers to 1e-12). The report counts the cases, the refusals by reason, and every
+changed, her verdict policy changed; for the logged release, its proof (lines dropped, repeated or swapped,
+numbers in other forms, hashes and signatures flipped, cosignatures of unknown keys, line ends, byte-order marks)
+or her log policy changed, given as ``--proof`` and ``--log-policy``. Both must accept or refuse alike, with the
+same reason code; an accepted case must give the same level, headline, figures (numbers to 1e-12) and log standing
+(but its history: the page keeps no memory of checkpoints). The report counts the cases, the refusals by reason, and every
 disagreement with the case that shows it. The test suite runs a fixed-seed slice (tests/test_differential_fuzz.py).
 """
 
@@ -58,6 +62,8 @@ lines.on("line", (line) => {
       const record = pp.loads_strict(c.record);
       const options = { randomMatch: false };
       if (c.policy !== null) Object.assign(options, { policy: Uint8Array.from(Buffer.from(c.policy, "base64")), policyName: "policy.json" });
+      if (c.proof !== null) Object.assign(options, { proof: Uint8Array.from(Buffer.from(c.proof, "base64")), proofName: "release.tlog-proof",
+        logPolicy: Uint8Array.from(Buffer.from(c.logPolicy, "base64")), logPolicyName: "log.policy" });
       out = await pp.checkRecord({ files, publicKeyPem: c.pem, record, options });
     } catch (e) {
       out = { thrown: String(e && e.stack || e).slice(0, 400) };
@@ -69,7 +75,7 @@ lines.on("line", (line) => {
 
 #: the fields of an accepted check both must give alike
 COMPARED = ("verdict", "attribute_disclosure", "class_size", "class_rows", "classes", "smallest_class", "distance",
-            "matches", "claim_holds", "counterfeits")
+            "matches", "claim_holds", "counterfeits", "log", "contact", "plain")
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -132,7 +138,7 @@ class Fuzz:
                              ("rr", ["randomized_response", "--param", "l=3", "--param", "scope=both"])):
             assert self.publisher(["release", "--input", str(self.folder / "ward.csv"), "--schema",
                                    str(self.folder / "ward.json"), "--method", *method, *key, "--dataset-id", name,
-                                   "--out", str(self.folder / name)]) == 0
+                                   "--contact", "privacy@ward.example", "--out", str(self.folder / name)]) == 0
             out.append((self.folder / name, people))
         # an m-invariant release whose groups hold counterfeit records, their counts signed in the manifest
         (self.folder / "skew.csv").write_text("age,sex,disease\n" + "".join(
@@ -142,7 +148,53 @@ class Fuzz:
                                "--dataset-id", "minv", "--out", str(self.folder / "minv")]) == 0
         out.append((self.folder / "minv", [{"age": 20 + 3 * i, "sex": "FM"[i % 2],
                                             "disease": ("flu", "flu", "flu", "hiv")[i % 4]} for i in range(4)]))
+        out.append((self._logged(paper, key), out[0][1]))
         return out
+
+    def _logged(self, paper: Path, key: list[str]) -> Path:
+        """A noise release appended (second of three) to a log whose checkpoint two of three witnesses cosigned, its proof refreshed,
+        and the log policy that asks two of the three (:attr:`proof`, :attr:`log_policy`)."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        from verifier.cli import main as verifier
+        from verifier.transparency.note import COSIGNATURE_TYPE, vkey
+
+        def raw(k: Ed25519PrivateKey) -> bytes:
+            return k.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+        def pem(k: Ed25519PrivateKey, path: Path) -> str:
+            path.write_bytes(k.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                             serialization.NoEncryption()))
+            path.chmod(0o600)
+            return str(path)
+
+        origin, log = "stats.example/releases", self.folder / "log"
+        log_key = Ed25519PrivateKey.generate()
+        assert self.publisher(["log", "init", str(log), "--origin", origin, "--key",
+                               pem(log_key, self.folder / "log.pem")]) == 0
+        (self.folder / "log.vkey").write_text(vkey(origin, 1, raw(log_key)) + "\n")
+        release = self.folder / "logged"  # the second of three entries, so that its proof has hashes
+        for version in (1, 2, 3):
+            assert self.publisher(["release", "--input", str(paper / "original.csv"), "--method", "additive_noise",
+                                   "--param", "relative_sd=0.5", "--then", "reverse_mapping", *key, "--dataset-id",
+                                   "logged", "--release-version", str(version), "--log", str(log), "--log-key",
+                                   str(self.folder / "log.pem"), "--out",
+                                   str(release if version == 2 else self.folder / f"logged-{version}")]) == 0
+        lines = [f"log {vkey(origin, 1, raw(log_key))}"]
+        for name in ("w1", "w2", "w3"):
+            witness = Ed25519PrivateKey.generate()
+            where = pem(witness, self.folder / f"{name}.pem")
+            lines.append(f"witness {name} {vkey(f'{name}.example/witness', COSIGNATURE_TYPE, raw(witness))}")
+            if name != "w3":
+                assert verifier(["witness", "cosign", str(log), "--state", str(self.folder / f"{name}-state"),
+                                 "--key", where, "--name", f"{name}.example/witness", "--log-key",
+                                 str(self.folder / "log.vkey")]) == 0
+        proof = self.folder / "logged.tlog-proof"
+        assert self.publisher(["log", "refresh", str(log), str(proof)]) == 0
+        self.proof = proof.read_bytes()
+        self.log_policy = ("\n".join([*lines, "group two 2 w1 w2 w3", "quorum two"]) + "\n").encode()
+        return release
 
     # ------------------------------------------------------------------ mutations
 
@@ -309,6 +361,70 @@ class Fuzz:
             doc["rules"] = []
         return json.dumps(doc).encode(), f"policy {how}"
 
+    def _log_inputs(self) -> tuple[bytes, bytes, str]:
+        """The logged release's proof and log policy, one of them changed (or neither): lines dropped, repeated
+        or swapped, numbers in other forms, hashes and signatures flipped, cosignatures of unknown or repeated
+        keys, encodings, byte-order marks, line ends; the policy's quorum, groups and keys."""
+        rng = self.rng
+        proof, policy = self.proof, self.log_policy
+        roll = rng.random()
+        if roll < 0.15:
+            return proof, policy, "log honest"
+        if roll < 0.75:
+            text, target = proof.decode(), "proof"
+        else:
+            text, target = policy.decode(), "log policy"
+        lines = text.split("\n")
+        how = rng.choice(["drop", "repeat", "swap", "number", "flip", "foreign", "crlf", "bom", "trailing", "space",
+                          "blank", "unicode", "truncate"])
+        i = rng.randrange(len(lines) - 1)
+        if how == "drop":
+            del lines[i]
+        elif how == "repeat":
+            lines.insert(i, lines[i])
+        elif how == "swap":
+            j = rng.randrange(len(lines) - 1)
+            lines[i], lines[j] = lines[j], lines[i]
+        elif how == "number":
+            numbers = [(k, m) for k, line in enumerate(lines) for m in re.finditer(r"(?<![A-Za-z0-9+/=])\d+\b", line)]
+            if numbers:
+                k, m = rng.choice(numbers)
+                value = rng.choice(["0" + m.group(), m.group() + ".0", m.group() + "e0", str(2**53 + 1), str(2**64),
+                                    "-" + m.group(), "+" + m.group(), "1" * 30, "\u0661", str(int(m.group()) + 1),
+                                    "0", "3"])
+                lines[k] = lines[k][:m.start()] + value + lines[k][m.end():]
+        elif how == "flip":
+            words = [(k, m) for k, line in enumerate(lines) for m in re.finditer(r"[A-Za-z0-9+/]{20,}={0,2}", line)]
+            if words:
+                k, m = rng.choice(words)
+                at = m.start() + rng.randrange(len(m.group().rstrip("=")))
+                c = lines[k][at]
+                lines[k] = lines[k][:at] + ("A" if c != "A" else "B") + lines[k][at + 1:]
+        elif how == "foreign":
+            blob = base64.b64encode(bytes(rng.randrange(256) for _ in range(rng.choice([72, 76, 64, 4]))))
+            name = rng.choice(["w1.example/witness", "w9.example/witness", "stats.example/releases"])
+            lines.insert(len(lines) - 1, f"\u2014 {name} {blob.decode()}")
+        elif how == "crlf":
+            return self._log_pair(target, "\r\n".join(lines).encode(), how)
+        elif how == "bom":
+            return self._log_pair(target, ("\ufeff" + "\n".join(lines)).encode(), how)
+        elif how == "trailing":
+            lines[i] += rng.choice([" ", "\t", "x"])
+        elif how == "space":
+            lines[i] = lines[i].replace(" ", "  ", 1)
+        elif how == "blank":
+            lines.insert(i, "")
+        elif how == "unicode":
+            lines[i] = lines[i].replace("e", "\u0435", 1)
+        else:
+            return self._log_pair(target, "\n".join(lines).encode()[:rng.randrange(1, len(text))], how)
+        return self._log_pair(target, "\n".join(lines).encode(), f"{how} line {i}")
+
+    def _log_pair(self, target: str, changed: bytes, how: str) -> tuple[bytes, bytes, str]:
+        if target == "proof":
+            return changed, self.log_policy, f"proof {how}"
+        return self.proof, changed, f"log policy {how}"
+
     # ------------------------------------------------------------------ one case
 
     def case(self, number: int) -> dict[str, Any]:
@@ -318,15 +434,24 @@ class Fuzz:
         release = self.folder / f"case-{number % 4}"
         shutil.rmtree(release, ignore_errors=True)
         shutil.copytree(base, release)
-        what = self._mutate(release) if self.rng.random() < 0.9 else "honest"
+        logged = base.name == "logged" and self.rng.random() < 0.9
+        what = self._mutate(release) if self.rng.random() < (0.15 if logged else 0.9) else "honest"
         record, said = self._record(people)
         policy, chosen = self._policy()
+        proof = log_policy = None
+        if logged:
+            proof, log_policy, told = self._log_inputs()
+            chosen = f"{chosen}; {told}" if chosen else told
+            (self.folder / "release.tlog-proof").write_bytes(proof)
+            (self.folder / "log.policy").write_bytes(log_policy)
         what = f"{base.name}: {what}" + "".join(f"; {x}" for x in (said, chosen) if x)
         (self.folder / "record.json").write_text(json.dumps(record))
         extra = []
         if policy is not None:
             (self.folder / "policy.json").write_bytes(policy)
             extra = ["--policy", str(self.folder / "policy.json")]
+        if proof is not None:
+            extra += ["--proof", str(self.folder / "release.tlog-proof"), "--log-policy", str(self.folder / "log.policy")]
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = verifier(["check", str(release), "--key", str(self.folder / "keys" / "public.pem"), "--record",
@@ -338,7 +463,9 @@ class Fuzz:
         files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in release.iterdir()}
         self.node.stdin.write(json.dumps({"files": files, "pem": self.pem,
                                           "record": (self.folder / "record.json").read_text(),
-                                          "policy": None if policy is None else base64.b64encode(policy).decode()})
+                                          "policy": None if policy is None else base64.b64encode(policy).decode(),
+                                          "proof": None if proof is None else base64.b64encode(proof).decode(),
+                                          "logPolicy": None if proof is None else base64.b64encode(log_policy).decode()})
                               + "\n")
         self.node.stdin.flush()
         page = json.loads(self.node.stdout.readline())
@@ -356,7 +483,11 @@ def verdict_of(result: dict[str, Any]) -> tuple[str, str | None]:
             return "disagree", f"reasons differ: command line {cli_reason}, page {page_reason}"
         return cli_reason, None
     for field in COMPARED:
-        if field in cli and not _same(page.get(field), cli[field]):
+        theirs, ours = page.get(field), cli.get(field)
+        if field == "log" and isinstance(ours, dict) and isinstance(theirs, dict):
+            # the page keeps no memory of checkpoints (docs/subject.md): the history is the command line's alone
+            theirs, ours = ({k: v for k, v in x.items() if k != "history"} for x in (theirs, ours))
+        if field in cli and not _same(theirs, ours):
             return "disagree", f"{field} differs"
     return "accepted", None
 

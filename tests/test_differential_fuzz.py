@@ -2,7 +2,8 @@
 
 A fixed-seed slice of ``python -m benchmarks fuzz``: 500 cases, each an honest release of the project's with one
 signed input mutated and signed again (a manifest value in another form or type, the manifest's bytes, the data
-package, a data cell, her record, her verdict policy), given to ``verifier check`` in this process and to the page's code, as
+package, a data cell, her record, her verdict policy, a logged release's proof: its inclusion hashes, checkpoint
+and cosignatures, and her log policy), given to ``verifier check`` in this process and to the page's code, as
 ``verifier page`` writes it, in Node.js. Both must accept or refuse alike, with the same reason, and give the same
 level, headline and figures when they accept. The 10,000-case run is in docs/performance.md.
 """
@@ -26,3 +27,6 @@ def test_five_hundred_mutated_releases_get_one_answer_from_both_verifiers(monkey
     assert outcomes.get("accepted", 0) >= 50 and outcomes.get("SCHEMA_INVALID", 0) >= 50, outcomes
     assert all(outcomes.get(r, 0) >= 5 for r in ("DATAPACKAGE_MISMATCH", "DATA_MALFORMED", "MANIFEST_MALFORMED",
                                                  "RECORD_VALUE_INVALID")), outcomes
+    # and the log's refusals: a malformed proof, a bad inclusion proof or log signature, too few cosignatures
+    assert outcomes.get("LOG_MALFORMED", 0) >= 10, outcomes
+    assert all(outcomes.get(r, 0) >= 1 for r in ("LOG_PROOF_INVALID", "LOG_SIGNATURE", "WITNESS_QUORUM")), outcomes

@@ -41,7 +41,7 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
     assert rules["script-src"] == f"'sha256-{digest}'"  # its own inline script, and no other
     assert html.count("<script") == 1 and " src=" not in html and " href=" not in html
     # addresses appear only as names inside the data (the statement's types, the schema's $schema and $id)
-    assert not re.search(r"https?://(?!in-toto\.io/Statement|permuted-privacy\.dev/|json-schema\.org/draft/|datapackage\.org/profiles/)", html)
+    assert not re.search(r"https?://(?!in-toto\.io/Statement|permuted-privacy\.dev/|json-schema\.org/draft/|datapackage\.org/profiles/|www\.w3\.org/2000/svg\b)", html)
     assert "makes no network request" in html
     assert all(f"function {name}" in script for name in ("pae", "b64decode", "key_id", "query", "blocks_of",
                                                          "compute_record_distance", "parse_record", "spread_at",
@@ -50,8 +50,10 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
                                                          "base_rate", "verify_inclusion", "parse_note",
                                                          "verify_cosignature", "parse_log_policy", "verify_proof",
                                                          "joint_candidates", "stacked_keep_matrix", "joint_rr_risk",
-                                                         "rr_joint_record", "candidate_shares", "check_jointly"))
-    assert len(SCRIPTS) == 22
+                                                         "rr_joint_record", "candidate_shares", "check_jointly",
+                                                         "plain_summary", "plain_details", "plain_steps",
+                                                         "plain_words", "chance"))
+    assert len(SCRIPTS) == 24
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -652,11 +654,12 @@ def test_the_docs_screens_are_the_page_at_1280_and_360_pixels(tmp_path):
 
     assert screens([str(tmp_path)]) == 0
     docs = Path(__file__).resolve().parents[1] / "docs" / "img"
-    for pixels in (1280, 360):
-        for shot in (tmp_path / f"page-{pixels}.png", docs / f"page-{pixels}.png"):
-            assert width(shot.read_bytes()) <= pixels and width(shot.read_bytes()) >= pixels - 40, shot
     text = (Path(__file__).resolve().parents[1] / "docs" / "subject.md").read_text()
-    assert "img/page-1280.png" in text and "img/page-360.png" in text
+    for name in ("page", "page-ward"):
+        for pixels in (1280, 360):
+            for shot in (tmp_path / f"{name}-{pixels}.png", docs / f"{name}-{pixels}.png"):
+                assert width(shot.read_bytes()) <= pixels and width(shot.read_bytes()) >= pixels - 40, shot
+            assert f"img/{name}-{pixels}.png" in text
 
 
 # ----------------------------------------------------------------------------- the verdict policy (issue 36)

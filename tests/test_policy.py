@@ -253,7 +253,8 @@ def test_another_policy_decides_her_level_in_the_cli(adult_sd, tmp_path, capsys)
     assert verifier(["check", str(adult_sd / "release"), "--key", str(adult_sd / "keys" / "public.pem"), "--record",
                      str(adult_sd / "me.json"), "--policy", str(strict)]) == 0
     text = capsys.readouterr().out
-    assert "EXPOSED: Your salary-class is guessed right" in text
+    assert "EXPOSED: Your record is exposed. " in text
+    assert "In the verdict policy's words:\nYour salary-class is guessed right" in text
     assert (f'Your level was decided by the verdict policy "strict office", version 3 (SHA-256 '
             f'{hashlib.sha256(strict.read_bytes()).hexdigest()}).') in text
 

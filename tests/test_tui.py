@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Input, Select, Static, TabbedContent, Tab
 from conftest import PAPER, write
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
+from verifier.releases.plain_words import POLICY_WORDS
 from verifier.releases.verification import load_public_key
 from verifier.tui import INTERNAL_ERROR_EXIT, SubjectApp, histogram_lines
 from verifier.text import number
@@ -239,7 +240,10 @@ async def test_results_equal_the_command_line_report(paper, tmp_path, capsys):
         assert app.query_one(TabbedContent).active == "results"
         assert f"Permutation distance {expected['distance']};" in shown(app, "#verdict")
         assert expected["verdict"]["level"] == "protected"  # the level `verifier check` gives, and no other
-        assert shown(app, "#verdict").startswith(f"PROTECTED: {expected['verdict']['headline']}")
+        # her verdict in plain words first, as `verifier check` prints it, then the policy's own sentences
+        verdict = shown(app, "#verdict")
+        assert verdict.startswith("PROTECTED: " + " ".join(expected["plain"]["summary"])), verdict
+        assert f"{POLICY_WORDS}\n{expected['verdict']['headline']}" in verdict
         assert app.report_json() == expected
         rows = cells(app, "#deviations")
         assert [int(r[0]) for r in rows] == expected["matches"]
@@ -260,7 +264,7 @@ async def test_results_equal_the_command_line_report(paper, tmp_path, capsys):
         assert status.startswith(f"A random record matches as closely {number(expected['p_value'], share=True)} of the time")
         assert f"<- you ({expected['distance']})" in shown(app, "#histogram")
         assert expected["verdict"]["level"] == "protected"
-        assert shown(app, "#verdict").startswith(f"PROTECTED: {expected['verdict']['headline']}")
+        assert shown(app, "#verdict").startswith("PROTECTED: " + " ".join(expected["plain"]["summary"]))
 
 
 @pilot_test
@@ -414,7 +418,9 @@ async def test_random_match_progress_and_cancel(large):
         assert not list(app.workers) and len(app.progress_seen) == seen
         assert app.report_json()["p_value"] is None
         # cancelled: her level is the command line's without the test, and says why
-        assert shown(app, "#verdict").startswith("AT RISK: The random-match test was not run")
+        assert shown(app, "#verdict").startswith("AT RISK: Your record is at risk. The test of whether your record "
+                                                 "stands out was not run")
+        assert f"{POLICY_WORDS}\nThe random-match test was not run" in shown(app, "#verdict")
         # a smaller run then completes, with progress to 100%
         app.query_one("#samples", Input).value = "50000"
         await press_button(pilot, "#run")
@@ -734,6 +740,24 @@ def test_screens_in_the_docs_are_the_current_snapshots(doc, snapshot):
     assert docs.read_bytes() == snap.read_bytes(), f"copy {snap.name} to docs/img/{doc}"
 
 
+def test_the_docs_pictures_of_her_verdict_are_the_tui_at_80x24(tmp_path):
+    """docs/subject.md shows her verdict drawn (issue 53, item 4) as benchmarks.tui_screens exports it with
+    Textual's SVG export; taken again, each screen holds her badge, her words and her picture, as the docs' copy."""
+    from benchmarks.tui_screens import main as screens
+
+    assert screens([str(tmp_path)]) == 0
+    docs = Path(__file__).parent.parent / "docs" / "img"
+    text = (Path(__file__).parent.parent / "docs" / "subject.md").read_text()
+    for name, level, drawn in (("ward", "EXPOSED", ("guessed right:", "from this release", "without it",
+                                                     "records in your group share your disease")),
+                               ("paper", "PROTECTED", ("Random records by distance", "^ you: "))):
+        assert f"img/tui-{name}-80x24.svg" in text
+        for svg in (tmp_path / f"tui-{name}-80x24.svg", docs / f"tui-{name}-80x24.svg"):
+            shown = svg.read_text().replace("&#160;", " ")
+            assert f" {level} " in shown and f"Your record is {level.lower()}." in shown, svg
+            assert all(words in shown for words in drawn), svg
+
+
 def test_her_report_is_never_written_through_a_link_onto_a_device_or_into_a_release(paper, tmp_path):
     from verifier.tui.export import write_report
 
@@ -955,8 +979,10 @@ async def test_an_m_invariant_release_s_counterfeits_are_told_in_the_tui(tmp_pat
     async with opened(tmp_path / "r2", tmp_path / "keys" / "public.pem", size=(120, 40),
                       record_path=str(tmp_path / "bob.json")) as (app, pilot):
         text = " ".join(shown(app, "#verdict").split())
-        assert text.startswith("EXPOSED: You are the only person behind the released records consistent with your "
-                               "quasi-identifiers (the others are counterfeit)"), text
+        assert text.startswith("EXPOSED: Your record is exposed. Someone who knows a few facts about you could "
+                               "find your record: no one else's record fits them."), text
+        assert (f"{POLICY_WORDS} You are the only person behind the released records consistent with your "
+                "quasi-identifiers (the others are counterfeit)") in text
         assert "Your group: 2 released records, 1 of them counterfeit: 1 person behind them;" in text
         assert len(cells(app, "#deviations")) == 2
 

@@ -24,6 +24,7 @@ import pytest
 
 from conftest import ADULT, resign_statement
 from publisher.cli import main as publisher
+from verifier.releases.plain_words import POLICY_WORDS
 from verifier.cli import main as verifier
 
 
@@ -88,7 +89,8 @@ def test_her_headline_is_her_worst_finding(adult, capsys):
     capsys.readouterr()
     assert verifier(["check", str(release), "--key", key, "--record", str(record)]) == 0
     out = capsys.readouterr().out
-    assert f"\nEXPOSED: {verdict['headline']}\n" in out
+    assert "\nEXPOSED: Your record is exposed. " in out  # her verdict in plain words first
+    assert f"\n{POLICY_WORDS}\n{verdict['headline']}\n" in out  # then the policy's own sentences
     assert "protected" not in out.lower()
 
 

@@ -38,6 +38,7 @@ from verifier.releases.record import parse_record
 from verifier.releases.facts import open_release as _open, release_facts
 from verifier.releases.group_check import GroupCheck
 from verifier.releases.joint import check_releases_jointly
+from verifier.releases.plain_words import plain_text
 from verifier.releases.policy import Policy, load_policy
 from verifier.releases.subject import SubjectCheck, check_record as _check, prepare, random_match
 from verifier.releases.verification import VerifiedRelease
@@ -340,6 +341,18 @@ class RecordCheck:
     def level(self) -> str:
         """``protected``, ``at_risk`` or ``exposed`` (a release that does not verify raises instead)."""
         return self.verdict["level"]
+
+    @property
+    def plain(self) -> dict[str, Any]:
+        """Her verdict in plain words (``summary``), each technical figure with its meaning and whether it is good
+        or bad (``details``), and what she can do (``steps``): :func:`verifier.releases.plain_words.plain_words`."""
+        return self.to_dict()["plain"]
+
+    @property
+    def text(self) -> str:
+        """Her verdict as ``verifier check`` prints it first: the level and the plain summary, what she can do,
+        then the details."""
+        return plain_text(self.to_dict())
 
     @property
     def p_value(self) -> float | None:

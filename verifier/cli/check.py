@@ -11,6 +11,7 @@ from verifier.frontend import (ExitCode, Phases, ProgressBar, add_command, add_r
                                text_table, verified)
 from verifier.frontend.log_args import add_log_args, check_log_args, log_standing_of
 from verifier.releases.facts import formula_warning
+from verifier.releases.plain_words import POLICY_WORDS, plain_text
 from verifier.releases.policy import load_policy, policy_line
 from verifier.releases.record import read_record, refuse_record_on_command_line
 from verifier.releases.verdict import not_verifiable
@@ -99,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
     if warning:
         print(warning)
     verdict = out["verdict"]
-    print(f"\n{verdict['level'].replace('_', ' ').upper()}: {verdict['headline']}")
+    print("\n" + plain_text(out))
+    print(f"\n{POLICY_WORDS}\n{verdict['headline']}")
     print("\n".join(verdict["lines"][1:]))
     print(policy_line(verdict["policy"]) + "\n")
     if check.ranks_apply:

@@ -6,7 +6,8 @@ The page is plain JavaScript in this folder (``dsse.js``, ``strict_json.js``, ``
 ``spreads.js``, ``disclosure.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``policy.js``
 with the verifier's default verdict policy inlined byte for byte, ``verdict.js``, ``group.js``,
 ``joint.js`` (several releases of her at once), ``transparency.js`` (the release log's proof, checkpoint and
-witnesses), ``check.js``, ``ui.js``: small functions named after their Python twins), and one dependency: the Parquet reader hyparquet, built once
+witnesses), ``plain_words.js`` (her verdict in plain words, then the details and what she can do), ``pictures.js`` (her
+verdict drawn in inline SVG), ``check.js``, ``ui.js``: small functions named after their Python twins), and one dependency: the Parquet reader hyparquet, built once
 and committed (``vendor/``, with its licence, which the page carries too), inlined into ``page.html`` with no build step. Its
 Content-Security-Policy forbids every network request (``connect-src
 'none'``, ``default-src 'none'``) and allows only its own inline script, by
@@ -28,7 +29,7 @@ __all__ = ["SCRIPTS", "VENDORED", "page_html"]
 SCRIPTS = ("dsse.js", "strict_json.js", "manifest_schema.js", "coherence.js", "datapackage.js", "verification.js",
            "data_columns.js", "sampling_weights.js", "ranks.js", "spreads.js", "disclosure.js",
            "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "group.js",
-           "joint.js", "transparency.js", "check.js", "ui.js")
+           "joint.js", "transparency.js", "plain_words.js", "pictures.js", "check.js", "ui.js")
 
 
 #: the vendored Parquet reader (vendor/README.md says how it was built) and its SHA-256

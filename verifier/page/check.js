@@ -201,7 +201,8 @@
           ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(release.data["hierarchies.json"]), true) : {};
         part.rows = await counted_rows(release, p, hierarchies);  // its cells read before her record, as prepare reads them
         part.mine = pp.parse_record(record, p.schema);
-        part.out = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), log: standing.log };
+        const checked = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), contact: pp.signed_contact(p) };
+        part.out = { ...checked, plain: pp.plain_words(checked), log: standing.log };
         return [part.out, part];
       } catch (e) {
         if (e instanceof pp.ReleaseError) return [{ ...out, ...failure(e, true) }, part];
@@ -224,6 +225,8 @@
       const unchanged = r.distance === 0 && kinds.includes("numeric") &&
         r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
       result.verdict = pp.record_verdict(result, p, family, unchanged, policy, standing.unwitnessed);
+      result.contact = pp.signed_contact(p);
+      result.plain = pp.plain_words(result);
       result.log = standing.log;
       Object.assign(part, { keys, mine, r, unchanged, out: result });
       return [result, part];

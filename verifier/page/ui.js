@@ -217,9 +217,46 @@
     }
   }
 
+  function showVerdict(out) {
+    // Her verdict first, in plain words and pictures (verifier.releases.plain_words); the full report follows.
+    const box = $("verdict");
+    box.replaceChildren();
+    if (!out) return;
+    const words = out.plain || pp.plain_words(out);
+    const add = (tag, text) => { const e = document.createElement(tag); e.textContent = text; box.append(e); return e; };
+    box.append(pp.level_badge(out.verdict.level));
+    add("p", words.summary.join(" ")).className = "summary";
+    for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
+      box.append(pp.guess_picture(name, entry.risk, entry.prior));
+      const n = out.model === "generalized" ? (entry.worst_class_rows ?? out.class_size) : null;
+      if (n && entry.mode === "group") box.append(pp.group_picture(n, Math.round(entry.risk * n), name));
+    }
+    if (out.random_distribution && out.distance !== null && out.distance !== undefined) {
+      box.append(pp.match_picture(out.random_distribution, out.distance));
+    }
+    if (words.steps.length) {
+      add("h3", "What you can do");
+      const list = document.createElement("ul");
+      for (const step of words.steps) { const li = document.createElement("li"); li.textContent = step; list.append(li); }
+      box.append(list);
+    }
+    add("h3", "Details");
+    const details = document.createElement("ul");
+    for (const d of words.details) {
+      const li = document.createElement("li");
+      const head = document.createElement("strong");
+      head.textContent = `${d.figure}: ${d.value}`;
+      li.append(head, ` (${d.reading}). ${d.meaning}`);
+      details.append(li);
+    }
+    box.append(details);
+    add("h3", "The full report");
+  }
+
   async function runCheck() {
     const record = {};
     for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
+    showVerdict(null);
     say("result", "Checking ...");
     const options = state.policy ? { policy: state.policy, policyName: state.policyName } : {};
     if (state.proof || state.logPolicy) {
@@ -237,6 +274,7 @@
       say("result", out.message);
       return;
     }
+    showVerdict(out);
     const lines = out.verdict ? [`${out.verdict.level.replace("_", " ").toUpperCase()}: ${out.verdict.headline}`,
       ...out.verdict.lines.slice(1), ""] : [];
     if (out.log) lines.push(`Log: ${pp.standing_words(out.log)}.`, "");

@@ -13,7 +13,7 @@ from verifier.errors import InvalidInputError, UsageError, VerifierError
 from verifier.releases.verification import ReleaseError, VerifiedRelease, load_public_key, verify_release
 from verifier.text import literal, number, plural
 
-__all__ = ["MODEL_WORDS", "WITHHELD", "claims_summary", "counterfeits_text", "external_text", "formula_cells",
+__all__ = ["MODEL_WORDS", "WITHHELD", "signed_contact", "claims_summary", "counterfeits_text", "external_text", "formula_cells",
            "formula_warning", "open_release", "p_value_words", "release_facts", "composition_facts", "composition_lines"]
 
 
@@ -31,6 +31,14 @@ def open_release(directory: str, key_path: str, *, fingerprint: str | None = Non
     if min_version is not None and min_version < 1:
         raise UsageError("the minimum release version is an integer from 1 up")
     return verify_release(directory, key, dataset_id=dataset_id, min_version=min_version)
+
+
+def signed_contact(release: VerifiedRelease) -> str | None:
+    """Where the release says to write about it (``publisher release --contact``, signed in
+    ``release_metadata``), or None when it names none."""
+    metadata = release.predicate.get("release_metadata")
+    contact = metadata.get("contact") if isinstance(metadata, dict) else None
+    return contact if isinstance(contact, str) and contact else None
 
 
 def formula_cells(release: VerifiedRelease) -> FormulaCells:

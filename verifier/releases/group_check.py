@@ -21,9 +21,10 @@ import numpy as np
 from verifier.attacks.classes import subject_class
 from verifier.attacks.counterfeits import counterfeits_among
 from verifier.attacks.suppression import suppressed_rows
-from verifier.releases.facts import MODEL_WORDS, release_facts
+from verifier.releases.facts import MODEL_WORDS, release_facts, signed_contact
 from verifier.releases.family import NO_RANKS
 from verifier.releases.exposure import with_base_rate
+from verifier.releases.plain_words import plain_markdown, plain_words
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import (NO_PROOF, HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
                                       policy_verdict, target_breaches)
@@ -128,7 +129,7 @@ class GroupCheck:
     def to_json(self, random: Any = None, policy: Policy | None = None, *,
                 unwitnessed: str | None = NO_PROOF) -> dict[str, Any]:
         release = self.prepared.release
-        return {
+        out = {
             "verified": True, "release": release.path, "fingerprint": release.key.fingerprint, "dataset_id": release.dataset_id,
             "release_version": release.release_version, "attributes": self.names, "model": "generalized",
             "class_size": self.class_size, "class_rows": self.rows, "counterfeits": self.counterfeits,
@@ -139,7 +140,9 @@ class GroupCheck:
             "distance": None, "matches": None, "p_value": None,
             "not_applicable": {"permutation_distance": NO_RANKS, "random_match_test": NO_RANKS},
             "verdict": self.verdict(policy=policy, unwitnessed=unwitnessed).to_json(),
+            "contact": signed_contact(release),
         }
+        return {**out, "plain": plain_words(out)}
 
     def to_markdown(self, random: Any = None, policy: Policy | None = None, *,
                     unwitnessed: str | None = NO_PROOF) -> str:
@@ -148,8 +151,7 @@ class GroupCheck:
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
         lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]
-        lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
-        lines += [f"- {markdown(line)}" for line in data["verdict"]["lines"]]
+        lines += ["", *plain_markdown(data)]
         fakes = f", {self.counterfeits} of them counterfeit" if self.counterfeits else ""
         lines += ["", f"## My group: {plural(len(self.rows), 'released record')}{fakes}", "",
                   f"The publisher claims k = {self.claimed_k}."]

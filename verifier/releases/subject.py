@@ -31,9 +31,10 @@ from verifier.attacks.classes import PublishedCells
 from verifier.attacks.intruder import SubjectReport, subject_test
 from verifier.core.permutation import RankSpace, RecordDistance, SingleRecord, SpaceRecord, spread_kind
 from verifier.releases.exposure import her_disclosure
-from verifier.releases.facts import MODEL_WORDS, p_value_words, release_facts
+from verifier.releases.facts import MODEL_WORDS, p_value_words, release_facts, signed_contact
 from verifier.releases.family import NO_RANKS
 from verifier.releases.group_check import GroupCheck, check_group
+from verifier.releases.plain_words import plain_markdown, plain_words
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import (NO_PROOF, HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
                                       policy_verdict, target_breaches, within_error_lines)
@@ -247,6 +248,8 @@ class SubjectCheck:
                        random_method=random.random.method, random_records=random.random.total,
                        # distances no random record reached are left out: at 1e6 records they run to 1e5+
                        random_distribution={str(d): float(v) for d, v in enumerate(random.random.pmf) if v > 0})
+        out["contact"] = signed_contact(self.prepared.release)
+        out["plain"] = plain_words(out)
         return out
 
 
@@ -259,8 +262,7 @@ class SubjectCheck:
         lines = ["# My record in a verified release", "", "Written at my request by `verifier`; it holds figures about "
                  "my record, not the record itself.", "", "## The release", "", "| | |", "| --- | --- |"]
         lines += [f"| {markdown(k.strip())} | {markdown(v)} |" for k, v in release_facts(self.prepared.release)]
-        lines += ["", f"## Verdict: {data['verdict']['level'].replace('_', ' ')}", ""]
-        lines += [f"- {markdown(line)}" for line in data["verdict"]["lines"]]
+        lines += ["", *plain_markdown(data)]
         lines += ["", f"## Permutation distance: {self.distance}", "",
                   f"{plural(len(data['matches']), 'released record')} {'matches' if len(data['matches']) == 1 else 'match'}; "
                   "rank deviations per attribute:", "",

@@ -16,8 +16,10 @@ from verifier.releases.group_check import GroupCheck
 from verifier.releases.joint import JointCheck
 from verifier.releases.subject import SubjectCheck
 from verifier.releases.policy import Policy
-from verifier.releases.verdict import NO_PROOF, Verdict
+from verifier.releases.plain_words import POLICY_WORDS, plain_text
+from verifier.releases.verdict import NO_PROOF
 from verifier.text import figure, literal, plural
+from verifier.tui.picture import VerdictPicture
 
 __all__ = ["ResultsTab", "fill_table"]
 
@@ -43,6 +45,7 @@ class ResultsTab(VerticalScroll):
         """Her verdict's unwitnessed notice for the release open (None: a quorum of witnesses cosigned it)."""
 
     def compose(self) -> ComposeResult:
+        yield VerdictPicture("", id="picture", markup=False)
         yield Static("", id="verdict", markup=False)
         together = Static("", id="together", markup=False)
         together.display = False
@@ -67,6 +70,7 @@ class ResultsTab(VerticalScroll):
         self.show_together(None)
         for selector in ("#verdict", "#threshold-status"):
             self.query_one(selector, Static).update("")
+        self.query_one("#picture", VerdictPicture).show(None)
         for selector in ("#deviations", "#variances", "#disclosure"):
             self.query_one(selector, DataTable).clear(columns=True)
         for selector in ("#my-d", "#my-v"):
@@ -82,6 +86,7 @@ class ResultsTab(VerticalScroll):
         self.query_one("#matches-heading", Static).update(MATCHES_HEADING)
         self._check = check
         if checking:
+            self.query_one("#picture", VerdictPicture).show(None)
             self.query_one("#verdict", Static).update(Text.assemble(
                 ("CHECKING: ", "bold"), "the random-match test is running (F5 shows how far it is); your level "
                 "is shown here when it ends, as `verifier check` gives it. Escape cancels it."))
@@ -106,7 +111,7 @@ class ResultsTab(VerticalScroll):
         self._check = None
         people = plural(check.class_size, "person", plural_form="people")
         fakes = f", {check.counterfeits} of them counterfeit: {people} behind them" if check.counterfeits else ""
-        self._write_verdict(check.verdict(None, self._policy, unwitnessed=self.unwitnessed),
+        self._write_verdict(check.to_json(policy=self._policy, unwitnessed=self.unwitnessed),
                             f"Your group: {plural(len(check.rows), 'released record')}{fakes}; the publisher "
                             f"claims k = {check.claimed_k}.")
         self.query_one("#matches-heading", Static).update("Released records consistent with your values, as published:")
@@ -156,20 +161,25 @@ class ResultsTab(VerticalScroll):
             f"{literal(c.prepared.release.path)} {level.replace('_', ' ')}" for c, level in zip(joint.checks, own)))
         widget.update(text)
 
-    def _write_verdict(self, verdict: Verdict, closing: str) -> None:
-        """The headline coloured by her level (bold, then green, yellow or red), then the other sentences."""
+    def _write_verdict(self, out: dict, closing: str) -> None:
+        """Her verdict in plain words, the level coloured (bold, then green, yellow or red); what she can do; the
+        details; then the verdict policy's own sentences (:func:`verifier.releases.plain_words.plain_text`)."""
+        verdict, words = out["verdict"], out["plain"]
         text = Text()
-        text.append(f"{verdict.level.replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict.level]}")
-        text.append(literal(verdict.headline), style="bold")
-        for line in verdict.lines[1:]:
-            text.append("\n" + literal(line))
+        text.append(f"{verdict['level'].replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict['level']]}")
+        text.append(words["summary"][0], style="bold")
+        text.append(" " + " ".join(words["summary"][1:]))
+        rest = plain_text(out).split("\n\n", 1)[1].split("\n")
+        text.append("\n\n" + "\n".join(map(literal, [*rest, "", POLICY_WORDS, *verdict["lines"]])))
         text.append("\n\n" + closing)
         self.query_one("#verdict", Static).update(text)
+        self.query_one("#picture", VerdictPicture).show(out)
 
     def show_verdict(self, random: SubjectReport | None) -> None:
         """The verdict in words, with the random-match test's result once she has run it."""
         assert self._check is not None
-        self._write_verdict(self._check.verdict(random, self._policy, unwitnessed=self.unwitnessed), f"Permutation distance {self._check.distance}; "
+        self._write_verdict(self._check.to_json(random, self._policy, unwitnessed=self.unwitnessed),
+                            f"Permutation distance {self._check.distance}; "
                             f"{plural(self._check.result.matches.size, 'released record')} "
                             f"{'matches' if self._check.result.matches.size == 1 else 'match'}.")
 

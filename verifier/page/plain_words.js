@@ -1,0 +1,169 @@
+// Her verdict in plain words, then the details, then what she can do (verifier.releases.plain_words).
+(() => {
+  const pp = globalThis.permutedPrivacy;
+  const CERTAIN = 1.0 - 1e-9;
+
+  pp.LEVEL_SENTENCES = {
+    protected: "Your record is protected.",
+    at_risk: "Your record is at risk.",
+    exposed: "Your record is exposed.",
+    not_verifiable: "This release failed its check, so do not trust what it seems to say about you.",
+  };
+  pp.RIGHTS = "The GDPR gives you the right to see the data held about you (Article 15), to object to its use " +
+    "(Article 21), and to ask for it to be erased (Article 17). This is not legal advice.";
+  const AGAIN = "When a new release of this data comes out, check your record again the same way.";
+
+  pp.chance = function chance(p) {
+    // A probability as a whole percentage, rounded half up; "less than 1%" and "more than 99%" at the ends.
+    if (p === null || p === undefined) return "unknown";
+    const pct = Number(p) * 100;
+    if (pct > 0 && pct < 1) return "less than 1%";
+    if (pct > 99 && pct < 100) return "more than 99%";
+    return `${Math.floor(pct + 0.5)}%`;
+  };
+
+  const fired = (out, figure, attribute = null) => out.verdict.findings.some((f) => f.figure === figure &&
+    (f.severity === "at_risk" || f.severity === "exposed") && (attribute === null || f.attribute === attribute));
+
+  const groupSize = (out) => {
+    if (out.model !== "generalized") return null;
+    return Number.isInteger(out.classes) && out.classes > 1 ? out.smallest_class : out.class_size;
+  };
+
+  const identitySentences = (out) => {
+    const n = groupSize(out);
+    if (n !== null) {
+      if (n === 0) return ["No record in this release fits the facts you gave, so you may not be in it."];
+      if (n === 1) return ["Someone who knows a few facts about you could find your record: no one else's record fits them."];
+      const few = fired(out, "class_size") ? " That is too few to hide you well." : "";
+      return [`Someone who knows a few facts about you could narrow this release down to ${n} records, and one ` +
+        `of them is yours. They would pick yours with a chance of 1 in ${n}.${few}`];
+    }
+    if (fired(out, "unchanged")) return ["Your record was published as it is, so anyone who knows it can find it."];
+    const p = out.p_value ?? null;
+    if (p === null) {
+      return ["The test of whether your record stands out was not run, so this check cannot say whether someone " +
+        "could find it."];
+    }
+    if (fired(out, "p_value")) {
+      return [`Your record stands out: only ${pp.chance(p)} of records picked at random come as close to your ` +
+        "values as the one that matches you. So someone could find it."];
+    }
+    return [`Someone trying to find your record could not tell it from a record picked at random: ${pp.chance(p)} of ` +
+      "random records come as close to your values."];
+  };
+
+  pp.plain_summary = function plain_summary(out) {
+    const level = out.verdict.level;
+    if (level === "not_verifiable") {
+      return [pp.LEVEL_SENTENCES[level], "It may have been changed after it was signed, or a part of it is missing."];
+    }
+    const lines = [pp.LEVEL_SENTENCES[level], ...identitySentences(out)];
+    for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
+      const shown = pp.literal(name);
+      const prior = pp.chance(entry.prior);
+      const risk = entry.risk ?? null;
+      if (risk !== null && risk >= CERTAIN) {
+        lines.push(`Someone could tell your ${shown} for certain from this release. Without it, they would ` +
+          `guess it right ${prior} of the time.`);
+      } else {
+        lines.push(`Someone could guess your ${shown} right ${pp.chance(risk)} of the time from this release. ` +
+          `Without it, they would guess it right ${prior} of the time.`);
+      }
+    }
+    if (out.claim_holds === false) lines.push("The publisher promised more protection than your record gets.");
+    return lines;
+  };
+
+  const detail = (figure, value, meaning, reading) => ({ figure, value, meaning, reading });
+
+  const rankedDetails = (out) => {
+    const claimed = out.claimed || {};
+    const promised = claimed.distance ?? null;
+    const reading = fired(out, "distance") || fired(out, "unchanged") ? "bad" : promised === null ? "not judged"
+      : out.distance >= promised ? "good" : "bad";
+    const found = [detail("d, your permutation distance", pp.number(out.distance),
+      "How far your values were moved among the others when the release was made: the larger, the " +
+      "better mixed." + (promised === null ? "" : ` The publisher claimed at least ${pp.number(promised)} (D).`), reading)];
+    const kinds = out.spread_kinds || [];
+    const atClaim = out.variances_at_claimed_distance ?? null;
+    const claimedV = claimed.variances || [];
+    out.attributes.forEach((name, j) => {
+      const v = j < claimedV.length ? claimedV[j] : null;
+      const reading = v === null || v === undefined || atClaim === null || atClaim[j] === null ? "not judged"
+        : atClaim[j] >= v ? "good" : "bad";
+      const what = j < kinds.length && kinds[j] === "variance" ? "variance" : "diversity";
+      found.push(detail(`spread of ${pp.literal(name)} (${what})`, pp.number(out.variances[j]),
+        "How much the released values near your record differ: the larger, the better your value is hidden. " +
+        (reading !== "not judged" ? `The publisher claimed at least ${pp.number(v)} (v) at distance ` +
+          `${pp.number(claimed.distance ?? null)} (D), where yours is ${pp.number(atClaim[j])}.`
+          : "The publisher claimed no spread for it."), reading));
+    });
+    const p = out.p_value ?? null;
+    found.push(detail("F_rand, your random-match p-value", p === null ? "not run" : pp.number(p),
+      "The share of random records that match your values as closely as your own match does: " +
+      "near 0 means your record stands out.", p === null ? "not judged" : fired(out, "p_value") ? "bad" : "good"));
+    return found;
+  };
+
+  pp.plain_details = function plain_details(out) {
+    if (out.verdict.level === "not_verifiable") return [detail("reason", String(out.reason), "Why the release failed its check.", "bad")];
+    const n = groupSize(out);
+    const found = n !== null ? [detail("k, your group size", pp.number(n), "How many released records fit the " +
+      "facts someone may know about you: the more, the better.",
+    fired(out, "class_size") || fired(out, "no_group") ? "bad" : "good")] : rankedDetails(out);
+    for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
+      const shown = pp.literal(name);
+      found.push(
+        detail(`risk of ${shown}`, pp.number(entry.risk ?? null, true),
+          `How often someone using this release would guess your ${shown} right.`,
+          fired(out, "posterior", name) ? "bad" : "good"),
+        detail(`base rate of ${shown}`, pp.number(entry.prior ?? null, true),
+          "How often anyone would guess it right without your record: the share of records with your " +
+          "value.", "not judged"),
+        detail(`beta of ${shown}`, pp.number(entry.beta ?? null),
+          "How much the release raises that chance, as a share of the base rate: 0 means not at all.",
+          fired(out, "beta", name) ? "bad" : "good"),
+        detail(`delta of ${shown}`, pp.number(entry.delta ?? null), "The same gain on a log scale: 0 means none.",
+          fired(out, "delta", name) ? "bad" : "not judged"));
+    }
+    found.push(detail("the publisher's claims", out.claim_holds !== false ? "hold" : "broken",
+      "Whether the protection the publisher promised holds for your record.", out.claim_holds === false ? "bad" : "good"));
+    const unwitnessed = out.verdict.findings.some((f) => f.figure === "unwitnessed");
+    found.push(detail("log proof", unwitnessed ? "none or too few witnesses" : "witnessed",
+      "Whether witnesses vouch that everyone is shown this same release.", unwitnessed ? "bad" : "good"));
+    return found;
+  };
+
+  pp.plain_steps = function plain_steps(out) {
+    const level = out.verdict.level;
+    if (level === "protected") return [];
+    const contact = out.contact ?? null;
+    let ask;
+    if (level === "not_verifiable") ask = "Ask whoever gave you this release for a copy that passes the check.";
+    else if (typeof contact === "string" && contact) {
+      ask = `Write to the publisher at ${pp.literal(contact)} and ask what they hold about you and how they keep it safe.`;
+    } else ask = "This release names no contact. Ask whoever gave it to you who made it, and write to them.";
+    return [ask, pp.RIGHTS, AGAIN];
+  };
+
+  pp.plain_words = function plain_words(out) {
+    return { summary: pp.plain_summary(out), details: pp.plain_details(out), steps: pp.plain_steps(out) };
+  };
+
+  pp.signed_contact = function signed_contact(predicate) {
+    // Where the release says to write about it (publisher release --contact, signed), or null.
+    const metadata = predicate.release_metadata;
+    const contact = metadata && typeof metadata === "object" && !Array.isArray(metadata) ? metadata.contact : null;
+    return typeof contact === "string" && contact ? contact : null;
+  };
+
+  pp.plain_text = function plain_text(out) {
+    // The plain words as the command line prints them: level and summary, what she can do, the details.
+    const words = out.plain || pp.plain_words(out);
+    const parts = [`${out.verdict.level.replace("_", " ").toUpperCase()}: ${words.summary.join(" ")}`];
+    if (words.steps.length) parts.push("What you can do:\n" + words.steps.map((s) => `- ${s}`).join("\n"));
+    parts.push("Details:\n" + words.details.map((d) => `- ${d.figure}: ${d.value} (${d.reading}). ${d.meaning}`).join("\n"));
+    return parts.join("\n\n");
+  };
+})();
