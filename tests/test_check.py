@@ -88,7 +88,8 @@ before = [len(k.signatures) for k in kernels]
 KernelWarmUp().wait()
 warmed = [len(k.signatures) for k in kernels]
 rng = np.random.default_rng(0)
-y = rng.normal(size=(3000, 3))  # above PLAIN_BELOW, no ties: the compiled tree and spreads answer
+from verifier.compiling import PLAIN_BELOW
+y = rng.normal(size=(PLAIN_BELOW + 952, 3))  # above PLAIN_BELOW, no ties: the compiled tree and spreads answer
 space = RankSpace(y)
 compute_distances(space, y[:50])
 space.query_blocks(y)  # above PLAIN_BELOW queries: the compiled query blocks
@@ -127,10 +128,11 @@ from verifier.core import kdtree, warm_up, window
 from verifier.core.permutation import RankSpace, compute_distances, compute_window_spread
 from verifier.core.warm_up import KernelWarmUp
 kernels = warm up.WARMED
-warming = KernelWarmUp(3000)
+from verifier.compiling import PLAIN_BELOW
+warming = KernelWarmUp(PLAIN_BELOW + 952)
 cold = warming.cold
 warming.wait()
-y = np.random.default_rng(0).normal(size=(3000, 3))
+y = np.random.default_rng(0).normal(size=(PLAIN_BELOW + 952, 3))
 space = RankSpace(y)
 compute_distances(space, y[:50])
 qlo, qhi = space.query_blocks(y[:50])

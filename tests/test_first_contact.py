@@ -354,7 +354,9 @@ def test_a_first_check_says_it_prepares_the_kernels(tmp_path):
 
     from publisher.cli import main as publisher
 
-    x = np.random.default_rng(2).normal(size=(3000, 3)) * [10, 100, 1000]
+    from verifier.compiling import PLAIN_BELOW
+
+    x = np.random.default_rng(2).normal(size=(PLAIN_BELOW + 952, 3)) * [10, 100, 1000]
     np.savetxt(tmp_path / "x.csv", x, delimiter=",", header="a,b,c", comments="", fmt="%.4f")
     assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
     assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--method", "additive_noise", "--param",

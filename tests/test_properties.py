@@ -94,7 +94,7 @@ def test_the_serial_and_the_parallel_search_kernels_agree(case, cap, ties):
 
 @pytest.mark.parametrize("tied", [False, True])
 def test_above_the_plain_size_the_tree_answers_as_brute_force(tied):
-    """At 3,000 records (above PLAIN_BELOW) the space searches with the compiled tree and the spreads run the
+    """At PLAIN_BELOW + 952 records the space searches with the compiled tree and the spreads run the
     compiled kernels; both equal the plain computations."""
     from verifier.compiling import PLAIN_BELOW
     from verifier.core.kdtree import RankTree
@@ -440,10 +440,11 @@ def test_a_batch_searched_in_tree_order_answers_in_the_callers_order(ties, monke
     its answers are put back in the callers' order: brute force's distances and match sets (issue 30). The
     census-like table has a two-valued column, a heaped one and a continuous one, as the tree's reach rule
     meets them."""
+    from verifier.compiling import PLAIN_BELOW
     from verifier.core import kdtree
 
     rng = np.random.default_rng(30)
-    n = 3000
+    n = PLAIN_BELOW + 952
     y = np.round(rng.normal(size=(n, 4)), 2)
     if ties != "none":
         y[:, 0] = rng.integers(0, 2, n)
