@@ -13,6 +13,7 @@ from conftest import PAPER, clinic
 from publisher.cli import main as publisher
 from verifier.attacks.composition import joint_candidates, joint_random_match
 from verifier.cli import main as verifier
+from verifier.releases.joint import PROPAGATION
 from verifier.core.permutation import RankSpace, compute_record_distance
 
 
@@ -188,9 +189,11 @@ def test_m_invariance_s_critical_absence_leaks_under_plain_re_publication_only(t
                          str(tmp_path / "bob.json"), "--json"]) == 0
         out = json.loads(capsys.readouterr().out)
         found[second] = (out["attribute_disclosure"]["disease"]["left"], out["verdict"]["level"],
-                         [r["level_alone"] for r in out["releases"]])
-    assert found[plain] == ({"flu": 1.0}, "exposed", ["at_risk", "at_risk"])
-    assert found[invariant] == ({"dyspepsia": 0.5, "flu": 0.5}, "at_risk", ["at_risk", "at_risk"])
+                         [r["level_alone"] for r in out["releases"]], PROPAGATION in out["verdict"]["lines"])
+    assert found[plain] == ({"flu": 1.0}, "exposed", ["at_risk", "at_risk"], False)
+    # two values left in two releases of groups: her report says the named intruder may pin her through her
+    # group-mates, which her own check cannot see (issue 50, item 2)
+    assert found[invariant] == ({"dyspepsia": 0.5, "flu": 0.5}, "at_risk", ["at_risk", "at_risk"], True)
 
 
 def _sample(rng: np.random.Generator, weights: np.ndarray) -> np.ndarray:

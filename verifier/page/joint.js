@@ -10,6 +10,10 @@
   const LEVELS = ["protected", "at_risk", "exposed", "not_verifiable"];
   const byText = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
   const words = (level) => level.replaceAll("_", " ");
+  pp.PROPAGATION = "An intruder who knows everyone's quasi-identifiers knows who shares your groups: once these releases " +
+    "pin your group-mates' values, a group's published counts can pin yours. This check cannot see that " +
+    "without their records, so your joint figures may understate what he learns (docs/methods.md, " +
+    "\"Propagation across people\").";
 
   pp.joint_candidates = function joint_candidates(shares, prior = null) {
     // Her candidate values left in every release (Maps of value to share), each with its joint probability: the
@@ -297,6 +301,8 @@
     if (match) details.push(`A random record matches you as closely as you are matched in every release at once ${pp.number(match.p_joint, true)} of the time (each release alone: ${match.p_each.map((p) => pp.number(p, true)).join(", ")}).`);
     for (const [name, why] of Object.entries(leftOut)) details.push(`${name} is left out: ${why}.`);
     for (const path of repeated) details.push(`${path} is a release given before (the same manifest digest): it counts once.`);
+    // JointCheck._propagates: two releases of groups or more, and a value left more than one candidate
+    if (grouped.length >= 2 && Object.values(candidates).some((e) => e.mode === "joint" && e.left && (e.left.size ?? Object.keys(e.left).length) > 1)) details.push(pp.PROPAGATION);
     const signed = (p) => new Set((((p.predicate.claims || {}).composition || {}).earlier || []).map((e) => e.manifest_sha256));
     return {
       releases: parts.map((p, j) => ({ release: p.name, dataset_id: p.predicate.datasetId, release_version: p.predicate.releaseVersion,

@@ -33,7 +33,7 @@ from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import LEVELS, NO_PROOF, NOTICE, HerFigures, Verdict, policy_verdict
 from verifier.text import number, plural
 
-__all__ = ["MOST_COMBINATIONS", "JointCheck", "base_shares", "check_jointly", "check_releases_jointly", "open_together",
+__all__ = ["MOST_COMBINATIONS", "PROPAGATION", "JointCheck", "base_shares", "check_jointly", "check_releases_jointly", "open_together",
            "possible_shares"]
 
 
@@ -142,6 +142,13 @@ def _prior(check: Any, name: str, mine: str) -> float:
     return float(np.count_nonzero(column == check.record[s])) / column.size if column.size else 0.0
 
 
+#: her joint report's sentence where propagation across people could pin her (docs/methods.md)
+PROPAGATION = ("An intruder who knows everyone's quasi-identifiers knows who shares your groups: once these releases "
+               "pin your group-mates' values, a group's published counts can pin yours. This check cannot see that "
+               "without their records, so your joint figures may understate what he learns (docs/methods.md, "
+               "\"Propagation across people\").")
+
+
 @dataclass(frozen=True)
 class JointCheck:
     """Her checks in each release, her joint candidate values per sensitive attribute, the joint random-match
@@ -193,6 +200,8 @@ class JointCheck:
         details += [f"{name} is left out: {why}." for name, why in self.left_out.items()]
         details += [f"{path} is a release given before (the same manifest digest): it counts once."
                     for path in self.repeated]
+        if self._propagates():
+            details.append(PROPAGATION)
         joint = policy_verdict(self.policy, self.figures(), details=details)
         def fix(text: str) -> str:  # the policy's sentences speak of one release
             return text.replace("from this release", "from these releases together")
@@ -209,6 +218,12 @@ class JointCheck:
         head = (f"Together these {len(self.checks)} releases tell more about you than any one of them "
                 f"({', '.join(level.replace('_', ' ') for level in own)} alone): {joint.headline}")
         return Verdict(joint.level, head, joint.findings, (head, *joint.lines[1:]), joint.policy)
+
+    def _propagates(self) -> bool:
+        """Whether an intruder who knows everyone's quasi-identifiers could learn more than her joint figures say:
+        two releases or more publish groups, and one of her sensitive values is left more than one candidate."""
+        return sum(not c.ranks_apply for c in self.checks) >= 2 and any(
+            entry.get("mode") == "joint" and len(entry.get("left") or {}) > 1 for entry in self.candidates.values())
 
     def _decided_alone(self, joint: Verdict, j: int, level: str) -> Verdict:
         """Her joint verdict when one release alone says worse than the joint figures: that release decides her
