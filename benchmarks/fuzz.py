@@ -75,7 +75,7 @@ lines.on("line", (line) => {
 
 #: the fields of an accepted check both must give alike
 COMPARED = ("verdict", "attribute_disclosure", "class_size", "class_rows", "classes", "smallest_class", "distance",
-            "matches", "claim_holds", "counterfeits", "log", "contact", "plain")
+            "matches", "claim_holds", "counterfeits", "log", "contact", "signed_levels", "plain")
 
 
 def _same(a: Any, b: Any) -> bool:

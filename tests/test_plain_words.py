@@ -76,7 +76,11 @@ def test_her_levels_in_plain_words(checks):
            f"Without it, they would guess it right {chance(entry['prior'])} of the time." in words["summary"] \
         or "Someone could tell your disease for certain" in " ".join(words["summary"])
     assert sd["verdict"]["rule"] == "small_group"
-    assert words["summary"][1] == (f"Someone who knows a few facts about you could narrow this release down to {n} "
+    # her place among the levels the publisher signed for every record (issue 51, item 4)
+    signed = sd["signed_levels"]
+    assert signed["checked"] == signed["records"] == 60 and signed["policy"] == sd["verdict"]["policy"]
+    assert words["summary"][1] == f"You are one of {signed['at_risk']} records at risk among the 60 in this release."
+    assert words["summary"][2] == (f"Someone who knows a few facts about you could narrow this release down to {n} "
                                    f"records, and one of them is yours. They would pick yours with a chance of 1 in "
                                    f"{n}. That is too few to hide you well.")
     # every figure under the details, with its meaning and whether it is good or bad for her
@@ -89,7 +93,7 @@ def test_her_levels_in_plain_words(checks):
     # the protected paper example: no steps, her random-match test in words
     noise = checks["noise"][0]
     assert noise["verdict"]["level"] == "protected" and noise["plain"]["steps"] == []
-    assert noise["plain"]["summary"][1] == ("Someone trying to find your record could not tell it from a record picked "
+    assert noise["plain"]["summary"][2] == ("Someone trying to find your record could not tell it from a record picked "
                                             f"at random: {chance(noise['p_value'])} of random records come as close "
                                             "to your values.")
     assert {d["figure"] for d in noise["plain"]["details"]} >= {"d, your permutation distance",
@@ -98,7 +102,7 @@ def test_her_levels_in_plain_words(checks):
     # randomized response publishes her age as it is: found, and her disease guessed with the model's risk
     rr = checks["rr"][0]
     assert rr["verdict"]["level"] == "exposed" and rr["verdict"]["rule"] == "published_unchanged"
-    assert rr["plain"]["summary"][1] == "Your record was published as it is, so anyone who knows it can find it."
+    assert rr["plain"]["summary"][2] == "Your record was published as it is, so anyone who knows it can find it."
 
 
 def test_every_level_but_protected_ends_with_what_she_can_do(checks):
@@ -189,8 +193,17 @@ def test_the_pages_twins_give_the_same_words(checks, tmp_path):
     sd["claim_holds"] = False
     sd["verdict"]["findings"] = [f for f in sd["verdict"]["findings"] if f["figure"] != "unwitnessed"]
     sd["contact"] = "a\u202eb@x.example"
-    outs += [sd, {"verified": False, "reason": "SIGNATURE_INVALID", "message": "FAIL",
-                  "verdict": {"level": "not_verifiable", "findings": [], "lines": []}}]
+    sampled = json.loads(json.dumps(checks["sd, no contact"][0]))
+    sampled["signed_levels"].update(records=1234567, checked=200)
+    other = json.loads(json.dumps(checks["noise"][0]))
+    other["signed_levels"]["policy"] = {"name": "an office\u202e", "version": 2, "sha256": "0" * 64}
+    unsigned = json.loads(json.dumps(checks["noise"][0]))
+    unsigned["signed_levels"] = None
+    unsigned["verdict"]["level"] = "exposed"  # and a count that holds no record of her level
+    none = json.loads(json.dumps(checks["noise"][0]))
+    none["signed_levels"]["protected"] = 0
+    outs += [none, sampled, other, unsigned, sd, {"verified": False, "reason": "SIGNATURE_INVALID", "message": "FAIL",
+                                            "verdict": {"level": "not_verifiable", "findings": [], "lines": []}}]
     for out in outs:
         out.pop("plain", None)
     chances = [0, 1e-9, 0.005, 0.0149999, 0.015, 0.125, 0.5, 0.995, 0.99999999, 1.0, None]
@@ -204,6 +217,13 @@ def test_the_pages_twins_give_the_same_words(checks, tmp_path):
     assert page["text"] == [plain_text(o) for o in outs]
     assert page["chance"] == [chance(p) for p in chances]
     # the made-up cases say what they should
+    assert page["words"][-6]["summary"][1] == ("The publisher counted no record protected among the 20 in this "
+                                               "release, yet yours is: ask the publisher why.")
+    assert page["words"][-5]["summary"][1] == ("Of 200 records the publisher checked, drawn at random from 1,234,567, "
+                                               f"{sampled['signed_levels']['protected']} are protected like yours.")
+    assert page["words"][-4]["summary"][1] == ("The publisher counted every record's level under another verdict "
+                                               "policy (an office\\u202e), so its counts do not compare with yours.")
+    assert page["words"][-3]["summary"][1].startswith("Someone trying to find your record")
     assert "Someone could tell your disease for certain" in " ".join(page["words"][-2]["summary"])
     assert page["words"][-2]["summary"][-1] == "The publisher promised more protection than your record gets."
     assert "a\\u202eb@x.example" in page["words"][-2]["steps"][0]  # her terminal never turns the address around

@@ -201,7 +201,8 @@
           ? pp.loads_strict(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(release.data["hierarchies.json"]), true) : {};
         part.rows = await counted_rows(release, p, hierarchies);  // its cells read before her record, as prepare reads them
         part.mine = pp.parse_record(record, p.schema);
-        const checked = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), contact: pp.signed_contact(p) };
+        const checked = { ...pp.group_check(out, p, part.rows, part.mine, hierarchies, policy, standing.unwitnessed), contact: pp.signed_contact(p),
+          signed_levels: p.claims.policy_levels ?? null };
         part.out = { ...checked, plain: pp.plain_words(checked), log: standing.log };
         return [part.out, part];
       } catch (e) {
@@ -226,6 +227,7 @@
         r.matches.some((i) => keys[i].every((v, j) => v === mine[j]));
       result.verdict = pp.record_verdict(result, p, family, unchanged, policy, standing.unwitnessed);
       result.contact = pp.signed_contact(p);
+      result.signed_levels = p.claims.policy_levels ?? null;
       result.plain = pp.plain_words(result);
       result.log = standing.log;
       Object.assign(part, { keys, mine, r, unchanged, out: result });

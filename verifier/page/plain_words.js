@@ -53,12 +53,43 @@
       "random records come as close to your values."];
   };
 
+  pp.grouped = function grouped(n) {
+    // A whole number with a comma every three digits: 3,000.
+    return String(Math.trunc(Number(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  };
+
+  pp.place_sentence = function place_sentence(out) {
+    // Her place among the levels the publisher signed for every record (claims.policy_levels), or null.
+    const signed = out.signed_levels ?? null;
+    const level = out.verdict.level;
+    if (signed === null || typeof signed !== "object" || !["exposed", "at_risk", "protected"].includes(level)) return null;
+    const policy = signed.policy || {};
+    const mine = out.verdict.policy || {};
+    if (policy.sha256 !== mine.sha256) {
+      return `The publisher counted every record's level under another verdict policy (${pp.literal(policy.name)}), so its counts do not compare with yours.`;
+    }
+    if (fired(out, "untested")) return null;  // the counts are her level with the random-match test, not run here
+    const words = level.replace("_", " ");
+    const count = signed[level];
+    if (signed.checked === signed.records && count === 0) {
+      return `The publisher counted no record ${words} among the ${pp.grouped(signed.records)} in this release, yet yours ` +
+        "is: ask the publisher why.";
+    }
+    if (signed.checked === signed.records) {
+      const among = `${words} among the ${pp.grouped(signed.records)} in this release.`;
+      return count === 1 ? `You are the only record ${among}` : `You are one of ${pp.grouped(count)} records ${among}`;
+    }
+    return `Of ${pp.grouped(signed.checked)} records the publisher checked, drawn at random from ${pp.grouped(signed.records)}, ` +
+      `${pp.grouped(count)} ${count === 1 ? "is" : "are"} ${words} like yours.`;
+  };
+
   pp.plain_summary = function plain_summary(out) {
     const level = out.verdict.level;
     if (level === "not_verifiable") {
       return [pp.LEVEL_SENTENCES[level], "It may have been changed after it was signed, or a part of it is missing."];
     }
-    const lines = [pp.LEVEL_SENTENCES[level], ...identitySentences(out)];
+    const place = pp.place_sentence(out);
+    const lines = [pp.LEVEL_SENTENCES[level], ...(place ? [place] : []), ...identitySentences(out)];
     for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
       const shown = pp.literal(name);
       const prior = pp.chance(entry.prior);

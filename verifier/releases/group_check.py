@@ -141,6 +141,7 @@ class GroupCheck:
             "not_applicable": {"permutation_distance": NO_RANKS, "random_match_test": NO_RANKS},
             "verdict": self.verdict(policy=policy, unwitnessed=unwitnessed).to_json(),
             "contact": signed_contact(release),
+            "signed_levels": release.claims.get("policy_levels"),
         }
         return {**out, "plain": plain_words(out)}
 

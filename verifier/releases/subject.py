@@ -249,6 +249,7 @@ class SubjectCheck:
                        # distances no random record reached are left out: at 1e6 records they run to 1e5+
                        random_distribution={str(d): float(v) for d, v in enumerate(random.random.pmf) if v > 0})
         out["contact"] = signed_contact(self.prepared.release)
+        out["signed_levels"] = self.prepared.release.claims.get("policy_levels")
         out["plain"] = plain_words(out)
         return out
 
