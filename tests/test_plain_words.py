@@ -16,8 +16,9 @@ from conftest import PAPER, clinic
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
 from verifier.page import page_html
-from verifier.releases.plain_words import POLICY_WORDS, RIGHTS, chance, plain_words
+from verifier.releases.plain_words import POLICY_WORDS, RIGHTS, chance, joint_plain_words, plain_words
 
+JOINT = "joint: sd, a contact and sd, no contact"
 JARGON = ("beta", "delta", "F_rand", "p-value", "quasi", "posterior", "permutation", "d =", "v =", "anonymity",
           "equivalence class", "intruder", "rank")
 
@@ -61,6 +62,20 @@ def checks(tmp_path_factory):
                 assert verifier([*args, *extra]) == 0, name
             found.append(buffer.getvalue())
         out[name] = (json.loads(found[0]), found[1])
+    # her joint check in both SD releases (one signs a contact): the same words, joint_plain_words
+    (root / "me.json").write_text(json.dumps(first))
+    joint = ["joint", str(root / "sd-a-contact"), str(root / "sd-no-contact"), "--key", str(root / "keys" / "public.pem"),
+             "--record", str(root / "me.json")]
+    found = []
+    for extra in (["--json"], []):
+        import contextlib
+        import io
+
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            assert verifier([*joint, *extra]) == 0
+        found.append(buffer.getvalue())
+    out[JOINT] = (json.loads(found[0]), found[1])
     return out
 
 
@@ -108,6 +123,10 @@ def test_her_levels_in_plain_words(checks):
 def test_every_level_but_protected_ends_with_what_she_can_do(checks):
     for name, (out, text) in checks.items():
         steps = out["plain"]["steps"]
+        if name == JOINT:  # the contacts of every release she gave
+            assert out["contacts"] == ["privacy@clinic.example"] and (steps == [] or steps[0].startswith(
+                "Write to the publishers at privacy@clinic.example and ask"))
+            continue
         if out["verdict"]["level"] == "protected":
             assert steps == [] and "What you can do:" not in text, name
             continue
@@ -175,7 +194,8 @@ globalThis.document = { addEventListener() {}, getElementById() { return null; }
 eval(require("fs").readFileSync(process.argv[2], "utf8"));
 const pp = globalThis.permutedPrivacy;
 const cases = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
-process.stdout.write(JSON.stringify({ words: cases.outs.map((o) => pp.plain_words(o)),
+process.stdout.write(JSON.stringify({ joint: cases.joint.map((o) => pp.joint_plain_words(o)),
+  words: cases.outs.map((o) => pp.plain_words(o)),
   text: cases.outs.map((o) => pp.plain_text(o)), chance: cases.chances.map((p) => pp.chance(p)) }));
 """
 
@@ -187,7 +207,7 @@ def test_the_pages_twins_give_the_same_words(checks, tmp_path):
     assert node, "Node.js 20 is installed on this project's machines"
     from verifier.releases.plain_words import plain_text
 
-    outs = [out for out, _ in checks.values()]
+    outs = [out for name, (out, _) in checks.items() if name != JOINT]
     sd = json.loads(json.dumps(checks["sd, a contact"][0]))
     sd["attribute_disclosure"]["disease"]["risk"] = 1.0
     sd["claim_holds"] = False
@@ -209,13 +229,25 @@ def test_the_pages_twins_give_the_same_words(checks, tmp_path):
     chances = [0, 1e-9, 0.005, 0.0149999, 0.015, 0.125, 0.5, 0.995, 0.99999999, 1.0, None]
     (tmp_path / "page.js").write_text(re.search(r"<script>(.*)</script>", page_html(), re.S).group(1))
     (tmp_path / "run.js").write_text(_NODE)
-    (tmp_path / "cases.json").write_text(json.dumps({"outs": outs, "chances": chances}))
+    joint = json.loads(json.dumps(checks[JOINT][0]))
+    certain = json.loads(json.dumps(joint))
+    for entry in certain["attribute_disclosure"].values():
+        entry["risk"] = 1.0
+    certain["contacts"] = []
+    joints = [joint, certain]
+    for out in joints:
+        out.pop("plain")
+    (tmp_path / "cases.json").write_text(json.dumps({"outs": outs, "chances": chances, "joint": joints}))
     done = subprocess.run([node, str(tmp_path / "run.js"), str(tmp_path / "page.js"), str(tmp_path / "cases.json")],
                           capture_output=True, text=True, timeout=60, check=True)
     page = json.loads(done.stdout)
     assert page["words"] == [plain_words(o) for o in outs]
     assert page["text"] == [plain_text(o) for o in outs]
     assert page["chance"] == [chance(p) for p in chances]
+    assert page["joint"] == [joint_plain_words(o) for o in joints]
+    assert page["joint"][0] == checks[JOINT][0]["plain"]
+    assert "Someone could tell your disease for certain from these releases together." in " ".join(
+        page["joint"][1]["summary"])
     # the made-up cases say what they should
     assert page["words"][-6]["summary"][1] == ("The publisher counted no record protected among the 20 in this "
                                                "release, yet yours is: ask the publisher why.")

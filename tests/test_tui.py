@@ -941,7 +941,8 @@ async def test_several_releases_of_her_are_checked_together_in_the_tui_as_by_ver
         await settle(pilot)
         assert '"ward" version 2025, verified with the same key' in " ".join(shown(app, "#verification").split())
         together = " ".join(shown(app, "#together").split())
-        assert together.startswith("TOGETHER WITH 1 OTHER RELEASE: EXPOSED: " + expected["verdict"]["headline"])
+        assert together.startswith("TOGETHER WITH 1 OTHER RELEASE: EXPOSED: " + " ".join(expected["plain"]["summary"]))
+        assert f"{POLICY_WORDS} {expected['verdict']['headline']}" in " ".join(together.split())
         assert together.endswith(f"Each release alone: {tmp_path / '2026'} at risk; {tmp_path / '2025'} at risk")
         assert shown(app, "#verdict").startswith("AT RISK")  # the release open alone
         report = app.report_json()

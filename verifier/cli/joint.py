@@ -7,6 +7,7 @@ import json
 
 from verifier.frontend import ExitCode, UsageError, add_command, count, print_json
 from verifier.frontend.log_args import check_log_args, log_standing_of
+from verifier.releases.plain_words import POLICY_WORDS, plain_text
 from verifier.releases.policy import load_policy, policy_line
 from verifier.releases.record import read_record, refuse_record_on_command_line
 
@@ -85,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     for standing, entry in zip(standings or (), out["releases"]):
         print(f"  log of {entry['release']}: {standing.words()}")
     verdict = out["verdict"]
-    print(f"\n{verdict['level'].replace('_', ' ').upper()}: {verdict['headline']}")
+    print("\n" + plain_text(out))
+    print(f"\n{POLICY_WORDS}\n{verdict['headline']}")
     print("\n".join(verdict["lines"][1:]))
     print(policy_line(verdict["policy"]))
     return ExitCode.OK

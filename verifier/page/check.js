@@ -178,7 +178,10 @@
       if (out.reason) return { ...out, message: out.message.replace("FAIL: ", `FAIL: ${name}: `) };
       parts.push({ ...part, name });
     }
-    return { verified: true, ...pp.check_jointly(parts, policy, options) };
+    const out = { verified: true, ...pp.check_jointly(parts, policy, options) };
+    out.contacts = [...new Set(parts.map((p) => pp.signed_contact(p.predicate)).filter((c) => c !== null))];
+    out.plain = pp.joint_plain_words(out);
+    return out;
   };
 
   pp.release_check = async function release_check(release, record, policy, standing, options = {}) {

@@ -178,6 +178,62 @@
     return [ask, pp.RIGHTS, AGAIN];
   };
 
+  const attributeSentences = (entries, source, absent) => {
+    const lines = [];
+    for (const [name, entry] of Object.entries(entries || {})) {
+      const shown = pp.literal(name);
+      const prior = pp.chance(entry.prior);
+      const risk = entry.risk ?? null;
+      if (risk === null) continue;
+      if (risk >= CERTAIN) {
+        lines.push(`Someone could tell your ${shown} for certain from ${source}. Without ${absent}, they would ` +
+          `guess it right ${prior} of the time.`);
+      } else {
+        lines.push(`Someone could guess your ${shown} right ${pp.chance(risk)} of the time from ${source}. ` +
+          `Without ${absent}, they would guess it right ${prior} of the time.`);
+      }
+    }
+    return lines;
+  };
+
+  pp.joint_plain_words = function joint_plain_words(out) {
+    // Her joint check's plain words (verifier.releases.plain_words.joint_plain_words).
+    const level = out.verdict.level;
+    const releases = out.releases;
+    const alone = releases.filter((r) => r.level_alone === level);
+    const summary = [pp.LEVEL_SENTENCES[level]];
+    if (!alone.length && ["protected", "at_risk", "exposed"].includes(level)) {
+      summary.push(`Together, these ${releases.length} releases tell more about you than any one of them.`);
+    } else if (level !== "protected" && alone.length) {
+      summary.push(`One of them alone is enough for this: ${pp.literal(alone[0].release)}.`);
+    }
+    const p = out.p_joint ?? null;
+    if (p !== null) {
+      summary.push(fired(out, "p_value")
+        ? `Your record stands out: only ${pp.chance(p)} of random records come as close to your values in every release at once.`
+        : `Someone holding all of them could not tell your record from a record picked at random: ${pp.chance(p)} of random records come as close to your values in every release at once.`);
+    }
+    summary.push(...attributeSentences(out.attribute_disclosure, "these releases together", "them"));
+    const details = releases.map((r) => detail(`alone: ${pp.literal(r.release)}`, r.level_alone.replace("_", " "),
+      "Your level if this release were the only one.", r.level_alone === "protected" ? "good" : "bad"));
+    for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
+      if ((entry.risk ?? null) !== null) {
+        details.push(detail(`risk of ${pp.literal(name)}, together`, pp.number(entry.risk, true),
+          "How often someone holding every release would guess it right.", fired(out, "posterior", name) ? "bad" : "good"));
+      }
+    }
+    if (p !== null) {
+      details.push(detail("F_rand, together", pp.number(p), "The share of random records as close to yours in " +
+        "every release at once: near 0 means your record stands out.", fired(out, "p_value") ? "bad" : "good"));
+    }
+    const contacts = (out.contacts || []).filter((c) => c);
+    const steps = level === "protected" ? [] : [
+      contacts.length ? `Write to the publishers at ${contacts.map((c) => pp.literal(c)).join(", ")} and ask what they hold about you and ` +
+        "how they keep it safe." : "These releases name no contact. Ask whoever gave them to you who made them, and write to them.",
+      pp.RIGHTS, AGAIN];
+    return { summary, details, steps };
+  };
+
   pp.plain_words = function plain_words(out) {
     return { summary: pp.plain_summary(out), details: pp.plain_details(out), steps: pp.plain_steps(out) };
   };

@@ -222,7 +222,7 @@
     const box = $("verdict");
     box.replaceChildren();
     if (!out) return;
-    const words = out.plain || pp.plain_words(out);
+    const words = out.plain || (out.releases ? pp.joint_plain_words(out) : pp.plain_words(out));
     const add = (tag, text) => { const e = document.createElement(tag); e.textContent = text; box.append(e); return e; };
     box.append(pp.level_badge(out.verdict.level));
     add("p", words.summary.join(" ")).className = "summary";
@@ -266,6 +266,7 @@
     if (state.others.length) {
       const releases = [{ name: state.name, files: state.files }, ...state.others];
       const joint = await inWorker({ releases, publicKeyPem: state.pem, record, options: state.policy ? options : {} });
+      if (joint.verified && !joint.reason) showVerdict(joint);
       say("result", joint.verified && !joint.reason ? jointLines(joint).join("\n") : joint.message);
       return;
     }

@@ -30,6 +30,8 @@ from verifier.attacks.models import replacement_shares, rr_joint_record
 from verifier.releases.exposure import with_base_rate
 from verifier.releases.family import step_parameters
 from verifier.releases.policy import Policy, default_policy
+from verifier.releases.facts import signed_contact
+from verifier.releases.plain_words import joint_plain_words
 from verifier.releases.verdict import LEVELS, NO_PROOF, NOTICE, HerFigures, Verdict, policy_verdict
 from verifier.text import number, plural
 
@@ -263,7 +265,7 @@ class JointCheck:
 
     def to_json(self) -> dict[str, Any]:
         own = self.own_levels()
-        return {
+        out = {
             "releases": [{"release": c.prepared.release.path, "dataset_id": c.prepared.release.dataset_id,
                           "release_version": c.prepared.release.release_version,
                           "fingerprint": c.prepared.release.key.fingerprint, "level_alone": level,
@@ -277,7 +279,10 @@ class JointCheck:
             "random_method": None if self.match is None else self.match.method,
             "random_records": None if self.match is None else self.match.total,
             "verdict": self.verdict(own).to_json(),
+            "contacts": list(dict.fromkeys(c for c in map(signed_contact, (c.prepared.release for c in self.checks))
+                                           if c is not None)),
         }
+        return {**out, "plain": joint_plain_words(out)}
 
 
 def _joint_entry(checks: Sequence[Any], name: str, mine: str) -> dict[str, Any]:

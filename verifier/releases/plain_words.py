@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from verifier.attacks.disclosure import CERTAIN
 from verifier.text import literal, markdown, number
 
-__all__ = ["LEVEL_SENTENCES", "POLICY_WORDS", "RIGHTS", "chance", "grouped", "place_sentence", "plain_details", "plain_steps", "plain_markdown", "plain_summary",
+__all__ = ["LEVEL_SENTENCES", "POLICY_WORDS", "RIGHTS", "chance", "grouped", "joint_plain_words", "place_sentence", "plain_details", "plain_steps", "plain_markdown", "plain_summary",
            "plain_text", "plain_words"]
 
 #: the first sentence of each level
@@ -248,6 +248,61 @@ def plain_text(out: Mapping[str, Any]) -> str:
     parts.append("Details:\n" + "\n".join(f"- {d['figure']}: {d['value']} ({d['reading']}). {d['meaning']}"
                                           for d in words["details"]))
     return "\n\n".join(parts)
+
+
+def _attribute_sentences(entries: Mapping[str, Any], source: str, absent: str) -> list[str]:
+    """Per sensitive attribute, how often someone guesses her value right from ``source``, against ``absent``."""
+    lines = []
+    for name, entry in (entries or {}).items():
+        shown, prior, risk = literal(name), chance(entry.get("prior")), entry.get("risk")
+        if risk is None:
+            continue
+        if risk >= CERTAIN:
+            lines.append(f"Someone could tell your {shown} for certain from {source}. Without {absent}, they would "
+                         f"guess it right {prior} of the time.")
+        else:
+            lines.append(f"Someone could guess your {shown} right {chance(risk)} of the time from {source}. "
+                         f"Without {absent}, they would guess it right {prior} of the time.")
+    return lines
+
+
+def joint_plain_words(out: Mapping[str, Any]) -> dict[str, Any]:
+    """Her joint check's plain words (``verifier joint --json``'s object): her level, whether the releases together
+    or one alone decide it, what someone holding all of them could learn, then the details and the steps."""
+    level, releases = out["verdict"]["level"], out["releases"]
+    order = ("protected", "at_risk", "exposed")
+    alone = [r for r in releases if r["level_alone"] == level]
+    summary = [LEVEL_SENTENCES[level]]
+    if not alone and level in order:
+        summary.append(f"Together, these {len(releases)} releases tell more about you than any one of them.")
+    elif level != "protected" and alone:
+        summary.append(f"One of them alone is enough for this: {literal(alone[0]['release'])}.")
+    p = out.get("p_joint")
+    if p is not None:
+        summary.append(f"Your record stands out: only {chance(p)} of random records come as close to your values in "
+                       "every release at once." if _fired(out, "p_value") else
+                       f"Someone holding all of them could not tell your record from a record picked at random: "
+                       f"{chance(p)} of random records come as close to your values in every release at once.")
+    summary += _attribute_sentences(out.get("attribute_disclosure"), "these releases together", "them")
+    details = [_detail(f"alone: {literal(r['release'])}", r["level_alone"].replace("_", " "),
+                       "Your level if this release were the only one.",
+                       "good" if r["level_alone"] == "protected" else "bad") for r in releases]
+    for name, entry in (out.get("attribute_disclosure") or {}).items():
+        if entry.get("risk") is not None:
+            details.append(_detail(f"risk of {literal(name)}, together", number(entry["risk"], share=True),
+                                   "How often someone holding every release would guess it right.",
+                                   "bad" if _fired(out, "posterior", name) else "good"))
+    if p is not None:
+        details.append(_detail("F_rand, together", number(p), "The share of random records as close to yours in "
+                               "every release at once: near 0 means your record stands out.",
+                               "bad" if _fired(out, "p_value") else "good"))
+    contacts = [c for c in out.get("contacts") or [] if c]
+    steps = [] if level == "protected" else [
+        (f"Write to the publishers at {', '.join(literal(c) for c in contacts)} and ask what they hold about you and "
+         "how they keep it safe.") if contacts else
+        "These releases name no contact. Ask whoever gave them to you who made them, and write to them.",
+        RIGHTS, AGAIN]
+    return {"summary": summary, "details": details, "steps": steps}
 
 
 def plain_markdown(out: Mapping[str, Any]) -> list[str]:

@@ -149,14 +149,15 @@ class ResultsTab(VerticalScroll):
         if joint is None:
             widget.update("")
             return
-        own = joint.own_levels()
-        verdict = joint.verdict(own)
+        out = joint.to_json()
+        own, verdict, words = [r["level_alone"] for r in out["releases"]], out["verdict"], out["plain"]
         text = Text()
         text.append(f"TOGETHER WITH {plural(len(own) - 1, 'OTHER RELEASE')}: ", style="bold")
-        text.append(f"{verdict.level.replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict.level]}")
-        text.append(literal(verdict.headline), style="bold")
-        for line in verdict.lines[1:]:
-            text.append("\n" + literal(line))
+        text.append(f"{verdict['level'].replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict['level']]}")
+        text.append(words["summary"][0], style="bold")
+        text.append(" " + " ".join(words["summary"][1:]))
+        rest = plain_text(out).split("\n\n", 1)[1].split("\n")
+        text.append("\n\n" + "\n".join(map(literal, [*rest, "", POLICY_WORDS, *verdict["lines"]])))
         text.append("\n\nEach release alone: " + "; ".join(
             f"{literal(c.prepared.release.path)} {level.replace('_', ' ')}" for c, level in zip(joint.checks, own)))
         widget.update(text)
