@@ -980,8 +980,9 @@ async def test_an_m_invariant_release_s_counterfeits_are_told_in_the_tui(tmp_pat
     async with opened(tmp_path / "r2", tmp_path / "keys" / "public.pem", size=(120, 40),
                       record_path=str(tmp_path / "bob.json")) as (app, pilot):
         text = " ".join(shown(app, "#verdict").split())
-        assert text.startswith("EXPOSED: Your record is exposed. Someone who knows a few facts about you could "
-                               "find your record: no one else's record fits them."), text
+        assert text.startswith("EXPOSED: Your record is exposed. You are the only record exposed among the 5 in "
+                               "this release. Someone who knows a few facts about you could find your record: no "
+                               "one else's record fits them."), text
         assert (f"{POLICY_WORDS} You are the only person behind the released records consistent with your "
                 "quasi-identifiers (the others are counterfeit)") in text
         assert "Your group: 2 released records, 1 of them counterfeit: 1 person behind them;" in text
