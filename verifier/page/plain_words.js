@@ -83,25 +83,32 @@
       `${pp.grouped(count)} ${count === 1 ? "is" : "are"} ${words} like yours.`;
   };
 
+  const attributeSentences = (entries, source, absent) => {
+    const lines = [];
+    for (const [name, entry] of Object.entries(entries || {})) {
+      const shown = pp.literal(name);
+      const prior = pp.chance(entry.prior);
+      const risk = entry.risk ?? null;
+      if (risk === null) continue;
+      if (risk >= CERTAIN) {
+        lines.push(`Someone could tell your ${shown} for certain from ${source}. Without ${absent}, they would ` +
+          `guess it right ${prior} of the time.`);
+      } else {
+        lines.push(`Someone could guess your ${shown} right ${pp.chance(risk)} of the time from ${source}. ` +
+          `Without ${absent}, they would guess it right ${prior} of the time.`);
+      }
+    }
+    return lines;
+  };
+
   pp.plain_summary = function plain_summary(out) {
     const level = out.verdict.level;
     if (level === "not_verifiable") {
       return [pp.LEVEL_SENTENCES[level], "It may have been changed after it was signed, or a part of it is missing."];
     }
     const place = pp.place_sentence(out);
-    const lines = [pp.LEVEL_SENTENCES[level], ...(place ? [place] : []), ...identitySentences(out)];
-    for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
-      const shown = pp.literal(name);
-      const prior = pp.chance(entry.prior);
-      const risk = entry.risk ?? null;
-      if (risk !== null && risk >= CERTAIN) {
-        lines.push(`Someone could tell your ${shown} for certain from this release. Without it, they would ` +
-          `guess it right ${prior} of the time.`);
-      } else {
-        lines.push(`Someone could guess your ${shown} right ${pp.chance(risk)} of the time from this release. ` +
-          `Without it, they would guess it right ${prior} of the time.`);
-      }
-    }
+    const lines = [pp.LEVEL_SENTENCES[level], ...(place ? [place] : []), ...identitySentences(out),
+      ...attributeSentences(out.attribute_disclosure, "this release", "it")];
     if (out.claim_holds === false) lines.push("The publisher promised more protection than your record gets.");
     return lines;
   };
@@ -176,24 +183,6 @@
       ask = `Write to the publisher at ${pp.literal(contact)} and ask what they hold about you and how they keep it safe.`;
     } else ask = "This release names no contact. Ask whoever gave it to you who made it, and write to them.";
     return [ask, pp.RIGHTS, AGAIN];
-  };
-
-  const attributeSentences = (entries, source, absent) => {
-    const lines = [];
-    for (const [name, entry] of Object.entries(entries || {})) {
-      const shown = pp.literal(name);
-      const prior = pp.chance(entry.prior);
-      const risk = entry.risk ?? null;
-      if (risk === null) continue;
-      if (risk >= CERTAIN) {
-        lines.push(`Someone could tell your ${shown} for certain from ${source}. Without ${absent}, they would ` +
-          `guess it right ${prior} of the time.`);
-      } else {
-        lines.push(`Someone could guess your ${shown} right ${pp.chance(risk)} of the time from ${source}. ` +
-          `Without ${absent}, they would guess it right ${prior} of the time.`);
-      }
-    }
-    return lines;
   };
 
   pp.joint_plain_words = function joint_plain_words(out) {

@@ -124,22 +124,30 @@ def place_sentence(out: Mapping[str, Any]) -> str | None:
             f"{grouped(count)} {'is' if count == 1 else 'are'} {words} like yours.")
 
 
+def _attribute_sentences(entries: Mapping[str, Any], source: str, absent: str) -> list[str]:
+    """Per sensitive attribute, how often someone guesses her value right from ``source``, against ``absent``."""
+    lines = []
+    for name, entry in (entries or {}).items():
+        shown, prior, risk = literal(name), chance(entry.get("prior")), entry.get("risk")
+        if risk is None:
+            continue
+        if risk >= CERTAIN:
+            lines.append(f"Someone could tell your {shown} for certain from {source}. Without {absent}, they would "
+                         f"guess it right {prior} of the time.")
+        else:
+            lines.append(f"Someone could guess your {shown} right {chance(risk)} of the time from {source}. "
+                         f"Without {absent}, they would guess it right {prior} of the time.")
+    return lines
+
+
 def plain_summary(out: Mapping[str, Any]) -> list[str]:
     """Her level, then what someone could learn about her and how sure he would be, in plain sentences."""
     level = out["verdict"]["level"]
     if level == "not_verifiable":
         return [LEVEL_SENTENCES[level], "It may have been changed after it was signed, or a part of it is missing."]
     place = place_sentence(out)
-    lines = [LEVEL_SENTENCES[level], *([place] if place else []), *_identity_sentences(out)]
-    for name, entry in (out.get("attribute_disclosure") or {}).items():
-        shown, prior = literal(name), chance(entry.get("prior"))
-        risk = entry.get("risk")
-        if risk is not None and risk >= CERTAIN:
-            lines.append(f"Someone could tell your {shown} for certain from this release. Without it, they would "
-                         f"guess it right {prior} of the time.")
-        else:
-            lines.append(f"Someone could guess your {shown} right {chance(risk)} of the time from this release. "
-                         f"Without it, they would guess it right {prior} of the time.")
+    lines = [LEVEL_SENTENCES[level], *([place] if place else []), *_identity_sentences(out),
+             *_attribute_sentences(out.get("attribute_disclosure"), "this release", "it")]
     if out.get("claim_holds") is False:
         lines.append("The publisher promised more protection than your record gets.")
     return lines
@@ -248,22 +256,6 @@ def plain_text(out: Mapping[str, Any]) -> str:
     parts.append("Details:\n" + "\n".join(f"- {d['figure']}: {d['value']} ({d['reading']}). {d['meaning']}"
                                           for d in words["details"]))
     return "\n\n".join(parts)
-
-
-def _attribute_sentences(entries: Mapping[str, Any], source: str, absent: str) -> list[str]:
-    """Per sensitive attribute, how often someone guesses her value right from ``source``, against ``absent``."""
-    lines = []
-    for name, entry in (entries or {}).items():
-        shown, prior, risk = literal(name), chance(entry.get("prior")), entry.get("risk")
-        if risk is None:
-            continue
-        if risk >= CERTAIN:
-            lines.append(f"Someone could tell your {shown} for certain from {source}. Without {absent}, they would "
-                         f"guess it right {prior} of the time.")
-        else:
-            lines.append(f"Someone could guess your {shown} right {chance(risk)} of the time from {source}. "
-                         f"Without {absent}, they would guess it right {prior} of the time.")
-    return lines
 
 
 def joint_plain_words(out: Mapping[str, Any]) -> dict[str, Any]:
