@@ -78,9 +78,10 @@ def paper_release(root: Path, paper: Path) -> tuple[Path, dict[str, str]]:
 
 
 def check_in_page(driver, page: Path, release: Path, key: Path, record: dict[str, str], *,
-                  keyboard: bool = False) -> None:
+                  keyboard: bool = False, before_check=None) -> None:
     """Open the page, give it the release folder, the key file and her values, and press *Check my record* (with
-    ``keyboard``, Tab from the last field to the button, then Enter); returns when her result is shown."""
+    ``keyboard``, Tab from the last field to the button, then Enter); ``before_check(driver)`` runs just before
+    (another release of her, a policy); returns when her result is shown."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -97,6 +98,8 @@ def check_in_page(driver, page: Path, release: Path, key: Path, record: dict[str
             Select(element).select_by_value(value)
         else:
             element.send_keys(value)
+    if before_check is not None:
+        before_check(driver)
     button = driver.find_element(By.ID, "check")
     if keyboard:
         for _ in range(40):

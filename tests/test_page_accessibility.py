@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,3 +142,34 @@ def test_the_page_has_no_wcag_aa_violation_before_and_after_a_check(page):
     driver.execute_script("const i = document.createElement('img'); i.src = 'data:,'; document.body.append(i);")
     broken = _axe(driver)
     assert [v["id"] for v in broken["violations"]] == ["image-alt"], broken["violations"]
+
+
+def test_her_joint_check_in_the_page_opens_with_its_plain_words(page):
+    """With another release of her, the page's verdict is her joint one, in plain words first; its picture says
+    the guess is from these releases together."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from benchmarks.page_screens import check_in_page
+
+    driver, root, ward, patient, _ = page
+    other = root / "ward-k3"
+    if not other.exists():
+        subprocess.run([sys.executable, "-m", "publisher", "release", "--input", str(root / "ward.csv"), "--schema",
+                        str(root / "ward.json"), "--method", "sd_k_anonymity", "--param", "k=3", "--seed", "1",
+                        "--key", str(root / "keys" / "private.pem"), "--dataset-id", "ward-k3", "--out", str(other)],
+                       check=True, capture_output=True)
+
+    def with_other(d) -> None:  # the second release, once the first verified
+        d.find_element(By.ID, "other-folder").send_keys(str(other))
+        WebDriverWait(d, 30).until(lambda x: x.find_element(By.ID, "others-status").text.startswith("Checked together"))
+
+    driver.get((root / "check.html").as_uri())
+    check_in_page(driver, root / "check.html", ward, root / "keys" / "public.pem", patient, before_check=with_other)
+    verdict = driver.find_element(By.ID, "verdict")
+    level = verdict.find_element(By.CSS_SELECTOR, ".badge").text
+    summary = verdict.find_element(By.CSS_SELECTOR, ".summary").text
+    assert summary.startswith(f"Your record is {level.lower()}.") and "these releases together" in summary
+    label = verdict.find_element(By.TAG_NAME, "svg").get_attribute("aria-label")
+    assert "from these releases" in label and label.endswith("without them.")
+    assert driver.find_element(By.ID, "result").text.startswith(level + ": ")

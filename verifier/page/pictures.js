@@ -35,13 +35,15 @@
     return p;
   };
 
-  pp.guess_picture = function guess_picture(name, risk, prior) {
-    // Two bars out of 100%: how often someone using the release guesses her value right, and anyone without it.
+  pp.guess_picture = function guess_picture(name, risk, prior, together = false) {
+    // Two bars out of 100%: how often someone using the release (with together, all her releases) guesses her
+    // value right, and anyone without it.
     const shown = pp.literal(name);
-    const label = `Your ${shown}: guessed right ${pp.chance(risk)} of the time from this release, ${pp.chance(prior)} without it.`;
+    const source = together ? "these releases" : "this release";
+    const label = `Your ${shown}: guessed right ${pp.chance(risk)} of the time from ${source}, ${pp.chance(prior)} without ${together ? "them" : "it"}.`;
     const s = svg(360, 84, label);
     shape(s, "text", { x: 0, y: 14, fill: INK, "font-size": 14 }, `Your ${shown}, guessed right:`);
-    [["from this release", risk, BAR], ["without it", prior, BASE]].forEach(([words, p, colour], i) => {
+    [[`from ${source}`, risk, BAR], [together ? "without them" : "without it", prior, BASE]].forEach(([words, p, colour], i) => {
       const y = 26 + i * 28;
       shape(s, "text", { x: 0, y: y + 15, fill: INK, "font-size": 13 }, words);
       shape(s, "rect", { x: 120, y, width: 180, height: 20, fill: "#ffffff", stroke: INK });

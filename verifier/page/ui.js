@@ -227,7 +227,8 @@
     box.append(pp.level_badge(out.verdict.level));
     add("p", words.summary.join(" ")).className = "summary";
     for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
-      box.append(pp.guess_picture(name, entry.risk, entry.prior));
+      if (entry.risk === null || entry.risk === undefined) continue;
+      box.append(pp.guess_picture(name, entry.risk, entry.prior, Boolean(out.releases)));
       const n = out.model === "generalized" ? (entry.worst_class_rows ?? out.class_size) : null;
       if (n && entry.mode === "group") box.append(pp.group_picture(n, Math.round(entry.risk * n), name));
     }
