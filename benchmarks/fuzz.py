@@ -40,15 +40,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Fuzz", "main"]
+__all__ = ["NODE_PAGE", "Fuzz", "main"]
 
-_RUNNER = r"""
-const readline = require("readline");
+#: the page's script (its path the first argument) loaded in Node.js as the page loads it, without a document:
+#: ``pp`` is its namespace
+NODE_PAGE = r"""
 globalThis.window = globalThis;
 globalThis.addEventListener = () => {};
 globalThis.document = { addEventListener() {}, getElementById() { return null; }, querySelector() { return null; } };
 eval(require("fs").readFileSync(process.argv[2], "utf8"));
 const pp = globalThis.permutedPrivacy;
+"""
+
+_RUNNER = NODE_PAGE + r"""
+const readline = require("readline");
 const lines = readline.createInterface({ input: process.stdin });
 let queue = Promise.resolve();
 lines.on("line", (line) => {

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.fuzz import NODE_PAGE
 from conftest import PAPER, clinic
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
@@ -187,12 +188,7 @@ def test_a_chance_reads_as_a_whole_percentage_with_its_ends_kept():
         "unknown"]
 
 
-_NODE = r"""
-globalThis.window = globalThis;
-globalThis.addEventListener = () => {};
-globalThis.document = { addEventListener() {}, getElementById() { return null; }, querySelector() { return null; } };
-eval(require("fs").readFileSync(process.argv[2], "utf8"));
-const pp = globalThis.permutedPrivacy;
+_NODE = NODE_PAGE + r"""
 const cases = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
 process.stdout.write(JSON.stringify({ joint: cases.joint.map((o) => pp.joint_plain_words(o)),
   words: cases.outs.map((o) => pp.plain_words(o)),

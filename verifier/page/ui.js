@@ -222,7 +222,7 @@
     const box = $("verdict");
     box.replaceChildren();
     if (!out) return;
-    const words = out.plain || (out.releases ? pp.joint_plain_words(out) : pp.plain_words(out));
+    const words = out.plain;  // checkRecord and checkJointly both give it
     const add = (tag, text) => { const e = document.createElement(tag); e.textContent = text; box.append(e); return e; };
     box.append(pp.level_badge(out.verdict.level));
     add("p", words.summary.join(" ")).className = "summary";

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 from verifier.attacks.disclosure import CERTAIN
 from verifier.text import literal, markdown, number
 
-__all__ = ["LEVEL_SENTENCES", "POLICY_WORDS", "RIGHTS", "chance", "grouped", "joint_plain_words", "place_sentence", "plain_details", "plain_steps", "plain_markdown", "plain_summary",
+__all__ = ["LEVEL_SENTENCES", "POLICY_WORDS", "RIGHTS", "chance", "grouped", "joint_plain_words", "place_sentence", "plain_details", "plain_parts", "plain_steps", "plain_markdown", "plain_summary",
            "plain_text", "plain_words"]
 
 #: the first sentence of each level
@@ -245,9 +245,9 @@ def plain_words(out: Mapping[str, Any]) -> dict[str, Any]:
     return {"summary": plain_summary(out), "details": plain_details(out), "steps": plain_steps(out)}
 
 
-def plain_text(out: Mapping[str, Any]) -> str:
-    """Her check's plain words as the command line and the TUI print them: the level in capitals with the
-    summary, what she can do, then the details under their heading."""
+def plain_parts(out: Mapping[str, Any]) -> list[str]:
+    """Her check's plain words in paragraphs, as the command line and the TUI print them: the level in capitals
+    with the summary, what she can do (none when protected), then the details under their heading."""
     words = out.get("plain") or plain_words(out)
     level = out["verdict"]["level"].replace("_", " ").upper()
     parts = [f"{level}: " + " ".join(words["summary"])]
@@ -255,7 +255,12 @@ def plain_text(out: Mapping[str, Any]) -> str:
         parts.append("What you can do:\n" + "\n".join(f"- {s}" for s in words["steps"]))
     parts.append("Details:\n" + "\n".join(f"- {d['figure']}: {d['value']} ({d['reading']}). {d['meaning']}"
                                           for d in words["details"]))
-    return "\n\n".join(parts)
+    return parts
+
+
+def plain_text(out: Mapping[str, Any]) -> str:
+    """:func:`plain_parts` as one text, a blank line between paragraphs."""
+    return "\n\n".join(plain_parts(out))
 
 
 def joint_plain_words(out: Mapping[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from verifier.releases.group_check import GroupCheck
 from verifier.releases.joint import JointCheck
 from verifier.releases.subject import SubjectCheck
 from verifier.releases.policy import Policy
-from verifier.releases.plain_words import POLICY_WORDS, plain_text
+from verifier.releases.plain_words import POLICY_WORDS, plain_parts
 from verifier.releases.verdict import NO_PROOF
 from verifier.text import figure, literal, plural
 from verifier.tui.picture import VerdictPicture
@@ -150,28 +150,18 @@ class ResultsTab(VerticalScroll):
             widget.update("")
             return
         out = joint.to_json()
-        own, verdict, words = [r["level_alone"] for r in out["releases"]], out["verdict"], out["plain"]
+        own = [r["level_alone"] for r in out["releases"]]
         text = Text()
         text.append(f"TOGETHER WITH {plural(len(own) - 1, 'OTHER RELEASE')}: ", style="bold")
-        text.append(f"{verdict['level'].replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict['level']]}")
-        text.append(words["summary"][0], style="bold")
-        text.append(" " + " ".join(words["summary"][1:]))
-        rest = plain_text(out).split("\n\n", 1)[1].split("\n")
-        text.append("\n\n" + "\n".join(map(literal, [*rest, "", POLICY_WORDS, *verdict["lines"]])))
+        _plain_block(text, out)
         text.append("\n\nEach release alone: " + "; ".join(
             f"{literal(c.prepared.release.path)} {level.replace('_', ' ')}" for c, level in zip(joint.checks, own)))
         widget.update(text)
 
     def _write_verdict(self, out: dict, closing: str) -> None:
-        """Her verdict in plain words, the level coloured (bold, then green, yellow or red); what she can do; the
-        details; then the verdict policy's own sentences (:func:`verifier.releases.plain_words.plain_text`)."""
-        verdict, words = out["verdict"], out["plain"]
+        """Her verdict (:func:`_plain_block`), then ``closing``; her pictures above it."""
         text = Text()
-        text.append(f"{verdict['level'].replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict['level']]}")
-        text.append(words["summary"][0], style="bold")
-        text.append(" " + " ".join(words["summary"][1:]))
-        rest = plain_text(out).split("\n\n", 1)[1].split("\n")
-        text.append("\n\n" + "\n".join(map(literal, [*rest, "", POLICY_WORDS, *verdict["lines"]])))
+        _plain_block(text, out)
         text.append("\n\n" + closing)
         self.query_one("#verdict", Static).update(text)
         self.query_one("#picture", VerdictPicture).show(out)
@@ -239,6 +229,18 @@ class ResultsTab(VerticalScroll):
             rows.append([name, kinds[j], figure(check.spread_at_own[j]), figure(at_claimed), figure(claimed_v),
                          "-" if spread is None else figure(spread[j]), mine])
         fill_table(self.query_one("#variances", DataTable), header, rows)
+
+
+def _plain_block(text: Text, out: dict) -> None:
+    """Append her check's (or joint check's) plain words to ``text``: the level coloured (bold, then green, yellow
+    or red) with the summary, what she can do, the details (:func:`verifier.releases.plain_words.plain_parts`),
+    then the verdict policy's own sentences."""
+    verdict, words = out["verdict"], out["plain"]
+    text.append(f"{verdict['level'].replace('_', ' ').upper()}: ", style=f"bold {LEVEL_STYLES[verdict['level']]}")
+    text.append(words["summary"][0], style="bold")
+    text.append(" " + " ".join(words["summary"][1:]))
+    rest = "\n\n".join(plain_parts(out)[1:]).split("\n")
+    text.append("\n\n" + "\n".join(map(literal, [*rest, "", POLICY_WORDS, *verdict["lines"]])))
 
 
 def fill_table(table: DataTable, header: list[str], rows: list[list[str]]) -> None:
