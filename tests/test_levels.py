@@ -1,8 +1,9 @@
-"""Every subject's level under the policy, counted for the protector (issue 36, item 4).
+"""Every subject's level under the policy, counted for the protector (issues 36 and 51).
 
-The counting (one random-match distribution for every subject, one check per distinct record) is held to the
-plain way: each record checked on its own, with her own random-match test, exactly as `verifier check` runs it;
-on random tables with and without ties, ranked and generalized releases.
+The count (every record's figures in one pass, the policy applied in bulk) is held to the plain way: each
+record checked on its own, with her own random-match test, exactly as `verifier check` runs it; on random
+tables with and without ties, for a release of every family, under three policies. The bulk policy is also held
+to the one-record policy on random figures, NaNs, zeros and values on the thresholds included.
 """
 
 from __future__ import annotations
@@ -12,24 +13,24 @@ import pytest
 
 from conftest import write
 from publisher.cli import main as publisher
-from verifier.releases import levels as levels_module
 from verifier.releases.facts import open_release
-from verifier.releases.levels import record_levels
+from verifier.releases.level_arrays import LEVEL_CODES, FigureArrays, array_levels
+from verifier.releases.levels import every_level, record_levels
 from verifier.releases.policy import default_policy, parse_policy
 from verifier.releases.subject import check_record, prepare, random_match
+from verifier.releases.verdict import HerFigures, policy_verdict
 from verifier.data.tables import read_table
 
 
-def _plain(prepared, records, policy, chosen) -> tuple[dict, dict]:
-    counts, rules = {"exposed": 0, "at_risk": 0, "protected": 0}, {}
-    for record in records[chosen]:
+def _plain(prepared, records, policy) -> tuple[list[str], list[str | None]]:
+    levels, rules = [], []
+    for record in records:
         check = check_record(prepared, record)
         report = random_match(prepared, check, samples=2000) if prepared.ranks_apply else None
         verdict = check.verdict(report, policy)
-        counts[verdict.level] += 1
-        if verdict.rule:
-            rules[verdict.rule] = rules.get(verdict.rule, 0) + 1
-    return counts, rules
+        levels.append(verdict.level)
+        rules.append(verdict.rule)
+    return levels, rules
 
 
 STRICT = parse_policy(b'{"name": "strict", "version": 1, "rules": ['
@@ -37,43 +38,112 @@ STRICT = parse_policy(b'{"name": "strict", "version": 1, "rules": ['
                       b'{"id": "groups", "figure": "class_size", "below": 8, "level": "at_risk"},'
                       b'{"id": "p", "figure": "p_value", "below": 0.3, "level": "exposed"},'
                       b'{"id": "gain", "figure": "delta", "above": 0.1, "level": "at_risk"}]}', "strict.json")
+BROAD = parse_policy(b'{"name": "broad", "version": 3, "rules": ['
+                     b'{"id": "sure", "figure": "posterior", "at_least": 0.6, "level": "exposed"},'
+                     b'{"id": "rare", "figure": "prior", "at_most": 0.2, "level": "at_risk"},'
+                     b'{"id": "gain", "figure": "beta", "above": 0.3, "enhanced": true, "level": "exposed"},'
+                     b'{"id": "near", "figure": "distance", "at_most": 1, "level": "exposed"},'
+                     b'{"id": "few", "figure": "class_size", "at_most": 4, "level": "exposed"},'
+                     b'{"id": "odd", "figure": "delta", "at_least": 0.5, "level": "at_risk"},'
+                     b'{"id": "same", "figure": "unchanged", "level": "exposed"},'
+                     b'{"id": "none", "figure": "no_group", "level": "at_risk"},'
+                     b'{"id": "promise", "figure": "claim_broken", "level": "at_risk"},'
+                     b'{"id": "p", "figure": "p_value", "above": 0.5, "level": "at_risk"}]}', "broad.json")
+METHODS = {
+    "noise_then_reverse_mapping": ["--method", "additive_noise", "--param", "relative_sd=0.4", "--then",
+                                   "reverse_mapping"],
+    "rank_swapping": ["--method", "rank_swapping", "--param", "p=5"],
+    "microaggregation": ["--method", "microaggregation", "--param", "k=3"],
+    "sd_k_anonymity": ["--method", "sd_k_anonymity", "--param", "k=3"],
+    "randomized_response": ["--method", "randomized_response", "--param", "l=2", "--param", "scope=both"],
+    "random_attribute_replacement": ["--method", "random_attribute_replacement"],
+}
+
+
+def _table(tmp_path, tied: bool, n: int = 80):
+    rng = np.random.default_rng(51 + tied)
+    age = rng.integers(20, 26, n) if tied else np.round(rng.normal(40, 9, n), 1)
+    sex = rng.choice(["f", "m"], n)
+    region = rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])
+    income = rng.integers(1, 4, n) * 1000 if tied else np.round(rng.lognormal(10, 0.4, n))
+    sick = rng.choice(["flu", "cold", "hiv"], n, p=[0.5, 0.4, 0.1])
+    source = write(tmp_path / "x.csv", "age,sex,region,income,disease\n" + "".join(
+        f"{a},{x},{r},{b},{s}\n" for a, x, r, b, s in zip(age.tolist(), sex, region, income.tolist(), sick)))
+    schema = write(tmp_path / "s.json", '{"attributes": [{"name": "age", "kind": "numeric", "role": '
+                   '"quasi_identifier"}, {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": '
+                   '["f", "m"]}, {"name": "region", "kind": "nominal", "role": "quasi_identifier", "categories": '
+                   '["north", "south", "east"]}, {"name": "income", "kind": "numeric", "role": "sensitive"}, '
+                   '{"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["flu", "cold", '
+                   '"hiv"]}]}')
+    return source, schema
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    root = tmp_path_factory.mktemp("keys")
+    assert publisher(["keygen", "--out", str(root), "--unencrypted"]) == 0
+    return root
 
 
 @pytest.mark.parametrize("tied", [False, True])
-@pytest.mark.parametrize("method", [["--method", "additive_noise", "--param", "relative_sd=0.4", "--then",
-                                     "reverse_mapping"], ["--method", "sd_k_anonymity", "--param", "k=3"],
-                                    ["--method", "rank_swapping", "--param", "p=5"]])
-def test_the_counts_are_each_records_own_check(tmp_path, monkeypatch, tied, method):
-    rng = np.random.default_rng(36 + tied)
-    n = 90
-    age = rng.integers(20, 26, n) if tied else np.round(rng.normal(40, 9, n), 1)
-    income = rng.integers(1, 4, n) * 1000 if tied else np.round(rng.lognormal(10, 0.4, n))
-    sick = rng.choice(["flu", "cold", "hiv"], n, p=[0.5, 0.4, 0.1])
-    source = write(tmp_path / "x.csv", "age,income,disease\n" + "".join(
-        f"{a},{b},{s}\n" for a, b, s in zip(age.tolist(), income.tolist(), sick)))
-    schema = write(tmp_path / "s.json", '{"attributes": [{"name": "age", "kind": "numeric", "role": '
-                   '"quasi_identifier"}, {"name": "income", "kind": "numeric", "role": "quasi_identifier"}, '
-                   '{"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["flu", "cold", '
-                   '"hiv"]}]}')
-    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
-    assert publisher(["release", "--input", str(source), "--schema", str(schema), *method, "--seed", "4",
-                      "--samples", "500", "--allow-degenerate", "--key", str(tmp_path / "keys" / "private.pem"),
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_every_records_level_is_her_own_checks(tmp_path, keys, tied, method):
+    source, schema = _table(tmp_path, tied)
+    assert publisher(["release", "--input", str(source), "--schema", str(schema), *METHODS[method], "--seed", "4",
+                      "--samples", "500", "--allow-degenerate", "--key", str(keys / "private.pem"),
                       "--dataset-id", "t", "--out", str(tmp_path / "r")]) == 0
-    prepared = prepare(open_release(str(tmp_path / "r"), str(tmp_path / "keys" / "public.pem")))
+    prepared = prepare(open_release(str(tmp_path / "r"), str(keys / "public.pem")))
     records = read_table(str(source), prepared.schema).values
-    monkeypatch.setattr(levels_module, "MOST_CHECKED", 60)
-    chosen = levels_module._which(records)
-    distinct = np.unique(records, axis=0).shape[0]
-    # more distinct records than checked: a draw of 60 of the 90, as at census size; else every record
-    assert chosen.size == (60 if distinct > 60 else n) and np.unique(chosen).size == chosen.size
-    assert tied or chosen.size == 60
-    for policy in (default_policy(), STRICT):
-        fast = record_levels(prepared, records, policy, samples=2000)
-        counts, rules = _plain(prepared, records, policy, chosen)
-        assert fast.counts == counts and fast.by_rule == rules and (fast.records, fast.checked) == (n, chosen.size)
-        assert sum(fast.counts.values()) == chosen.size
-    if not tied and method[1] != "sd_k_anonymity":  # every level holds records here: the counts can tell them apart
-        assert all(c > 0 for c in fast.counts.values()), fast.counts
+    seen = set()
+    for policy in (default_policy(), STRICT, BROAD):
+        level, rule_at = every_level(prepared, records, policy, samples=2000)
+        levels, rules = _plain(prepared, records, policy)
+        assert [LEVEL_CODES[c] for c in level.tolist()] == levels
+        assert [None if i < 0 else policy.rules[i].id for i in rule_at.tolist()] == rules
+        counted = record_levels(prepared, records, policy, samples=2000)
+        assert (counted.records, counted.checked) == (80, 80) and sum(counted.counts.values()) == 80
+        assert counted.counts == {k: levels.count(k) for k in ("exposed", "at_risk", "protected")}
+        seen |= set(levels)
+    assert len(seen) >= 2, seen  # the tables tell levels apart: a count that says one level for all proves little
+
+
+def _random_figures(rng, n: int, ranked: bool) -> FigureArrays:
+    def pick(values, nan_share=0.1):
+        out = rng.choice(np.asarray(values, dtype=np.float64), n)
+        out[rng.random(n) < nan_share] = np.nan
+        return out
+
+    shares = [0.0, 0.05, 0.2, 0.25, 0.5, 0.6, 0.99, 1.0, 1 / 3, np.exp(-1.0)]
+    sensitive = {name: (np.nan_to_num(pick(shares), nan=0.0), np.nan_to_num(pick(shares), nan=0.0))
+                 for name in ("a", "b")}
+    broken = rng.random(n) < 0.2
+    if ranked:
+        return FigureArrays(n, sensitive, broken, distance=rng.integers(0, 4, n),
+                            p_value=pick([0.0, 0.009, 0.01, 0.3, 0.5, 0.51, 1.0]), unchanged=rng.random(n) < 0.1)
+    return FigureArrays(n, sensitive, broken, class_size=rng.integers(0, 7, n))
+
+
+@pytest.mark.parametrize("ranked", [True, False])
+def test_the_bulk_policy_is_the_one_record_policy(ranked):
+    rng = np.random.default_rng(7 + ranked)
+    n = 400
+    figures = _random_figures(rng, n, ranked)
+    for policy in (default_policy(), STRICT, BROAD):
+        level, rule_at = array_levels(policy, figures)
+        for r in range(n):
+            p = None if not ranked or np.isnan(figures.p_value[r]) else float(figures.p_value[r])
+            her = HerFigures({k: {"risk": float(v[0][r]), "prior": float(v[1][r]),
+                                  "beta": None if v[1][r] <= 0 else (float(v[0][r]) - float(v[1][r])) / float(v[1][r]),
+                                  "delta": None if v[1][r] <= 0 or v[0][r] <= 0 else
+                                  abs(np.log(float(v[0][r]) / float(v[1][r])).item())}
+                              for k, v in figures.sensitive.items()},
+                             class_size=None if ranked else int(figures.class_size[r]),
+                             distance=int(figures.distance[r]) if ranked else None, p_value=p,
+                             unchanged=bool(ranked and figures.unchanged[r]),
+                             broken=("broken",) if figures.broken[r] else ())
+            verdict = policy_verdict(policy, her)
+            assert LEVEL_CODES[level[r]] == verdict.level, (policy.name, r)
+            assert (None if rule_at[r] < 0 else policy.rules[rule_at[r]].id) == verdict.rule, (policy.name, r)
 
 
 SAMPLE = __import__("pathlib").Path(__file__).resolve().parents[1] / "experiments" / "data" / "adult_sample_3000.csv"

@@ -35,7 +35,7 @@ from verifier.data.tables import format_rows
 from verifier.data.tuple_codes import tuple_codes
 from verifier.errors import InvalidInputError
 
-__all__ = ["leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
+__all__ = ["her_value", "leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
 
 WILDCARD = "*"
 
@@ -309,7 +309,8 @@ def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = No
             "attribute_disclosure": risks}
 
 
-def _her_value(attr: Attribute, key: float) -> str | float:
+def her_value(attr: Attribute, key: float) -> str | float:
+    """A subject's value of ``attr`` from its rank key: the number, or the category's text."""
     if attr.kind == "numeric":
         return float(key)
     return (attr.categories or ())[int(key)]
@@ -343,7 +344,7 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
     names = published.schema.names
     inside = np.ones(published.n_records, dtype=bool)
     for a in published.quasi_identifiers:
-        mine = _her_value(a, record[names.index(a.name)])
+        mine = her_value(a, record[names.index(a.name)])
         distinct, where = published.distinct_cells(a.name)
         inside &= np.fromiter((c.contains(mine) for c in distinct), dtype=bool, count=len(distinct))[where]
     rows = np.flatnonzero(inside)
@@ -351,7 +352,7 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
     out: dict[str, Any] = {"class_size": int(rows.size), "rows": (rows + 1).tolist(), "classes": possible.count,
                            "smallest_class": possible.smallest, "possible": possible, "attribute_disclosure": {}}
     for s in published.sensitive:
-        mine = str(_her_value(s, record[names.index(s.name)]))
+        mine = str(her_value(s, record[names.index(s.name)]))
         shares = _shares(published.cells[s.name], rows)
         distinct, where = published.distinct_cells(s.name)
         row_share = np.array([1.0 / len(c.values) if c.values and mine in c.values else 0.0 for c in distinct],

@@ -28,11 +28,12 @@ import numpy as np
 from verifier.attacks.composition import joint_rr_risk
 from verifier.attacks.disclosure import CERTAIN, estimate_distribution, rr_risk
 from verifier.attacks.sampling_error import CONFIDENCE, rr_sampling_error
-from verifier.attacks.replacement import replacement_claims, replacement_likelihood, replacement_risk, value_masses
+from verifier.attacks.replacement import (distinct_release, replacement_claims, replacement_likelihood, replacement_risk,
+                                         value_masses)
 from verifier.data.schema import Schema
 
-__all__ = ["rr_model", "rr_claims", "rr_record", "rr_joint_record", "replacement_model",
-           "replacement_release_claims", "replacement_record", "replacement_shares"]
+__all__ = ["rr_model", "rr_claims", "rr_record", "rr_records", "rr_joint_record", "replacement_model",
+           "replacement_release_claims", "replacement_record", "replacement_records", "replacement_shares"]
 
 
 def rr_model(schema: Schema, keep: Mapping[str, float]) -> tuple[list[int], int | None, list[float]]:
@@ -111,6 +112,23 @@ def rr_record(y: np.ndarray, schema: Schema, keep: Mapping[str, float], record: 
                                         "confidence": CONFIDENCE}}
 
 
+def rr_records(y: np.ndarray, schema: Schema, keep: Mapping[str, float], records: np.ndarray) -> dict[str, Any]:
+    """:func:`rr_record`'s ``risk`` and ``sampling_error`` for every record at once (arrays), the same floats: the
+    risk is read from one table of Result 1, the error computed once per distinct cell."""
+    qi, s, ps = rr_model(schema, keep)
+    if s is None:
+        return {}
+    cols = [*qi, s]
+    cells = np.asarray(records[:, cols], dtype=np.float64).astype(np.int64)
+    risk = rr_risk(_estimate(y, schema, cols, ps), ps[:-1], ps[-1])[tuple(cells.T)].astype(np.float64)
+    lam = _frequencies(y, schema, cols)
+    distinct, inverse = np.unique(cells, axis=0, return_inverse=True)
+    errors = np.array([rr_sampling_error(lam, ps, tuple(row), int(y.shape[0])) for row in distinct.tolist()],
+                      dtype=np.float64)
+    return {schema.attributes[s].name: {"mode": "randomized_response", "risk": risk,
+                                        "sampling_error": errors[inverse.ravel()] if distinct.size else risk * 0}}
+
+
 def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Mapping[str, float]],
                     record: np.ndarray) -> dict[str, Any]:
     """Her risk when the intruder links her in several randomized-response releases of the same records
@@ -156,12 +174,40 @@ def replacement_release_claims(x: np.ndarray, y: np.ndarray, schema: Schema, par
 
 def replacement_record(y: np.ndarray, schema: Schema, params: Mapping[str, Any], record: np.ndarray) -> dict[str, Any]:
     """Her posterior risk per sensitive attribute, from the release and the published parameters."""
-    cols, p, k = replacement_model(schema, params)
+    every = replacement_records(y, schema, params, np.asarray(record, dtype=np.float64)[None])
     out = {}
+    for name, entry in every.items():
+        guess = float(entry["best_guess"][0])
+        out[name] = {"mode": "random_replacement", "risk": float(entry["risk"][0]),
+                     "candidates": int(entry["candidates"][0]), "best_guess": None if np.isnan(guess) else guess}
+    return out
+
+
+def replacement_records(y: np.ndarray, schema: Schema, params: Mapping[str, Any],
+                        records: np.ndarray) -> dict[str, dict[str, Any]]:
+    """Every record's posterior per sensitive attribute (arrays of ``risk``, ``candidates`` and ``best_guess``,
+    NaN where there is none), weighed against the release's distinct rows with their counts, as the claims are
+    (:func:`~verifier.attacks.replacement.replacement_claims`): records with the same quasi-identifiers and
+    value are one computation, and one record's figure is :func:`replacement_record`'s to the last bit."""
+    cols, p, k = replacement_model(schema, params)
+    out: dict[str, dict[str, Any]] = {}
+    if not cols:
+        return out
     for s, attr in enumerate(schema.attributes):
-        if attr.role == "sensitive" and cols:
-            out[attr.name] = {"mode": "random_replacement",
-                              **replacement_risk(record[cols], record[s], y[:, cols], y[:, s], p, k)}
+        if attr.role != "sensitive":
+            continue
+        rows, weights, F = distinct_release(y[:, cols], y[:, s])
+        keys = np.column_stack([records[:, cols], records[:, s]]).astype(np.float64) + 0.0
+        distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+        found = [replacement_risk(row[:-1], row[-1], rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights)
+                 for row in distinct]
+        pick = inverse.ravel()
+        out[attr.name] = {
+            "mode": "random_replacement",
+            "risk": np.array([f["risk"] for f in found], dtype=np.float64)[pick],
+            "candidates": np.array([f["candidates"] for f in found], dtype=np.int64)[pick],
+            "best_guess": np.array([np.nan if f["best_guess"] is None else f["best_guess"] for f in found],
+                                   dtype=np.float64)[pick]}
     return out
 
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from verifier.attacks.disclosure import CERTAIN
 
-__all__ = ["replacement_likelihood", "replacement_risk", "replacement_claims", "value_masses"]
+__all__ = ["distinct_release", "replacement_likelihood", "replacement_risk", "replacement_claims", "value_masses"]
 
 
 def _frequencies(released: np.ndarray) -> list[dict[float, float]]:
@@ -55,6 +55,14 @@ def _published_frequencies(released: np.ndarray, frequencies: list[dict[float, f
         values, inverse = np.unique(released[:, j], return_inverse=True)
         F[:, j] = np.array([frequencies[j].get(float(v), 0.0) for v in values])[inverse.ravel()]
     return F
+
+
+def distinct_release(released_qi: np.ndarray, released_s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The release as its distinct ``(q', s)`` rows, their counts, and ``F`` of their quasi-identifiers: every
+    subject is weighed against these (her check and every record's count alike, so their figures are equal)."""
+    released_qi = np.asarray(released_qi, dtype=np.float64)
+    rows, weights = np.unique(np.column_stack([released_qi, released_s]) + 0.0, axis=0, return_counts=True)
+    return rows, weights, _published_frequencies(rows[:, :-1], _frequencies(released_qi))
 
 
 def replacement_likelihood(q: np.ndarray, released: np.ndarray, p: Sequence[float], k: int,
@@ -120,11 +128,7 @@ def replacement_claims(original_qi: np.ndarray, original_s: np.ndarray, released
     Records with the same quasi-identifiers and sensitive value have the same
     risk, so each distinct combination is computed once.
     """
-    released_qi = np.asarray(released_qi, dtype=np.float64)
-    freq = _frequencies(released_qi)
-    # the release as its distinct (q', s) rows with their counts: every subject is weighed against these
-    rows, weights = np.unique(np.column_stack([released_qi, released_s]) + 0.0, axis=0, return_counts=True)
-    F = _published_frequencies(rows[:, :-1], freq)
+    rows, weights, F = distinct_release(released_qi, released_s)
     keys = np.column_stack([original_qi, original_s]).astype(np.float64) + 0.0
     distinct, counts = np.unique(keys, axis=0, return_counts=True)
     risks = np.empty(len(distinct))

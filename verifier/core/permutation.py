@@ -48,6 +48,7 @@ __all__ = [
     "RecordDistance",
     "SingleRecord",
     "SpaceRecord",
+    "record_spread",
     "PermutedPrivacyReport",
     "DVPrivacyResult",
     "compute_record_distance",
@@ -337,11 +338,17 @@ class SpaceRecord:
 
     def spread_at(self, d: int) -> np.ndarray:
         """``var_j(x, d)`` for every attribute, as :meth:`SingleRecord.spread_at`."""
-        lo, hi = _window(self._space, self.result.query_lo[None], self.result.query_hi[None], int(d))
-        out = np.empty(len(self._space.columns))
-        for j, col in enumerate(self._space.columns):
-            out[j] = _single_spread(col.sorted[lo[0, j] : hi[0, j] + 1], self._space.kinds[j])
-        return out
+        return record_spread(self._space, self.result.query_lo, self.result.query_hi, d)
+
+
+def record_spread(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d: int) -> np.ndarray:
+    """``var_j(x, d)`` of one record's query blocks ``qlo``, ``qhi`` (``(m,)``), each window measured on its own:
+    a subject's figure, which the bulk :func:`window_spreads` meets to within a few ulps."""
+    lo, hi = _window(space, np.asarray(qlo)[None], np.asarray(qhi)[None], int(d))
+    out = np.empty(len(space.columns))
+    for j, col in enumerate(space.columns):
+        out[j] = _single_spread(col.sorted[lo[0, j] : hi[0, j] + 1], space.kinds[j])
+    return out
 
 
 def _single_query_block(v: np.ndarray, x: float) -> tuple[int, int]:

@@ -29,12 +29,14 @@ import numpy as np
 from verifier.attacks.class_models import class_model_violations
 from verifier.attacks.classes import value_shares
 from verifier.attacks.disclosure import record_disclosure
-from verifier.attacks.models import replacement_record, rr_record
+from verifier.attacks.candidate_sets import candidate_risks, value_shares_of
+from verifier.attacks.models import replacement_record, replacement_records, rr_record, rr_records
 from verifier.data.schema import Schema
 from verifier.releases.family import family_of, step_parameters
 from verifier.text import number
 
-__all__ = ["base_rate", "base_rates", "class_models", "class_model_lines", "her_disclosure", "with_base_rate"]
+__all__ = ["base_rate", "base_rates", "class_models", "class_model_lines", "every_disclosure", "her_disclosure",
+           "with_base_rate"]
 
 
 def with_base_rate(entry: dict[str, Any], prior: float) -> dict[str, Any]:
@@ -56,21 +58,47 @@ def base_rate(values: np.ndarray, record: np.ndarray, s: int, tolerance: float |
     return int(np.count_nonzero(hit)) / column.size
 
 
-def her_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema, record: np.ndarray) -> dict[str, Any]:
-    """Per sensitive attribute: ``mode``, ``risk``, ``candidates`` and ``best_guess`` (a category position or a value)."""
-    out = record_disclosure(values, schema, record)
+def _model(methods: list[dict[str, Any]]) -> tuple[str | None, dict[str, Any]]:
+    """The randomizing model whose risk replaces the candidates' share, with its published parameters: randomized
+    response's keep probabilities, random replacement's step; None for every other release."""
     family = family_of(methods)
     if family == "randomized_response":
         keep = (step_parameters(methods, "randomized_response") or {}).get("keep_probabilities")
         if isinstance(keep, dict):
-            out.update(rr_record(values, schema, {str(k): float(v) for k, v in keep.items()}, record))
+            return family, {str(k): float(v) for k, v in keep.items()}
     elif family == "random_replacement":
-        out.update(replacement_record(values, schema, step_parameters(methods, "random_attribute_replacement") or {},
-                                      record))
+        return family, step_parameters(methods, "random_attribute_replacement") or {}
+    return None, {}
+
+
+def her_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema, record: np.ndarray) -> dict[str, Any]:
+    """Per sensitive attribute: ``mode``, ``risk``, ``candidates`` and ``best_guess`` (a category position or a value)."""
+    out = record_disclosure(values, schema, record)
+    model, params = _model(methods)
+    if model is not None:
+        out.update((rr_record if model == "randomized_response" else replacement_record)(values, schema, params, record))
     for name, entry in out.items():  # the same event as the risk's: within its tolerance where it has one
         out[name] = with_base_rate(entry, base_rate(values, record, schema.names.index(name),
                                                     entry.get("tolerance")))
     return out
+
+
+def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema,
+                     records: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+    """:func:`her_disclosure` for every row of ``records`` at once: per sensitive attribute, arrays of ``risk``,
+    ``prior`` and ``sampling_error`` (0 for a risk computed exactly), each record's to the last bit."""
+    out = candidate_risks(values, schema, records)
+    model, params = _model(methods)
+    if model is not None:
+        out.update((rr_records if model == "randomized_response" else replacement_records)(values, schema, params,
+                                                                                           records))
+    every = {}
+    for name, entry in out.items():
+        s = schema.names.index(name)
+        risk = np.asarray(entry["risk"], dtype=np.float64)
+        every[name] = {"risk": risk, "prior": value_shares_of(values[:, s], records[:, s], entry.get("tolerance")),
+                       "sampling_error": np.asarray(entry.get("sampling_error", np.zeros(risk.shape)), np.float64)}
+    return every
 
 
 def base_rates(release: Any) -> dict[str, dict[str, Any]]:

@@ -1,35 +1,40 @@
-"""Every subject's level under a verdict policy, as her own check gives it (issue 36, item 4).
+"""Every subject's level under a verdict policy, as her own check gives it (issues 36 and 51).
 
 The protector sees, before she publishes, how many of her records each level
-holds: "exposed 0, at risk 412 (13.7%), protected 2,588". Each original
-record is checked exactly as ``verifier check`` checks it (the same
-:func:`~verifier.releases.subject.check_record`, the same verdict), with the
-random-match test at the CLI's defaults. That test's distribution depends on
-the release alone, so one serves every subject
-(:func:`~verifier.attacks.intruder.subject_report`); records with the same
-values are one check.
+holds: "exposed 0, at risk 412 (13.7%), protected 2,588". Every original
+record is counted, at any size: her figures are computed for all records at
+once (:func:`~verifier.releases.record_figures.ranked_figures`, one search of
+the rank index; :func:`~verifier.releases.class_figures.class_figures`, one
+pass per set of candidates), and the policy applied to them in bulk
+(:func:`~verifier.releases.level_arrays.array_levels`). Each record's level
+is the level ``verifier check`` gives her, with the random-match test at the
+CLI's defaults; ``tests/test_levels.py`` holds the two to each other on
+random tables of every release family, with and without ties. The manifest
+signs the counts (``claims.policy_levels``: exposed + at risk + protected =
+records) and the audit recomputes them.
 
-Where a table has more distinct records than :data:`MOST_CHECKED`, that many
-records are drawn uniformly with a public seed, and the counts are over
-them (``checked`` of ``records``): an auditor with the original draws the
-same ones. Otherwise every record is counted. The manifest signs the counts (``claims.policy_levels``) and the
-audit recomputes them.
+The joint figures of people released before
+(:mod:`verifier.releases.composition`) still check at most
+:data:`MOST_CHECKED` people, drawn with :func:`public_draw`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from verifier.attacks.intruder import ALPHA, SAMPLES, random_match_distribution, subject_report
+from verifier.attacks.intruder import ALPHA, SAMPLES, random_match_distribution
+from verifier.releases.class_figures import class_figures
+from verifier.releases.level_arrays import LEVEL_CODES, array_levels
 from verifier.releases.policy import Policy
-from verifier.releases.subject import Prepared, check_record
+from verifier.releases.record_figures import ranked_figures
+from verifier.releases.subject import Prepared
 
-__all__ = ["MOST_CHECKED", "Levels", "public_draw", "record_levels"]
+__all__ = ["MOST_CHECKED", "Levels", "every_level", "public_draw", "record_levels"]
 
-#: distinct records checked at the most; beyond, a uniform draw of this many records with a public seed
+#: people checked at the most in the joint figures of people released before; beyond, a public draw of this many
 MOST_CHECKED = 200
 #: the public seed of that draw, and of the random-match test (the CLI's default)
 SEED = 0
@@ -54,43 +59,33 @@ class Levels:
                 "by_rule": dict(sorted(self.by_rule.items()))}
 
 
-def _which(records: np.ndarray) -> np.ndarray:
-    """The records checked: all of them when they hold at most :data:`MOST_CHECKED` distinct ones, else a
-    uniform draw of that many records with the public seed."""
-    n = records.shape[0]
-    if n <= MOST_CHECKED or np.unique(records, axis=0).shape[0] <= MOST_CHECKED:
-        return np.arange(n)
-    return public_draw(n)
-
-
 def public_draw(n: int) -> np.ndarray:
-    """:data:`MOST_CHECKED` of ``n`` positions drawn uniformly with the public seed, ascending: the records a
-    protector's count checks, and an auditor with the originals draws the same."""
+    """:data:`MOST_CHECKED` of ``n`` positions drawn uniformly with the public seed, ascending: the people released
+    before whom the joint count checks, and an auditor with the originals draws the same."""
     return np.sort(np.random.default_rng(SEED).choice(n, size=MOST_CHECKED, replace=False))
 
 
-def record_levels(prepared: Prepared, records: np.ndarray, policy: Policy, *, alpha: float = ALPHA,
-                  samples: int = SAMPLES, progress: Callable[[int, int], None] | None = None) -> Levels:
-    """Each of ``records`` (rank keys in schema order, one row a subject) checked as her own check does."""
+def every_level(prepared: Prepared, records: np.ndarray, policy: Policy, *, alpha: float = ALPHA,
+                samples: int = SAMPLES) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``records`` (rank keys in schema order, one row a subject): her level (a code into
+    :data:`~verifier.releases.level_arrays.LEVEL_CODES`) and the index in ``policy.rules`` of the rule that
+    decided it (-1: protected)."""
     records = np.asarray(records, dtype=np.float64)
-    chosen = records[_which(records)]
-    distinct, inverse = (np.unique(chosen, axis=0, return_inverse=True) if chosen.shape[0]
-                         else (chosen, np.zeros(0, dtype=np.int64)))
-    random = (random_match_distribution(prepared.space, samples=samples, random_state=SEED)
-              if prepared.ranks_apply and distinct.shape[0] else None)
-    levels, rules = [], []
-    for i, record in enumerate(distinct):
-        check = check_record(prepared, record, whole_space=prepared.ranks_apply)
-        report = subject_report(random, check.result, alpha) if random is not None else None
-        verdict = check.verdict(report, policy)
-        levels.append(verdict.level)
-        rules.append(verdict.rule)
-        if progress is not None:
-            progress(i + 1, distinct.shape[0])
-    counts = {"exposed": 0, "at_risk": 0, "protected": 0}
-    by_rule: dict[str, int] = {}
-    for k in np.asarray(inverse).ravel():
-        counts[levels[k]] += 1
-        if rules[k] is not None:
-            by_rule[rules[k]] = by_rule.get(rules[k], 0) + 1
-    return Levels(policy.to_json(), int(records.shape[0]), int(chosen.shape[0]), counts, by_rule)
+    if prepared.ranks_apply:
+        random = (random_match_distribution(prepared.space, samples=samples, random_state=SEED)
+                  if records.shape[0] else None)
+        figures = ranked_figures(prepared, records, random, alpha)
+    else:
+        figures = class_figures(prepared, records)
+    return array_levels(policy, figures)
+
+
+def record_levels(prepared: Prepared, records: np.ndarray, policy: Policy, *, alpha: float = ALPHA,
+                  samples: int = SAMPLES) -> Levels:
+    """How many of ``records`` each level holds, and which rule decided how many: every record counted."""
+    level, rule_at = every_level(prepared, records, policy, alpha=alpha, samples=samples)
+    counts = {name: int(np.count_nonzero(level == code)) for code, name in enumerate(LEVEL_CODES)}
+    decided = np.bincount(rule_at[rule_at >= 0], minlength=len(policy.rules))
+    by_rule = {policy.rules[i].id: int(c) for i, c in enumerate(decided.tolist()) if c}
+    n = int(level.size)
+    return Levels(policy.to_json(), n, n, {k: counts[k] for k in ("exposed", "at_risk", "protected")}, by_rule)

@@ -42,7 +42,7 @@ from verifier.releases.verification import ReleaseError, VerifiedRelease
 from verifier.data.formula_cells import FormulaCells, formula_cells_in_keys, formula_cells_in_text
 from verifier.data.schema import Schema
 
-__all__ = ["Prepared", "prepare", "SubjectCheck", "check_record", "random_match"]
+__all__ = ["Prepared", "prepare", "claimed_dv", "SubjectCheck", "check_record", "random_match"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +100,8 @@ def prepare(release: VerifiedRelease) -> Prepared:
     return Prepared(release, table.schema, table.values, list(table.kinds))
 
 
-def _claimed(release: VerifiedRelease) -> tuple[int | None, list[float] | None]:
+def claimed_dv(release: VerifiedRelease) -> tuple[int | None, list[float] | None]:
+    """The publisher's claimed (D, v) of permuted privacy, each None where the manifest gives none usable."""
     pp = (release.claims or {}).get("permuted_privacy") or {}
     d, v = pp.get("distance"), pp.get("variances")
     d = d if isinstance(d, int) and not isinstance(d, bool) and d >= 0 else None
@@ -311,7 +312,7 @@ def check_record(prepared: Prepared, record: np.ndarray, *, whole_space: bool = 
         return check_group(prepared, record)
     view: SingleRecord | SpaceRecord = (SpaceRecord(prepared.space, record) if whole_space
                                         else SingleRecord(prepared.values, prepared.kinds, record))
-    d, v = _claimed(prepared.release)
+    d, v = claimed_dv(prepared.release)
     at_claimed = view.spread_at(d) if d is not None else None
     disclosure = her_disclosure(prepared.release.methods, prepared.values, prepared.schema, record)
     return SubjectCheck(prepared, record, view, d, v, at_claimed, disclosure)

@@ -40,7 +40,7 @@ from verifier.attacks.disclosure import CERTAIN
 from verifier.releases.policy import OPERATORS, Policy, Rule
 from verifier.text import figure, literal, number, plural
 
-__all__ = ["LEVELS", "NOTICE", "NO_PROOF", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line",
+__all__ = ["LEVELS", "NOTICE", "NO_PROOF", "SLACK", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line",
            "disclosure_breaches", "disclosure_line", "not_verifiable", "policy_findings", "policy_verdict",
            "target_breaches", "within_error_lines"]
 
@@ -52,7 +52,7 @@ UNWITNESSED, NOTICE = "unwitnessed", "notice"
 NO_PROOF = ("This release was checked without a log proof: it is what its publisher signed, but nothing shows it "
             "is the release everyone else is shown (give its proof and your log policy).")
 #: a risk may exceed a claim by rounding alone
-_SLACK = 1e-9
+SLACK = 1e-9
 #: the entry of a sensitive attribute that holds each per-attribute figure
 _ENTRY = {"posterior": "risk", "prior": "prior", "beta": "beta", "delta": "delta"}
 
@@ -295,7 +295,7 @@ def target_breaches(targets: Mapping[str, Any] | None, *, risks: Mapping[str, Ma
     out = []
     for name, bound in (targets.get("max_attribute_risk") or {}).items():
         risk = _number((risks.get(name) or {}).get("risk"))
-        if risk is not None and risk - _margin(risks.get(name)) > float(bound) + _SLACK:
+        if risk is not None and risk - _margin(risks.get(name)) > float(bound) + SLACK:
             out.append(f"The publisher promised no {literal(name)} guessed with probability above {number(bound)}; "
                        f"yours is {number(risk)}{_beyond(risks.get(name))}.")
     bound = _number(targets.get("min_distance"))
@@ -342,10 +342,10 @@ def disclosure_breaches(figures: Mapping[str, Mapping[str, Any]], claims: Mappin
         top, target = _number(claimed.get("max")), _number(claimed.get("target"))
         low = value - (_margin(entry) if subject else 0.0)  # an estimate is above a bound only beyond its noise
         beyond = _beyond(entry) if subject else ""
-        if subject and top is not None and low > top + _SLACK:
+        if subject and top is not None and low > top + SLACK:
             out.append(f"{whose} risk for {literal(name)} ({figure(value)}{beyond}) is above the maximum the "
                        f"publisher claims ({figure(top)}).")
-        if target is not None and low > target + _SLACK:
+        if target is not None and low > target + SLACK:
             out.append(f"{whose} risk for {literal(name)} ({figure(value)}{beyond}) is above the method's own target "
                        f"({figure(target)}, one in l = {figure(claimed.get('l'))}).")
     return out
@@ -380,7 +380,7 @@ def within_error_lines(figures: Mapping[str, Mapping[str, Any]], claims: Mapping
         if value is None or not margin or not bounds:
             continue
         bound = min(bounds)
-        if value > bound + _SLACK and value - margin <= bound + _SLACK:
+        if value > bound + SLACK and value - margin <= bound + SLACK:
             lo, hi = entry.get("interval") or (value - margin, value + margin)
             out.append(f"Your {literal(name)} risk estimated from the release, {number(value, share=True)}, is above "
                        f"the {number(bound, share=True)} the publisher signed, but within the estimate's sampling "

@@ -1,0 +1,116 @@
+"""Every record's figures in a release with ranks, in one pass (issue 51, item 1).
+
+What :func:`~verifier.releases.subject.check_record` and her random-match
+test give one subject, computed for every original record at once:
+
+- her permutation distance: one search of the release's rank index for all
+  the records' query blocks (:meth:`RankSpace.tree`), not one scan each;
+- her p-value: the one random-match distribution of the release (it depends
+  on the release alone) read at every distance;
+- whether she was published unchanged: her distance is 0 and her exact row
+  is among the released rows (such a row is at distance 0 from her, so it is
+  among her matches);
+- whether the publisher's claimed (D, v) holds for her: her distance against
+  D, and the window variances at D of every record in one bulk pass; a
+  variance within a hair of its bound is measured again window by window, as
+  her own check measures it, so the comparison is hers to the last bit;
+- her attribute disclosure risks, their base rates and sampling errors
+  (:func:`~verifier.releases.exposure.every_disclosure`), and which of them
+  break a signed claim or target, with the one-record rules' margins.
+
+``tests/test_levels.py`` holds every level to each record's own check.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from verifier.attacks.intruder import RandomMatchDistribution
+from verifier.core.permutation import record_spread, window_spreads
+from verifier.releases.exposure import every_disclosure
+from verifier.releases.level_arrays import FigureArrays
+from verifier.releases.subject import Prepared, claimed_dv
+from verifier.releases.verdict import SLACK
+
+__all__ = ["ranked_figures", "breaches"]
+
+#: a bulk window variance this close to its bound (relatively) is measured again window by window
+NEAR = 1e-6
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _rows_in(records: np.ndarray, released: np.ndarray) -> np.ndarray:
+    """Whether each row of ``records`` equals a row of ``released`` (as ``==`` compares: -0.0 is 0.0)."""
+    if not released.shape[0] or not records.shape[0]:
+        return np.zeros(records.shape[0], dtype=bool)
+    width = np.dtype((np.void, 8 * records.shape[1]))
+    mine = np.ascontiguousarray(records + 0.0).view(width).ravel()
+    theirs = np.ascontiguousarray(released + 0.0).view(width).ravel()
+    return np.isin(mine, theirs)
+
+
+def _claim_holds(prepared: Prepared, records: np.ndarray, qlo: np.ndarray, qhi: np.ndarray,
+                 distances: np.ndarray) -> np.ndarray | None:
+    """:meth:`SubjectCheck.claim_holds` of every record (None where no D is claimed)."""
+    d, v = claimed_dv(prepared.release)
+    if d is None:
+        return None
+    holds = distances >= d
+    if v is None or len(v) != len(prepared.schema.names) or not records.shape[0]:
+        return holds
+    space = prepared.space
+    spread = window_spreads(space, qlo, qhi, [d])[0]
+    bound = np.array([t - 1e-9 * max(1.0, abs(t)) for t in v], dtype=np.float64)
+    near = np.abs(spread - bound) <= NEAR * np.maximum(np.abs(bound), np.abs(spread)) + 1e-300
+    for r in np.flatnonzero(near.any(axis=1)).tolist():  # hers, window by window, where the bulk is too close
+        spread[r] = record_spread(space, qlo[r], qhi[r], d)
+    return holds & np.all(spread >= bound, axis=1)
+
+
+def breaches(risks: Mapping[str, Mapping[str, np.ndarray]], claims: Mapping[str, Any],
+             targets: Mapping[str, Any] | None, n: int) -> np.ndarray:
+    """Whose risks break a claimed maximum or method's target (``disclosure_breaches``) or a signed
+    ``max_attribute_risk`` (``target_breaches``): each risk less its sampling error, above the bound by more
+    than the one-record rules' slack."""
+    out = np.zeros(n, dtype=bool)
+    claimed_all = claims.get("attribute_disclosure") if isinstance(claims, Mapping) else None
+    most = (targets or {}).get("max_attribute_risk") or {}
+    for name, entry in risks.items():
+        low = entry["risk"] - entry["sampling_error"]
+        claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else None
+        bounds = [_number(claimed.get("max")), _number(claimed.get("target"))] if isinstance(claimed, Mapping) else []
+        bounds += [float(most[name])] if name in most else []
+        for bound in (b for b in bounds if b is not None):
+            out |= low > bound + SLACK
+    return out
+
+
+def ranked_figures(prepared: Prepared, records: np.ndarray, random: RandomMatchDistribution | None,
+                   alpha: float) -> FigureArrays:
+    """Every record's figures (rank keys in schema order, one row a subject) with the random-match
+    distribution ``random`` (None: the test was not run, as for a subject who skips it)."""
+    space = prepared.space
+    qlo, qhi = space.query_blocks(records)
+    distances, _, _ = space.tree.nearest(qlo, qhi)
+    p_value = None if random is None else np.asarray(random.p_value(distances), dtype=np.float64)
+    unchanged = (np.zeros(records.shape[0], dtype=bool) if "numeric" not in prepared.kinds
+                 else (distances == 0) & _rows_in(records, prepared.values))
+    release = prepared.release
+    risks = every_disclosure(release.methods, prepared.values, prepared.schema, records)
+    targets = release.predicate.get("targets") or {}
+    broken = breaches(risks, release.claims, targets, records.shape[0])
+    holds = _claim_holds(prepared, records, qlo, qhi, distances)
+    if holds is not None:
+        broken |= ~holds
+    least = _number(targets.get("min_distance"))
+    if least is not None:
+        broken |= distances < least
+    if _number(targets.get("max_linked_share")) is not None and p_value is not None:
+        broken |= p_value < alpha
+    return FigureArrays(records.shape[0], {name: (e["risk"], e["prior"]) for name, e in risks.items()}, broken,
+                        distance=distances, p_value=p_value, unchanged=unchanged)
