@@ -49,7 +49,7 @@ from verifier.attacks.classes import PublishedCells
 from verifier.releases.composition import composition_claim
 from verifier.releases.links import Links, links_commitment, links_path
 from verifier.releases.family import family_of, generalized_columns
-from verifier.releases.levels import record_levels
+from verifier.releases.levels import counted_levels, every_level, records_not_protected
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import Prepared
 from verifier.releases.recompute import family_disclosure, group_release_claims
@@ -168,15 +168,18 @@ def _about_to_sign(table: Table, released: np.ndarray | PublishedCells, files: l
 
 
 def _levels(prepared: Prepared, table: Table, predicate: dict, policy: Policy, phase, earlier: Sequence[Earlier],
-            links: tuple[str, Sequence[str]] | None) -> None:
-    """Every record checked as her own check does, then, with earlier releases, the people released before checked
-    together; each figure held to its targets before anything is signed."""
-    with phase("checking every record as its subject would"):
-        predicate["claims"]["policy_levels"] = record_levels(prepared, table.values, policy).to_json()
+            links: tuple[str, Sequence[str]] | None) -> dict[str, Any]:
+    """Every record given the level her own check gives her, then, with earlier releases, the people released before
+    checked together; each figure held to its targets before anything is signed. Returns the protector's list of
+    the records not protected (:func:`~verifier.releases.levels.records_not_protected`)."""
+    with phase("giving every record the level its subject's check gives"):
+        level, rule_at = every_level(prepared, table.values, policy)
+        predicate["claims"]["policy_levels"] = counted_levels(level, rule_at, policy).to_json()
     _refuse_misses(predicate.get("targets"), predicate["claims"])
     if earlier and links is not None:
         with phase("checking the people released before with the earlier releases"):
             _compose(prepared, table, predicate, earlier, links[1], policy)
+    return records_not_protected(level, rule_at, policy)
 
 
 def _compose(prepared: Prepared, table: Table, predicate: dict, earlier: Sequence[Earlier], ids: Sequence[str],
@@ -511,8 +514,9 @@ def make_release(
     ``data_format``: ``csv`` or ``parquet`` (cut into parts of ``part_rows`` rows). ``progress`` follows the
     assessment, ``phase(label)`` (a context manager) the other steps. Formula-like text cells are refused
     (``FORMULA_LIKE_CELL``) unless ``allow_formula_cells``. ``metadata`` goes into ``release_metadata``, the names
-    in ``dropped_identifiers`` into ``dropped_identifiers``. The link shares that need the secret row pairing go to
-    ``protector_report`` (mode 0600) unless ``publish_protector_figures``. ``weights`` (the column
+    in ``dropped_identifiers`` into ``dropped_identifiers``. ``protector_report`` (mode 0600, beside the release)
+    gets the link shares that need the secret row pairing, unless ``publish_protector_figures``, and every record
+    exposed or at risk by input row with its deciding rule. ``weights`` (the column
     ``weight_column``) are the sampling weights, published in ``weights.csv``. A release that misses one of
     ``targets`` is refused (``TARGET_MISSED``), one that protects nothing (``OUTPUT_DEGENERATE``) unless
     ``allow_degenerate``, one that tells nothing (``OUTPUT_UNINFORMATIVE``) unless ``allow_uninformative``; every
@@ -554,11 +558,12 @@ def make_release(
                            weight_column=weight_column if weights is not None else None)
     salt = _commit_to_people(predicate, links)
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
-    _levels(_about_to_sign(table, released, files, predicate, trusted), table, predicate, policy or default_policy(),
-            phase, earlier, links)
+    not_protected = _levels(_about_to_sign(table, released, files, predicate, trusted), table, predicate,
+                            policy or default_policy(), phase, earlier, links)
     manifest = dumps_manifest(_statement(files, predicate))
-    report = None if protector is None or protector_report is None else Path(protector_report)
-    report_doc = dict(release=str(target), datasetId=dataset_id, releaseVersion=release_version, protector_only=protector)
+    report = None if protector_report is None else Path(protector_report)
+    report_doc = dict(release=str(target), datasetId=dataset_id, releaseVersion=release_version, protector_only=protector,
+                      records_not_protected=not_protected)
     link_file = None if links is None else (links_path(target), _links(links, methods, dataset_id, release_version,
                                                                        manifest, salt))
     with phase(f"writing {target}"):

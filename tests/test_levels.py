@@ -181,6 +181,17 @@ def test_the_protector_sees_the_counts_signs_them_and_the_audit_recomputes_them(
     assert levels["exposed"] > 0 and levels["at_risk"] > 0 and levels["protected"] > 0
     assert (f"      exposed {levels['exposed']:,}, at risk {levels['at_risk']:,} "
             f"({levels['at_risk_share'] * 100:.4g}%), protected {levels['protected']:,} of 3,000 records") in out
+    # the protector's own report, beside the release and never in it, names each record not protected by input row
+    report = json.loads((adult / "sd.protector.json").read_text())["records_not_protected"]
+    assert report["columns"] == ["row", "level", "rule"] and len(report["rows"]) == 3000 - levels["protected"]
+    assert sum(level == "exposed" for _, level, _ in report["rows"]) == levels["exposed"]
+    assert not any("protector" in p.name for p in (adult / "sd").iterdir())
+    prepared = prepare(open_release(str(adult / "sd"), str(adult / "keys" / "public.pem")))
+    records = read_table(str(SAMPLE), prepared.schema).values
+    listed = {row: (level, rule) for row, level, rule in report["rows"]}
+    for row in range(1, 3001, 97):  # her own check of the input's row, numbered from 1
+        verdict = check_record(prepared, records[row - 1]).verdict(None, default_policy())
+        assert listed.get(row, ("protected", None)) == (verdict.level, verdict.rule), row
     key = str(adult / "keys" / "public.pem")
     assert verifier(["audit", str(adult / "sd"), "--key", key, "--original", str(SAMPLE), "--json"]) == 0
     checks = {c["claim"]: c for c in json.loads(capsys.readouterr().out)["checks"]}

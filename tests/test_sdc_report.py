@@ -80,10 +80,12 @@ def test_protector_only_shares_stay_out_of_the_public_manifest(tmp_path, keys, c
                      "--json"]) == 0
     audit = json.loads(capsys.readouterr().out)
     assert not any(u["figure"].startswith("protector_only") for u in audit["unchecked"])
-    # on request they are published (and listed as unchecked), and no report is written
+    # on request they are published (and listed as unchecked), and the report keeps only the records not protected
     assert _release(tmp_path, keys, *NOISE, "--publish-protector-figures", out="pub") == 0
     assert _predicate(tmp_path / "pub")["claims"]["protector_only"] == shares
-    assert not (tmp_path / "pub.protector.json").exists()
+    published = json.loads((tmp_path / "pub.protector.json").read_text())
+    assert published["protector_only"] is None and published["records_not_protected"]["columns"] == ["row", "level",
+                                                                                                     "rule"]
     # an existing report is never overwritten, and then nothing is released
     report.write_text("mine")
     assert _release(tmp_path, keys, *NOISE, "--protector-report", str(report), out="again") == 4

@@ -78,8 +78,9 @@ def register(sub, common) -> None:
                    help="also publish the link shares that need the secret row pairing (protector_only); by "
                    "default they stay out of the manifest and go to --protector-report")
     p.add_argument("--protector-report", metavar="FILE",
-                   help="where the protector-only link shares are written (mode 0600; default: DIR.protector.json "
-                   "beside the release, never inside it)")
+                   help="where the protector's own report is written: the link shares that need the secret row "
+                   "pairing, and every record exposed or at risk by input row with the rule that decided it "
+                   "(mode 0600; default: DIR.protector.json beside the release, never inside it)")
     p.add_argument("--target", action="append", default=[], metavar="NAME=VALUE",
                    help="a protection target the release must meet, signed in the manifest (repeatable): "
                    "min_distance=D, min_k=K, max_linked_share=SHARE, max_attribute_risk=P (every sensitive "
@@ -137,7 +138,8 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
     lines += k_lines(verified) + suppression_lines(claims.get("suppression"))
     if verified.predicate.get("targets"):
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
-    lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified))
+    lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified),
+                            protector_report(args))
     lines += class_model_lines(class_models(verified), indent="    ")
     lines += information_loss_lines(verified.predicate.get("utility") or {}, claims["n_records"])
     lines += [f"  {line}" for line in composition_lines(claims.get("composition"))]
@@ -181,7 +183,7 @@ def k_lines(verified) -> list[str]:
             "schema if they identify nobody"]
 
 
-def exposure_lines(claims: dict, protector: dict, rates: dict) -> list[str]:
+def exposure_lines(claims: dict, protector: dict, rates: dict, report: str | None = None) -> list[str]:
     """What this release exposes, in words a protector reads before she publishes (issue 26, item 3), each
     risk beside its base rate: what anyone guesses right knowing nothing about a person (issue 36, item 2)."""
     lines = ["  what this release exposes:"]
@@ -198,12 +200,18 @@ def exposure_lines(claims: dict, protector: dict, rates: dict) -> list[str]:
         lines.append(f"    records the intruder links with confidence: {number(linked, share=True)}")
     if protector.get("unchanged_records") is not None:
         lines.append(f"    records published unchanged: {protector['unchanged_records']} of {claims['n_records']}")
-    lines += level_lines(claims.get("policy_levels"))
+    lines += level_lines(claims.get("policy_levels"), report)
     return lines if len(lines) > 1 else []
 
 
-def level_lines(levels: dict | None) -> list[str]:
-    """How many records each level holds under the verdict policy, as each subject's own check decides it."""
+def protector_report(args: argparse.Namespace) -> str:
+    """Where the protector's own report goes: ``--protector-report``, or DIR.protector.json beside the release."""
+    return args.protector_report or f"{str(args.out).rstrip('/')}.protector.json"
+
+
+def level_lines(levels: dict | None, report: str | None = None) -> list[str]:
+    """How many records each level holds under the verdict policy, as each subject's own check decides it, and
+    where the protector's report lists those not protected."""
     if not levels:
         return []
     checked, records = levels["checked"], levels["records"]
@@ -213,7 +221,9 @@ def level_lines(levels: dict | None) -> list[str]:
     return [f"    each record as its subject's check decides, under the verdict policy "
             f"\"{literal(levels['policy']['name'])}\" version {levels['policy']['version']}:",
             f"      exposed {levels['exposed']:,}, at risk {levels['at_risk']:,}{share}, protected "
-            f"{levels['protected']:,} {of}"]
+            f"{levels['protected']:,} {of}"] + (
+        ["      those not protected, by input row and deciding rule (never published):",
+         f"        {report}"] if report and levels["exposed"] + levels["at_risk"] else [])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -234,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
     if args.weight_column and args.weight_column in args.drop_identifier:
         raise UsageError(f"--weight-column {args.weight_column} would publish in weights.csv the column "
                          "--drop-identifier withholds; a dropped identifier is never released")
-    report = args.protector_report or f"{str(args.out).rstrip('/')}.protector.json"
+    report = protector_report(args)
     if release_holding(report) is not None:  # another, already published release would stop verifying
         raise InputIOError(f"--protector-report lies inside the release {release_holding(report)}, which would stop "
                            "verifying; write it elsewhere", path=report, reason="OUTPUT_INSIDE_RELEASE")
@@ -285,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
                  metadata={k: getattr(args, k) for k in METADATA_FIELDS},
                  dropped_identifiers=list(dict.fromkeys(args.drop_identifier)),
                  publish_protector_figures=args.publish_protector_figures,
-                 protector_report=None if args.publish_protector_figures else report,
+                 protector_report=report,
                  weight_column=args.weight_column, weights=weights, targets=targets,
                  allow_degenerate=args.allow_degenerate, allow_uninformative=args.allow_uninformative,
                  policy=policy, before_move=announce,

@@ -32,7 +32,8 @@ from verifier.releases.policy import Policy
 from verifier.releases.record_figures import ranked_figures
 from verifier.releases.subject import Prepared
 
-__all__ = ["MOST_CHECKED", "Levels", "every_level", "public_draw", "record_levels"]
+__all__ = ["MOST_CHECKED", "Levels", "every_level", "counted_levels", "public_draw", "record_levels",
+           "records_not_protected"]
 
 #: people checked at the most in the joint figures of people released before; beyond, a public draw of this many
 MOST_CHECKED = 200
@@ -83,9 +84,22 @@ def every_level(prepared: Prepared, records: np.ndarray, policy: Policy, *, alph
 def record_levels(prepared: Prepared, records: np.ndarray, policy: Policy, *, alpha: float = ALPHA,
                   samples: int = SAMPLES) -> Levels:
     """How many of ``records`` each level holds, and which rule decided how many: every record counted."""
-    level, rule_at = every_level(prepared, records, policy, alpha=alpha, samples=samples)
+    return counted_levels(*every_level(prepared, records, policy, alpha=alpha, samples=samples), policy)
+
+
+def counted_levels(level: np.ndarray, rule_at: np.ndarray, policy: Policy) -> Levels:
+    """The counts of :func:`every_level`'s levels and deciding rules."""
     counts = {name: int(np.count_nonzero(level == code)) for code, name in enumerate(LEVEL_CODES)}
     decided = np.bincount(rule_at[rule_at >= 0], minlength=len(policy.rules))
     by_rule = {policy.rules[i].id: int(c) for i, c in enumerate(decided.tolist()) if c}
     n = int(level.size)
     return Levels(policy.to_json(), n, n, {k: counts[k] for k in ("exposed", "at_risk", "protected")}, by_rule)
+
+
+def records_not_protected(level: np.ndarray, rule_at: np.ndarray, policy: Policy) -> dict[str, Any]:
+    """The protector's list of every record ``exposed`` or ``at_risk``, by input row (numbered from 1, the header
+    excluded), with the rule that decided its level: columnar, so that a census's list stays small. It names rows
+    of her input, never values, and goes only to her own report beside the release, never into it."""
+    rows = np.flatnonzero(level > 0)
+    return {"policy": policy.to_json(), "columns": ["row", "level", "rule"],
+            "rows": [[int(r) + 1, LEVEL_CODES[int(level[r])], policy.rules[int(rule_at[r])].id] for r in rows.tolist()]}
