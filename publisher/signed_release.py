@@ -36,6 +36,7 @@ from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet
 from publisher.release_metadata import check_metadata, unsafe_text
 from publisher.version import __version__
 from verifier.core.interrupts import raise_if_interrupted
+from verifier.core.permutation import RankSpace
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.reidentification import WEIGHTED, table_risk
@@ -140,7 +141,8 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
     else:
         data = [(part_name(i), parquet_bytes(y[a:a + part_rows], schema))
                 for i, a in enumerate(range(0, max(1, y.shape[0]), part_rows))]
-    return data, claims, assessment["utility"], y
+    # the release's rank space and search, which every record's level reads again
+    return data, claims, assessment["utility"], assessed.space if isinstance(assessed.space, RankSpace) else y
 
 
 def _check_inputs(table: Table, target: Path, metadata: Mapping[str, str] | None, protector_report: str | Path | None,
@@ -164,16 +166,20 @@ def _about_to_sign(table: Table, released: np.ndarray | PublishedCells, files: l
     schema = table.schema
     if isinstance(released, PublishedCells):
         return Prepared(release, schema, np.empty((0, len(schema.names))), list(schema.kinds), released)
+    if isinstance(released, RankSpace):
+        return Prepared(release, schema, released.values, list(schema.kinds), ranked=released)
     return Prepared(release, schema, released, list(schema.kinds))
 
 
-def _levels(prepared: Prepared, table: Table, predicate: dict, policy: Policy, phase, earlier: Sequence[Earlier],
-            links: tuple[str, Sequence[str]] | None) -> dict[str, Any]:
+def _levels(prepared: Prepared, table: Table, order: np.ndarray, predicate: dict, policy: Policy, phase,
+            earlier: Sequence[Earlier], links: tuple[str, Sequence[str]] | None) -> dict[str, Any]:
     """Every record given the level her own check gives her, then, with earlier releases, the people released before
     checked together; each figure held to its targets before anything is signed. Returns the protector's list of
-    the records not protected (:func:`~verifier.releases.levels.records_not_protected`)."""
+    the records not protected (:func:`~verifier.releases.levels.records_not_protected`). The records are taken in
+    the released row ``order``, as the claims took them, so that the rank index's search is not run again."""
     with phase("giving every record the level its subject's check gives"):
-        level, rule_at = every_level(prepared, table.values, policy)
+        level, rule_at = np.empty(len(order), np.int8), np.empty(len(order), np.int64)
+        level[order], rule_at[order] = every_level(prepared, table.values[order], policy)
         predicate["claims"]["policy_levels"] = counted_levels(level, rule_at, policy).to_json()
     _refuse_misses(predicate.get("targets"), predicate["claims"])
     if earlier and links is not None:
@@ -516,9 +522,8 @@ def make_release(
     (``FORMULA_LIKE_CELL``) unless ``allow_formula_cells``. ``metadata`` goes into ``release_metadata``, the names
     in ``dropped_identifiers`` into ``dropped_identifiers``. ``protector_report`` (mode 0600, beside the release)
     gets the link shares that need the secret row pairing, unless ``publish_protector_figures``, and every record
-    exposed or at risk by input row with its deciding rule. ``weights`` (the column
-    ``weight_column``) are the sampling weights, published in ``weights.csv``. A release that misses one of
-    ``targets`` is refused (``TARGET_MISSED``), one that protects nothing (``OUTPUT_DEGENERATE``) unless
+    exposed or at risk by input row. ``weights`` (column ``weight_column``) are published in ``weights.csv``. One of
+    ``targets`` missed refuses the release (``TARGET_MISSED``), one that protects nothing (``OUTPUT_DEGENERATE``) unless
     ``allow_degenerate``, one that tells nothing (``OUTPUT_UNINFORMATIVE``) unless ``allow_uninformative``; every
     record's level under ``policy`` is signed. ``before_move(staging, protector_figures)`` runs on the verified
     release before it is moved into place (the command line prints its summary there). ``links`` (the linking
@@ -558,15 +563,14 @@ def make_release(
                            weight_column=weight_column if weights is not None else None)
     salt = _commit_to_people(predicate, links)
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
-    not_protected = _levels(_about_to_sign(table, released, files, predicate, trusted), table, predicate,
-                            policy or default_policy(), phase, earlier, links)
+    not_protected = _levels(_about_to_sign(table, released, files, predicate, trusted), table, result.order,
+                            predicate, policy or default_policy(), phase, earlier, links)
     manifest = dumps_manifest(_statement(files, predicate))
-    report = None if protector_report is None else Path(protector_report)
-    report_doc = dict(release=str(target), datasetId=dataset_id, releaseVersion=release_version, protector_only=protector,
-                      records_not_protected=not_protected)
+    report_doc = dict(release=str(target), datasetId=dataset_id, releaseVersion=release_version,
+                      protector_only=protector, records_not_protected=not_protected)
     link_file = None if links is None else (links_path(target), _links(links, methods, dataset_id, release_version,
                                                                        manifest, salt))
     with phase(f"writing {target}"):
         _publish(target, [*files, (MANIFEST, manifest), (ENVELOPE, _envelope(manifest, key, trusted))], trusted,
-                 report, report_doc, before_move, link_file)
+                 None if protector_report is None else Path(protector_report), report_doc, before_move, link_file)
     return target

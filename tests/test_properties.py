@@ -583,3 +583,20 @@ def test_the_plain_scan_gives_the_same_answers_in_pieces_of_any_size(case, k, ce
         for got, want in zip(plain.nearest(qlo, qhi), tree.nearest(qlo, qhi)):
             assert got.tolist() == want.tolist()
         assert plain.distances(qlo, qhi).tolist() == tree.distances(qlo, qhi).tolist()
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_a_search_asked_again_is_answered_as_the_first_and_never_for_other_queries(tied):
+    """The rank space keeps its last search (a release's claims, then every record's level): the same queries get
+    the same answers, other queries their own, and no caller can change what the next one gets."""
+    rng = np.random.default_rng(51 + tied)
+    y = rng.integers(0, 6, (300, 3)).astype(float) if tied else rng.normal(size=(300, 3))
+    a, b = y[rng.permutation(300)] + 0.25, rng.normal(size=(120, 3))
+    space = RankSpace(y)
+    first = space.nearest(*space.query_blocks(a))
+    first[0][:] = -1  # a caller's copy, not the kept one
+    for queries in (a, b, a):
+        got = space.nearest(*space.query_blocks(queries))
+        distances, matches = compute_distances_bruteforce(RankSpace(y), queries)
+        assert got[0].tolist() == distances.tolist()
+        assert [got[2][got[1][r]:got[1][r + 1]].tolist() for r in range(len(queries))] == [m.tolist() for m in matches]

@@ -14,7 +14,7 @@ an exact count of hits divided by an exact count of candidates.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -43,12 +43,17 @@ def _group_labels(y: np.ndarray, records: np.ndarray) -> tuple[np.ndarray, np.nd
     return labels[: y.shape[0]], labels[y.shape[0]:]
 
 
-def candidate_risks(y: np.ndarray, schema: Schema, records: np.ndarray) -> dict[str, dict[str, Any]]:
-    """Per sensitive attribute: each record's ``risk`` (an array), its ``mode`` and, for a numeric attribute, the
-    ``tolerance`` of a hit; as :func:`~verifier.attacks.disclosure.record_disclosure` gives them one by one."""
+def candidate_risks(y: np.ndarray, schema: Schema, records: np.ndarray,
+                    names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Per sensitive attribute (of ``names``, or all): each record's ``risk`` (an array), its ``mode`` and, for a
+    numeric attribute, the ``tolerance`` of a hit; as :func:`~verifier.attacks.disclosure.record_disclosure` gives
+    them one by one."""
     from verifier.core.permutation import RankSpace
 
     attrs = list(schema.attributes)
+    wanted = [a.name for a in attrs if a.role == "sensitive" and (names is None or a.name in names)]
+    if not wanted:
+        return {}
     qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
     k = records.shape[0]
     if not qi:
@@ -60,10 +65,10 @@ def candidate_risks(y: np.ndarray, schema: Schema, records: np.ndarray) -> dict[
         mode = "permutation"
         space = RankSpace(y[:, qi], [attrs[j].kind for j in qi])
         qlo, qhi = space.query_blocks(records[:, qi])
-        _, offsets, matches = space.tree.nearest(qlo, qhi)
+        _, offsets, matches = space.nearest(qlo, qhi)
     out: dict[str, dict[str, Any]] = {}
     for s, attr in enumerate(attrs):
-        if attr.role != "sensitive":
+        if attr.name not in wanted:
             continue
         tol = (TOLERANCE * float(y[:, s].max() - y[:, s].min()) if y.shape[0] else 0.0) if attr.kind == "numeric" \
             else None

@@ -112,21 +112,26 @@ def rr_record(y: np.ndarray, schema: Schema, keep: Mapping[str, float], record: 
                                         "confidence": CONFIDENCE}}
 
 
-def rr_records(y: np.ndarray, schema: Schema, keep: Mapping[str, float], records: np.ndarray) -> dict[str, Any]:
+def rr_records(y: np.ndarray, schema: Schema, keep: Mapping[str, float], records: np.ndarray, *,
+               error_above: float | None = -1.0) -> dict[str, Any]:
     """:func:`rr_record`'s ``risk`` and ``sampling_error`` for every record at once (arrays), the same floats: the
-    risk is read from one table of Result 1, the error computed once per distinct cell."""
+    risk is read from one table of Result 1, the error computed once per distinct cell, and only for the records
+    whose risk is above ``error_above`` (None: for none; the others' error is 0), as only a risk above a bound can
+    be more than its error above it."""
     qi, s, ps = rr_model(schema, keep)
     if s is None:
         return {}
     cols = [*qi, s]
     cells = np.asarray(records[:, cols], dtype=np.float64).astype(np.int64)
     risk = rr_risk(_estimate(y, schema, cols, ps), ps[:-1], ps[-1])[tuple(cells.T)].astype(np.float64)
-    lam = _frequencies(y, schema, cols)
-    distinct, inverse = np.unique(cells, axis=0, return_inverse=True)
-    errors = np.array([rr_sampling_error(lam, ps, tuple(row), int(y.shape[0])) for row in distinct.tolist()],
-                      dtype=np.float64)
-    return {schema.attributes[s].name: {"mode": "randomized_response", "risk": risk,
-                                        "sampling_error": errors[inverse.ravel()] if distinct.size else risk * 0}}
+    errors = np.zeros(risk.shape)
+    wanted = np.flatnonzero(risk > error_above) if error_above is not None else np.zeros(0, np.int64)
+    if wanted.size:
+        lam = _frequencies(y, schema, cols)
+        distinct, inverse = np.unique(cells[wanted], axis=0, return_inverse=True)
+        each = [rr_sampling_error(lam, ps, tuple(row), int(y.shape[0])) for row in distinct.tolist()]
+        errors[wanted] = np.array(each, dtype=np.float64)[inverse.ravel()]
+    return {schema.attributes[s].name: {"mode": "randomized_response", "risk": risk, "sampling_error": errors}}
 
 
 def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Mapping[str, float]],

@@ -31,7 +31,7 @@ from verifier.attacks.classes import her_value, value_shares
 from verifier.attacks.possible_classes import possible_classes
 from verifier.data.tuple_codes import tuple_codes
 from verifier.releases.level_arrays import FigureArrays
-from verifier.releases.record_figures import breaches
+from verifier.releases.record_figures import breaches, signed_bounds
 from verifier.releases.subject import Prepared
 
 __all__ = ["class_figures"]
@@ -79,6 +79,12 @@ class _Groups:
         return np.sort(np.concatenate([self.rows[g] for g in groups])) if groups else np.zeros(0, np.int64)
 
 
+def _members(label: np.ndarray, count: int) -> list[np.ndarray]:
+    """The positions holding each label 0 .. count - 1, ascending: one sort, not one pass per label."""
+    order = np.argsort(label, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(label, minlength=count))[:-1])
+
+
 def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     """Every record's figures in a generalized release (rank keys in schema order, one row a subject)."""
     published, methods = prepared.published, prepared.release.methods
@@ -88,11 +94,9 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     groups = _Groups([w for _, _, w in found], published.n_records)
     per_record = np.column_stack([which for _, which, _ in found]) if found else np.zeros((n, 0), np.int64)
     signatures, sig_of = np.unique(per_record, axis=0, return_inverse=True)
-    sig_of = sig_of.ravel()
     smallest = np.zeros(n, np.int64)
     sensitive = {s.name: (np.zeros(n), np.zeros(n)) for s in published.sensitive}
-    for g, signature in enumerate(signatures.tolist()):
-        mine = np.flatnonzero(sig_of == g)
+    for signature, mine in zip(signatures.tolist(), _members(sig_of.ravel(), len(signatures))):
         rows = groups.candidates([found[j][0][p] for j, p in enumerate(signature)])
         possible = possible_classes(published, rows, methods)
         smallest[mine] = possible.smallest
@@ -101,7 +105,7 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     risks = {name: {"risk": risk, "sampling_error": np.zeros(n)} for name, (risk, _) in sensitive.items()}
     claims = prepared.release.claims or {}
     targets = prepared.release.predicate.get("targets") or {}
-    broken = breaches(risks, claims, targets, n)
+    broken = breaches(risks, signed_bounds(claims, targets), n)
     k = claims.get("k")
     if isinstance(k, int) and not isinstance(k, bool):
         broken |= smallest < k
@@ -117,10 +121,10 @@ def _worst_shares(published: Any, attr: Any, keys: np.ndarray, possible: Any,
     cells, where = published.distinct_cells(attr.name)
     shares = value_shares(published, attr.name)
     values, inverse = np.unique(keys, return_inverse=True)
-    for i, key in enumerate(values.tolist()):
+    for key, at in zip(values.tolist(), _members(inverse.ravel(), len(values))):
         value = str(her_value(attr, key))
         row_share = np.array([1.0 / len(c.values) if c.values and value in c.values else 0.0 for c in cells],
                              dtype=np.float64)[where] if cells else np.zeros(0)
-        at = mine[inverse.ravel() == i]
+        at = mine[at]
         into[0][at] = possible.worst_share(row_share)[0]
         into[1][at] = shares.get(value, 0.0)

@@ -30,9 +30,10 @@ from verifier.attacks.class_models import class_model_violations
 from verifier.attacks.classes import value_shares
 from verifier.attacks.disclosure import record_disclosure
 from verifier.attacks.candidate_sets import candidate_risks, value_shares_of
-from verifier.attacks.models import replacement_record, replacement_records, rr_record, rr_records
+from verifier.attacks.models import replacement_record, replacement_records, rr_model, rr_record, rr_records
 from verifier.data.schema import Schema
 from verifier.releases.family import family_of, step_parameters
+from verifier.releases.verdict import SLACK
 from verifier.text import number
 
 __all__ = ["base_rate", "base_rates", "class_models", "class_model_lines", "every_disclosure", "her_disclosure",
@@ -83,21 +84,34 @@ def her_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Sc
     return out
 
 
-def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema,
-                     records: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema, records: np.ndarray, *,
+                     bounds: dict[str, float] | None = None) -> dict[str, dict[str, np.ndarray]]:
     """:func:`her_disclosure` for every row of ``records`` at once: per sensitive attribute, arrays of ``risk``,
-    ``prior`` and ``sampling_error`` (0 for a risk computed exactly), each record's to the last bit."""
-    out = candidate_risks(values, schema, records)
+    ``prior`` and ``sampling_error`` (0 for a risk computed exactly), each record's to the last bit.
+
+    ``bounds``: per sensitive attribute, the lowest bound a risk of it is held to (the others have none). A
+    sampling error is then computed only where the risk is above its bound, the only place it can decide
+    whether the risk breaks it; elsewhere it is 0. Without ``bounds``, everywhere.
+    """
     model, params = _model(methods)
-    if model is not None:
-        out.update((rr_records if model == "randomized_response" else replacement_records)(values, schema, params,
-                                                                                           records))
+    out: dict[str, Any] = {}
+    if model == "randomized_response":
+        s = rr_model(schema, params)[1]
+        name = None if s is None else schema.attributes[s].name
+        above = -1.0 if bounds is None else (bounds[name] + SLACK if name in bounds else None)
+        out = rr_records(values, schema, params, records, error_above=above)
+    elif model is not None:
+        out = replacement_records(values, schema, params, records)
+    rest = [a.name for a in schema.attributes if a.role == "sensitive" and a.name not in out]
+    out = {**candidate_risks(values, schema, records, rest), **out}
     every = {}
-    for name, entry in out.items():
-        s = schema.names.index(name)
+    for attr in schema.attributes:  # in schema order, as her check lists them
+        if attr.name not in out:
+            continue
+        entry, s = out[attr.name], schema.names.index(attr.name)
         risk = np.asarray(entry["risk"], dtype=np.float64)
-        every[name] = {"risk": risk, "prior": value_shares_of(values[:, s], records[:, s], entry.get("tolerance")),
-                       "sampling_error": np.asarray(entry.get("sampling_error", np.zeros(risk.shape)), np.float64)}
+        every[attr.name] = {"risk": risk, "prior": value_shares_of(values[:, s], records[:, s], entry.get("tolerance")),
+                            "sampling_error": np.asarray(entry.get("sampling_error", np.zeros(risk.shape)), np.float64)}
     return every
 
 

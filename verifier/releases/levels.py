@@ -101,5 +101,7 @@ def records_not_protected(level: np.ndarray, rule_at: np.ndarray, policy: Policy
     excluded), with the rule that decided its level: columnar, so that a census's list stays small. It names rows
     of her input, never values, and goes only to her own report beside the release, never into it."""
     rows = np.flatnonzero(level > 0)
+    levels = np.array(LEVEL_CODES, dtype=object)[level[rows]].tolist()
+    rules = np.array([r.id for r in policy.rules], dtype=object)[rule_at[rows]].tolist()
     return {"policy": policy.to_json(), "columns": ["row", "level", "rule"],
-            "rows": [[int(r) + 1, LEVEL_CODES[int(level[r])], policy.rules[int(rule_at[r])].id] for r in rows.tolist()]}
+            "rows": [list(row) for row in zip((rows + 1).tolist(), levels, rules)]}

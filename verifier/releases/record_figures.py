@@ -34,7 +34,7 @@ from verifier.releases.level_arrays import FigureArrays
 from verifier.releases.subject import Prepared, claimed_dv
 from verifier.releases.verdict import SLACK
 
-__all__ = ["ranked_figures", "breaches"]
+__all__ = ["ranked_figures", "breaches", "signed_bounds"]
 
 #: a bulk window variance this close to its bound (relatively) is measured again window by window
 NEAR = 1e-6
@@ -72,21 +72,28 @@ def _claim_holds(prepared: Prepared, records: np.ndarray, qlo: np.ndarray, qhi: 
     return holds & np.all(spread >= bound, axis=1)
 
 
-def breaches(risks: Mapping[str, Mapping[str, np.ndarray]], claims: Mapping[str, Any],
-             targets: Mapping[str, Any] | None, n: int) -> np.ndarray:
-    """Whose risks break a claimed maximum or method's target (``disclosure_breaches``) or a signed
-    ``max_attribute_risk`` (``target_breaches``): each risk less its sampling error, above the bound by more
-    than the one-record rules' slack."""
-    out = np.zeros(n, dtype=bool)
+def signed_bounds(claims: Mapping[str, Any], targets: Mapping[str, Any] | None) -> dict[str, float]:
+    """Per sensitive attribute, the lowest bound its risk is held to: the claimed maximum, the method's target
+    (``disclosure_breaches``) and the signed ``max_attribute_risk`` (``target_breaches``); attributes with none
+    are left out."""
     claimed_all = claims.get("attribute_disclosure") if isinstance(claims, Mapping) else None
-    most = (targets or {}).get("max_attribute_risk") or {}
+    found: dict[str, list[float]] = {}
+    for name, claimed in (claimed_all.items() if isinstance(claimed_all, Mapping) else ()):
+        if isinstance(claimed, Mapping):
+            found.setdefault(name, []).extend(b for b in (_number(claimed.get("max")), _number(claimed.get("target")))
+                                              if b is not None)
+    for name, bound in ((targets or {}).get("max_attribute_risk") or {}).items():
+        found.setdefault(name, []).append(float(bound))
+    return {name: min(bounds) for name, bounds in found.items() if bounds}
+
+
+def breaches(risks: Mapping[str, Mapping[str, np.ndarray]], bounds: Mapping[str, float], n: int) -> np.ndarray:
+    """Whose risks break a bound of :func:`signed_bounds`: each risk less its sampling error, above the bound by
+    more than the one-record rules' slack (as ``disclosure_breaches`` and ``target_breaches`` decide)."""
+    out = np.zeros(n, dtype=bool)
     for name, entry in risks.items():
-        low = entry["risk"] - entry["sampling_error"]
-        claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else None
-        bounds = [_number(claimed.get("max")), _number(claimed.get("target"))] if isinstance(claimed, Mapping) else []
-        bounds += [float(most[name])] if name in most else []
-        for bound in (b for b in bounds if b is not None):
-            out |= low > bound + SLACK
+        if name in bounds:
+            out |= entry["risk"] - entry["sampling_error"] > bounds[name] + SLACK
     return out
 
 
@@ -96,14 +103,16 @@ def ranked_figures(prepared: Prepared, records: np.ndarray, random: RandomMatchD
     distribution ``random`` (None: the test was not run, as for a subject who skips it)."""
     space = prepared.space
     qlo, qhi = space.query_blocks(records)
-    distances, _, _ = space.tree.nearest(qlo, qhi)
+    distances, _, _ = space.nearest(qlo, qhi)
     p_value = None if random is None else np.asarray(random.p_value(distances), dtype=np.float64)
-    unchanged = (np.zeros(records.shape[0], dtype=bool) if "numeric" not in prepared.kinds
-                 else (distances == 0) & _rows_in(records, prepared.values))
+    unchanged = np.zeros(records.shape[0], dtype=bool)
+    at_zero = np.flatnonzero(distances == 0) if "numeric" in prepared.kinds else np.zeros(0, np.int64)
+    unchanged[at_zero] = _rows_in(records[at_zero], prepared.values)
     release = prepared.release
-    risks = every_disclosure(release.methods, prepared.values, prepared.schema, records)
     targets = release.predicate.get("targets") or {}
-    broken = breaches(risks, release.claims, targets, records.shape[0])
+    bounds = signed_bounds(release.claims, targets)
+    risks = every_disclosure(release.methods, prepared.values, prepared.schema, records, bounds=bounds)
+    broken = breaches(risks, bounds, records.shape[0])
     holds = _claim_holds(prepared, records, qlo, qhi, distances)
     if holds is not None:
         broken |= ~holds

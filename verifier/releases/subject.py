@@ -59,6 +59,8 @@ class Prepared:
     kinds: list[str]
     published: PublishedCells | None = None
     """A generalized release's cells (its ``values`` are then empty: the cells have no ranks)."""
+    ranked: RankSpace | None = None
+    """The rank space of ``values`` when the caller built it already (the publisher's claims did)."""
 
     @property
     def ranks_apply(self) -> bool:
@@ -66,7 +68,7 @@ class Prepared:
 
     @cached_property
     def space(self) -> RankSpace:
-        return RankSpace(self.values, self.kinds)
+        return self.ranked if self.ranked is not None else RankSpace(self.values, self.kinds)
 
     @cached_property
     def formula_cells(self) -> FormulaCells:
