@@ -29,7 +29,7 @@ the same bytes, up to summation order).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
@@ -39,7 +39,7 @@ from verifier.attacks.counterfeits import COUNTERFEITING, MOST_PAIRS, counterfei
 from verifier.attacks.reidentification import table_risk
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.link_rows import link_columns
-from verifier.core.permutation import spread_kind
+from verifier.core.permutation import RankSpace, spread_kind
 from verifier.core.record_rows import distance_columns
 from verifier.data.tables import Table
 from verifier.errors import InvalidInputError
@@ -168,6 +168,8 @@ class _Ledger:
         self.checks: list[ClaimCheck] = []
         self.unchecked: dict[str, str] = {}
         self.settings: list[str] = []
+        self.space: RankSpace | None = None
+        """The release's rank space once the claims' search ran in it (every record's level searches it again)."""
 
     def claimed(self, path: str) -> Any:
         node: Any = {"utility": self.release.predicate.get("utility") or {}, **(self.release.claims or {})}
@@ -310,7 +312,10 @@ def _policy_levels(ledger: _Ledger, original: Table | None, given: Policy | None
     policy = _named_policy(ledger, "policy_levels", claimed, given)
     if policy is None:
         return
-    levels = record_levels(prepare(ledger.release), original.values, policy).to_json()
+    prepared = prepare(ledger.release)
+    if ledger.space is not None and prepared.ranks_apply and np.array_equal(ledger.space.values, prepared.values):
+        prepared = replace(prepared, ranked=ledger.space)  # the claims' search is not run again
+    levels = record_levels(prepared, original.values, policy).to_json()
     ledger.tree("policy_levels", levels)
     for miss in target_misses(ledger.release.predicate.get("targets"), {"policy_levels": levels}):
         ledger.fail(f"targets.{miss.name}", f"the recomputed {miss.text()}")
@@ -490,6 +495,7 @@ def _with_original(ledger: _Ledger, original: Table, table: Table, figures: dict
         samples=records, exhaustive_limit=max(records, 1) if exhaustive else 0,
         random_state=int(it.get("intruder_seed", 0)), searches=searches,
     )
+    ledger.space = assessed.space if isinstance(assessed.space, RankSpace) else None
     result = assessed.to_json()
     ledger.check("permuted_privacy.distance", result["permuted_privacy"]["distance"])
     ledger.check("permuted_privacy.variances", result["permuted_privacy"]["variances"])
