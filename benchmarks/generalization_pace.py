@@ -5,6 +5,7 @@ is given.
     python -m benchmarks.generalization_pace                 # both methods at 30,162, 1e5, 3e5 and 1e6 records
     python -m benchmarks.generalization_pace --method sd --rows 3e5 --arx /tmp/arx --json
     python -m benchmarks.generalization_pace --method two_step --rows 2e5
+    python -m benchmarks.generalization_pace --method sd --rows 3e5 --release --arx /tmp/arx
 
 The tables are issue 41's: the Adult training file's complete records, resampled with replacement (seed 41) to
 the larger sizes. SD: quasi-identifiers age (numeric), education, marital-status, race and sex, occupation
@@ -16,6 +17,9 @@ occupation sensitive, alpha_qi = 0.95, alpha_sa = 0.7. Each row runs the command
 ``--arx DIR``: a build of ARX from its repository (``DIR/classes`` and the jars under ``DIR/lib``;
 docs/performance.md says how). ``benchmarks/arx/ArxWholeProcess.java`` is compiled against it and run on the same
 table, global recoding and local recoding, each timed whole, java's start included.
+
+``--release`` (issue 51, item 2) times ``publisher release`` instead, which also gives every record its level and
+signs the counts, and ARX with its risk analysis (``RiskEstimateBuilder``'s sample-based risks) after anonymizing.
 """
 
 from __future__ import annotations
@@ -75,27 +79,43 @@ def _timed(argv: list[str]) -> dict:
     return {"seconds": round(timed["seconds"], 2), "peak_mb": round(timed["peak_mb"])}
 
 
-def run(method: str, sizes: list[int | None], arx: Path | None) -> list[dict]:
+#: the phases of ``publisher release`` beyond ``publisher anonymize``'s
+RELEASE_PHASES = ("generalized assessment", "policy levels", "level figures")
+
+
+def run(method: str, sizes: list[int | None], arx: Path | None, release: bool = False) -> list[dict]:
     qis, sensitive, params, phases = METHODS[method]
+    phases = (*phases, *RELEASE_PHASES) if release else phases
     results = []
     with tempfile.TemporaryDirectory(prefix="bench-generalization-") as tmp:
         folder = Path(tmp)
         classpath = _arx_classpath(arx, folder) if arx and method == "sd" else None
+        if release:
+            subprocess.run([sys.executable, "-m", "publisher", "keygen", "--out", str(folder / "keys"),
+                            "--unencrypted"], check=True, capture_output=True)
         for n in sizes:
             table = adult_table(n, (*qis, *sensitive), folder / f"adult-{n}.csv")
             schema = folder / "schema.json"
             subprocess.run([sys.executable, "-m", "publisher", "schema", "--input", str(table),
                             *[a for s in sensitive for a in ("--sensitive", s)], "--out", str(schema), "--force"],
                            check=True, capture_output=True)
-            command = ["publisher", "anonymize", "--input", str(table), "--schema", str(schema), "--method", *params,
-                       "--out", str(folder / "out.csv"), "--force"]
-            row = measure(command, folder, method)
+            if release:
+                out = folder / f"release-{n}"
+                command = ["publisher", "release", "--input", str(table), "--schema", str(schema), "--method",
+                           *params, "--key", str(folder / "keys" / "private.pem"), "--dataset-id", "adult", "--out",
+                           str(out)]
+                row = measure(command, folder, method, fresh=out)
+            else:
+                command = ["publisher", "anonymize", "--input", str(table), "--schema", str(schema), "--method",
+                           *params, "--out", str(folder / "out.csv"), "--force"]
+                row = measure(command, folder, method)
             row["phases"] = {p: row["phases"][p] for p in phases if p in row["phases"]}
             result = {"method": method, "n": sum(1 for _ in table.open()) - 1, **row}
             if classpath:
                 for mode in ("global", "local"):
                     result[f"arx_{mode}"] = _timed(["java", "-cp", classpath, "ArxWholeProcess", str(table),
-                                                    str(HIERARCHIES), str(folder / f"arx-{mode}.csv"), mode])
+                                                    str(HIERARCHIES), str(folder / f"arx-{mode}.csv"), mode,
+                                                    *(["risk"] if release else [])])
             results.append(result)
             print(json.dumps(result), file=sys.stderr, flush=True)
     return results
@@ -109,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=float, action="append",
                         help="table size (repeatable; default 30162, the complete records, then 1e5, 3e5 and 1e6)")
     parser.add_argument("--arx", type=Path, metavar="DIR", help="a build of ARX to time beside SD (needs javac)")
+    parser.add_argument("--release", action="store_true",
+                        help="time publisher release (with every record's level) and ARX with its risk analysis")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not ADULT.exists():
@@ -118,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"--arx: no ARX classes under {args.arx / 'classes'}, or no javac", file=sys.stderr)
         return 2
     sizes = [int(r) for r in (args.rows or [30162, 1e5, 3e5, 1e6])]
-    results = [r for method in (args.method or sorted(METHODS, reverse=True)) for r in run(method, sizes, args.arx)]
+    results = [r for method in (args.method or sorted(METHODS, reverse=True)) for r in run(method, sizes, args.arx, args.release)]
     if args.json:
         print(json.dumps(results, indent=2))
         return 0

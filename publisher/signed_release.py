@@ -178,8 +178,11 @@ def _levels(prepared: Prepared, table: Table, order: np.ndarray, predicate: dict
     the records not protected (:func:`~verifier.releases.levels.records_not_protected`). The records are taken in
     the released row ``order``, as the claims took them, so that the rank index's search is not run again."""
     with phase("giving every record the level its subject's check gives"):
-        level, rule_at = np.empty(len(order), np.int8), np.empty(len(order), np.int64)
-        level[order], rule_at[order] = every_level(prepared, table.values[order], policy)
+        if prepared.ranks_apply and len(order) == table.n_records:
+            level, rule_at = np.empty(len(order), np.int8), np.empty(len(order), np.int64)
+            level[order], rule_at[order] = every_level(prepared, table.values[order], policy)
+        else:  # no search to share (a generalized release; an m-invariant one adds counterfeit rows)
+            level, rule_at = every_level(prepared, table.values, policy)
         predicate["claims"]["policy_levels"] = counted_levels(level, rule_at, policy).to_json()
     _refuse_misses(predicate.get("targets"), predicate["claims"])
     if earlier and links is not None:

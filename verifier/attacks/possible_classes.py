@@ -64,10 +64,14 @@ class PossibleClasses:
         """The largest share of her value in one possible class, and that class (the first of the largest);
         ``row_share`` is each released row's share of her value (1/N for a cell of N values holding it). Each
         class's shares are added in row order, as her candidates' are (``np.bincount`` adds in input order)."""
+        return self.worst_share_at(row_share[self.candidates])
+
+    def worst_share_at(self, candidate_share: np.ndarray) -> tuple[float, int | None]:
+        """:meth:`worst_share` from each candidate's share of her value alone (in the order of ``candidates``)."""
         if not self.count:
             return 0.0, None
         sizes = np.bincount(self.label, minlength=self.count)
-        sums = np.bincount(self.label, weights=row_share[self.candidates], minlength=self.count)
+        sums = np.bincount(self.label, weights=candidate_share, minlength=self.count)
         risk = np.minimum(1.0, sums / sizes)
         which = int(np.argmax(risk))
         return float(risk[which]), which
