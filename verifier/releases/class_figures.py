@@ -9,9 +9,9 @@ quasi-identifier cell contains her value. So:
    once against each distinct published cell; records whose values fall in
    the same cells of every column have the same candidates;
 2. each such set of candidates is found once: the published rows are grouped
-   by their tuple of cells, and the tuples her cells allow are looked up (or,
-   where cells overlap so much that the tuples are many, every group is
-   tested);
+   by their tuple of cells, the groups holding her allowed cells of one
+   column are looked up (the column that allows the fewest), and the others
+   tested on them;
 3. each published class's people (less its published counterfeits) and,
    per sensitive value, its share of the class are computed once, adding the
    rows in the order her own check adds them
@@ -22,8 +22,7 @@ quasi-identifier cell contains her value. So:
 
 from __future__ import annotations
 
-from itertools import product
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -36,8 +35,6 @@ from verifier.releases.subject import Prepared
 
 __all__ = ["class_figures"]
 
-#: above this many cell tuples a set of candidates allows, every group of rows is tested instead
-MOST_TUPLES = 256
 
 
 def _patterns(published: Any, name: str, attr: Any, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -52,28 +49,37 @@ def _patterns(published: Any, name: str, attr: Any, keys: np.ndarray) -> tuple[n
 
 
 class _Groups:
-    """The released rows grouped by their tuple of quasi-identifier cells."""
+    """The released rows grouped by their tuple of quasi-identifier cells, and per column which groups hold each
+    cell."""
 
     def __init__(self, wheres: list[np.ndarray], n: int):
         code = tuple_codes(iter(wheres), n) if wheres else np.zeros(n, np.int64)
         _, first, label = np.unique(code, return_index=True, return_inverse=True)
         self.label = label.ravel()
-        self.cells = np.stack([w[first] for w in wheres], axis=1) if wheres else np.zeros((first.size, 0), np.int64)
-        self.lookup = {tuple(row): g for g, row in enumerate(self.cells.tolist())}
         self.count = int(first.size)
+        self.cells = np.stack([w[first] for w in wheres], axis=1) if wheres else np.zeros((first.size, 0), np.int64)
+        # column j's groups ordered by their cell there, and where each cell's run of them starts
+        self.by_cell = [np.argsort(self.cells[:, j], kind="stable") for j in range(self.cells.shape[1])]
+        self.cell_starts = [np.searchsorted(self.cells[order, j], np.arange(int(w.max(initial=0)) + 2))
+                            for j, (order, w) in enumerate(zip(self.by_cell, wheres))]
+        self.held = [np.diff(starts) for starts in self.cell_starts]  # how many groups hold each cell
 
-    def allowed(self, allowed: list[np.ndarray]) -> list[int]:
-        """The groups whose cell in every column is one of ``allowed`` (each column's allowed cells)."""
-        if not self.cells.shape[0]:
-            return []
-        sizes = [int(a.sum()) for a in allowed]
-        if int(np.prod(sizes, dtype=np.float64)) <= MOST_TUPLES:
-            return sorted(self.lookup[t] for t in product(*(np.flatnonzero(a).tolist() for a in allowed))
-                          if t in self.lookup)
-        inside = np.ones(self.cells.shape[0], dtype=bool)
-        for j, a in enumerate(allowed):
-            inside &= a[self.cells[:, j]]
-        return np.flatnonzero(inside).tolist()
+    def allowed(self, allowed: list[np.ndarray]) -> np.ndarray:
+        """The groups whose cell in every column is one of ``allowed`` (each column's allowed cells), ascending:
+        those of the column whose allowed cells hold the fewest groups, then tested on the other columns."""
+        if not self.cells.shape[1]:
+            return np.arange(self.count)
+        sizes = [int(np.dot(a[: self.held[i].size], self.held[i])) for i, a in enumerate(allowed)]
+        j = int(np.argmin(sizes))
+        cells = np.flatnonzero(allowed[j][: self.held[j].size])
+        begins, lengths = self.cell_starts[j][cells], self.held[j][cells]
+        offsets = np.cumsum(lengths) - lengths
+        chosen = self.by_cell[j][np.repeat(begins - offsets, lengths) + np.arange(int(lengths.sum()))]
+        inside = np.ones(chosen.size, dtype=bool)
+        for i, a in enumerate(allowed):
+            if i != j:
+                inside &= a[self.cells[chosen, i]]
+        return np.sort(chosen[inside])
 
 
 class _Classes:
@@ -93,15 +99,8 @@ class _Classes:
         self.of_group = np.split(pairs[:, 1], np.cumsum(np.bincount(pairs[:, 0], minlength=groups.count))[:-1])
         self._shares: dict[tuple[str, str], np.ndarray] = {}
 
-    def among(self, groups: list[int]) -> np.ndarray:
-        return np.concatenate([self.of_group[g] for g in groups]) if groups else np.zeros(0, np.int64)
-
-    def worst_among(self, published: Any, among: np.ndarray) -> Callable[[str, str], float]:
-        """Her worst share of a value (in sensitive column ``name``) among the classes ``among``."""
-        def worst(value: str, name: str) -> float:
-            return float(self.share(published, name, value)[among].max()) if among.size else 0.0
-
-        return worst
+    def among(self, groups: np.ndarray) -> np.ndarray:
+        return np.concatenate([self.of_group[g] for g in groups.tolist()]) if groups.size else np.zeros(0, np.int64)
 
     def share(self, published: Any, name: str, value: str) -> np.ndarray:
         """Each class's share of ``value`` in sensitive column ``name`` (a cell of N values giving 1/N)."""
@@ -120,6 +119,31 @@ def _members(label: np.ndarray, count: int) -> list[np.ndarray]:
     return np.split(order, np.cumsum(np.bincount(label, minlength=count))[:-1])
 
 
+class _Candidates:
+    """Each set of candidates as the classes it holds, one after another (``flat``, the sets starting at
+    ``starts``), so that a figure of every set is one reduction over the classes' figures."""
+
+    def __init__(self, sets: list[np.ndarray]):
+        lengths = np.array([a.size for a in sets], dtype=np.int64)
+        self.flat = np.concatenate(sets) if sets else np.zeros(0, np.int64)
+        self.held = lengths > 0
+        self.starts = (np.cumsum(lengths) - lengths)[self.held]
+
+    def smallest(self, figure: np.ndarray) -> np.ndarray:
+        """Per set, the smallest ``figure`` of its classes (0 for a set that holds none)."""
+        out = np.zeros(self.held.size, dtype=figure.dtype)
+        if self.starts.size:
+            out[self.held] = np.minimum.reduceat(figure[self.flat], self.starts)
+        return out
+
+    def largest(self, figure: np.ndarray) -> np.ndarray:
+        """Per set, the largest ``figure`` of its classes (0 for a set that holds none)."""
+        out = np.zeros(self.held.size, dtype=figure.dtype)
+        if self.starts.size:
+            out[self.held] = np.maximum.reduceat(figure[self.flat], self.starts)
+        return out
+
+
 def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     """Every record's figures in a generalized release (rank keys in schema order, one row a subject)."""
     published, methods = prepared.published, prepared.release.methods
@@ -129,16 +153,22 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     groups = _Groups([w for _, _, w in found], published.n_records)
     classes = _Classes(published, methods, groups)
     per_record = np.column_stack([which for _, which, _ in found]) if found else np.zeros((n, 0), np.int64)
-    signatures, sig_of = np.unique(per_record, axis=0, return_inverse=True)
-    smallest = np.zeros(n, np.int64)
-    sensitive = {s.name: (np.zeros(n), np.zeros(n)) for s in published.sensitive}
-    for signature, mine in zip(signatures.tolist(), _members(sig_of.ravel(), len(signatures))):
-        allowed = groups.allowed([found[j][0][p] for j, p in enumerate(signature)])
-        among = classes.among(allowed)
-        smallest[mine] = int(classes.people[among].min()) if among.size else 0
-        worst = classes.worst_among(published, among)
-        for s in published.sensitive:
-            _worst_shares(published, s, records[mine, names.index(s.name)], worst, sensitive[s.name], mine)
+    _, first, sig_of = np.unique(tuple_codes((which for _, which, _ in found), n), return_index=True,
+                                 return_inverse=True)
+    signatures, sig_of = per_record[first], sig_of.ravel()
+    sets = _Candidates([classes.among(groups.allowed([found[j][0][p] for j, p in enumerate(signature)]))
+                        for signature in signatures.tolist()])
+    smallest = sets.smallest(classes.people)[sig_of]
+    sensitive = {}
+    for attr in published.sensitive:
+        values, which = np.unique(records[:, names.index(attr.name)], return_inverse=True)
+        shares = value_shares(published, attr.name)
+        risk, prior = np.zeros(n), np.zeros(n)
+        for key, at in zip(values.tolist(), _members(which.ravel(), len(values))):
+            value = str(her_value(attr, key))
+            risk[at] = sets.largest(classes.share(published, attr.name, value))[sig_of[at]]
+            prior[at] = shares.get(value, 0.0)
+        sensitive[attr.name] = (risk, prior)
     risks = {name: {"risk": risk, "sampling_error": np.zeros(n)} for name, (risk, _) in sensitive.items()}
     claims = prepared.release.claims or {}
     targets = prepared.release.predicate.get("targets") or {}
@@ -150,14 +180,3 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     if isinstance(least, (int, float)) and not isinstance(least, bool):
         broken |= smallest < float(least)
     return FigureArrays(n, sensitive, broken, class_size=smallest)
-
-
-def _worst_shares(published: Any, attr: Any, keys: np.ndarray, worst: Callable[[str, str], float],
-                  into: tuple[np.ndarray, np.ndarray], mine: np.ndarray) -> None:
-    """Each of ``mine``'s worst share of her sensitive value in a class she could be in, and its base rate."""
-    shares = value_shares(published, attr.name)
-    values, inverse = np.unique(keys, return_inverse=True)
-    for key, at in zip(values.tolist(), _members(inverse.ravel(), len(values))):
-        value = str(her_value(attr, key))
-        into[0][mine[at]] = worst(value, attr.name)
-        into[1][mine[at]] = shares.get(value, 0.0)
