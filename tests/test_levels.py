@@ -8,6 +8,8 @@ to the one-record policy on random figures, NaNs, zeros and values on the thresh
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -244,3 +246,15 @@ def test_another_policy_is_named_signed_and_needed_by_the_audit(adult, tmp_path,
                      str(strict), "--json"]) == 0
     checks = {c["claim"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
     assert checks["policy_levels.at_risk"]["ok"] and checks["policy_levels.at_risk"]["computed"] == levels["at_risk"]
+
+
+def test_the_protectors_report_is_the_json_of_its_document_one_record_a_line():
+    from publisher.signed_release import report_bytes
+
+    doc = {"release": "r", "protector_only": None, "records_not_protected": {
+        "policy": default_policy().to_json(), "columns": ["row", "level", "rule"],
+        "rows": [[3, "exposed", "value_near_certain"], [17, "at_risk", "value_gain"]]}}
+    text = report_bytes(doc)
+    assert json.loads(text) == doc and b'      [17, "at_risk", "value_gain"]\n' in text
+    empty = {**doc, "records_not_protected": {**doc["records_not_protected"], "rows": []}}
+    assert json.loads(report_bytes(empty)) == empty

@@ -82,17 +82,19 @@ def parse_cell(text: str, numeric: bool, hierarchy: Hierarchy | None = None) -> 
     return Cell(values=frozenset([text]))
 
 
-def _parsed_column(texts: Sequence[Any], numeric: bool, hierarchy: Hierarchy | None) -> list[Cell]:
-    """:func:`parse_cell` of every cell of a column, each distinct text read once (cells are immutable)."""
-    seen: dict[str, Cell] = {}
-    out = []
-    for t in texts:
-        t = str(t)
-        cell = seen.get(t)
-        if cell is None:
-            cell = seen[t] = parse_cell(t, numeric, hierarchy)
-        out.append(cell)
-    return out
+def _parsed_column(texts: Sequence[Any], numeric: bool, hierarchy: Hierarchy | None) -> tuple[list[Cell], np.ndarray]:
+    """:func:`parse_cell` of each distinct text of a column, once (cells are immutable), in the order the texts
+    first appear, and each row's position among them."""
+    import pandas as pd  # late: a command's --help loads no pandas
+
+    codes, uniques = pd.factorize(pd.Series([str(t) for t in texts], dtype=object))
+    return [parse_cell(t, numeric, hierarchy) for t in uniques.tolist()], codes.astype(np.int64)
+
+
+def _row_order_sum(parts: list[np.ndarray]) -> float:
+    """The sum of every row's figure, column after column, added in row order one by one (as a loop adds them)."""
+    flat = np.concatenate(parts) if parts else np.zeros(0)
+    return float(np.cumsum(flat)[-1]) if flat.size else 0.0
 
 
 def _size(cell: Cell, column: np.ndarray, numeric: bool) -> tuple[float, int]:
@@ -127,34 +129,53 @@ def assess_generalized(
     n = len(next(iter(original.values()))) if original else 0
     qi = [a for a in attrs if a.role == "quasi_identifier"]
     sens = [a for a in attrs if a.role == "sensitive"]
-    cells = {a.name: _parsed_column(published[a.name], a.kind == "numeric", hier.get(a.name))
+    coded = {a.name: _parsed_column(published[a.name], a.kind == "numeric", hier.get(a.name))
              for a in attrs if a.role in ("quasi_identifier", "sensitive")}
+    cells = {name: [distinct[c] for c in codes.tolist()] for name, (distinct, codes) in coded.items()}
     # classes of identical published QI values
-    keys = [tuple(str(published[a.name][t]).strip() for a in qi) for t in range(len(published[qi[0].name]))] if qi else []
-    labels: dict[tuple, int] = {}
-    klass = np.array([labels.setdefault(k, len(labels)) for k in keys], dtype=np.int64)
+    rows = len(published[qi[0].name]) if qi else 0
+    klass = _classes_of(published, qi, rows)
+    n_classes = int(klass.max()) + 1 if klass.size else 0
     sizes = np.bincount(klass) if klass.size else np.array([0])
-    ncp = _ncp(qi, original, cells) / (len(keys) * len(qi)) if qi and keys else 0.0
+    ncp = _ncp(qi, original, coded) / (rows * len(qi)) if qi and rows else 0.0
     out: dict[str, Any] = {
         "n_records": n,
-        "k": int(sizes.min()) if keys else 0,
-        "classes": int(sizes.size) if keys else 0,
+        "k": int(sizes.min()) if rows else 0,
+        "classes": int(sizes.size) if rows else 0,
         "ncp": ncp,
         "data_utility": 1.0 - ncp,
-        "discernibility": int(np.sum(sizes.astype(np.int64) ** 2)) if keys else 0,
+        "discernibility": int(np.sum(sizes.astype(np.int64) ** 2)) if rows else 0,
         "permuted_privacy": None,
         "intruder": None,
         "note": "generalized values have no ranks: permutation distance and the intruder's test do not apply",
     }
-    out.update(information_loss(qi, sens, original, cells, sizes if keys else np.zeros(0, dtype=np.int64), n))
+    out.update(information_loss(qi, sens, original, coded, sizes if rows else np.zeros(0, dtype=np.int64), n))
     if hierarchies:  # distortion ratios only against the trees the publisher declared
         for key, group in (("qi_distortion_ratio", qi), ("sa_distortion_ratio", sens)):
             if group:
                 out[key] = sum(_information_loss(hier.get(a.name), c) for a in group for c in cells[a.name]) / (
-                    len(keys) * len(group))
+                    rows * len(group))
     out["attribute_disclosure"] = (
-        _group_disclosure(qi, sens, original, cells, klass, sizes, len(labels), n) if sens else {})
+        _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes, n) if sens else {})
     return out
+
+
+def _classes_of(published: Mapping[str, Sequence[str]], qi, rows: int) -> np.ndarray:
+    """Each row's class: rows with the same published quasi-identifier texts (spaces at their ends aside), the
+    classes numbered as they first appear."""
+    if not qi:
+        return np.zeros(0, dtype=np.int64)
+    import pandas as pd  # late: a command's --help loads no pandas
+
+    columns = [pd.factorize(pd.Series([str(t) for t in published[a.name]], dtype=object).str.strip())[0]
+               for a in qi]
+    code = np.zeros(rows, dtype=np.int64)
+    for column in columns:  # renumbered after each column, so no product of sizes overflows
+        code = np.unique(code * (int(column.max(initial=0)) + 1) + column, return_inverse=True)[1].ravel()
+    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    by_first = np.empty(first.size, np.int64)
+    by_first[np.argsort(first, kind="stable")] = np.arange(first.size)
+    return by_first[inverse.ravel()]
 
 
 def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
@@ -179,20 +200,27 @@ def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
 
 def _per_cell(figure: Callable[[Cell], Any]) -> Callable[[Cell], Any]:
     """``figure`` computed once per distinct cell: a column's cells repeat, and a figure that reads the whole
-    column (its range) would otherwise cost O(n) per row."""
+    column (its range) would otherwise cost O(n) per row. A column's rows with the same text share one cell object
+    (:func:`~verifier.attacks.classes.read_published` reads each text once), so the object is looked up first:
+    hashing a cell's values for every row cost more than the figure."""
     seen: dict[Cell, Any] = {}
+    by_object: dict[int, tuple[Cell, Any]] = {}  # the cell is kept with its figure: its id is never reused
 
     def once(cell: Cell) -> Any:
+        hit = by_object.get(id(cell))
+        if hit is not None:
+            return hit[1]
         if cell not in seen:
             seen[cell] = figure(cell)
+        by_object[id(cell)] = (cell, seen[cell])
         return seen[cell]
 
     return once
 
 
-def _ncp(qi, original, cells) -> float:
+def _ncp(qi, original, coded) -> float:
     """Total NCP (Xu): numeric width / range; categorical distinct covered / domain, 0 for a single value."""
-    total = 0.0
+    parts = []
     for a in qi:
         col = np.array([float(v) for v in original[a.name]]) if a.kind == "numeric" else np.array(list(original[a.name]))
         domain = len(set(map(str, col))) if a.kind != "numeric" else 0
@@ -202,10 +230,9 @@ def _ncp(qi, original, cells) -> float:
             frac, count = _size(c, col, numeric)
             return frac if numeric else (0.0 if count <= 1 else count / domain)
 
-        part = _per_cell(part)
-        for c in cells[a.name]:  # the same sum, in row order, as cell by cell
-            total += part(c)
-    return total
+        distinct, codes = coded[a.name]
+        parts.append(np.array([part(c) for c in distinct], dtype=np.float64)[codes] if distinct else np.zeros(0))
+    return _row_order_sum(parts)  # the same sum, in row order, as cell by cell
 
 
 def _extent(cell: Cell, column: np.ndarray, numeric: bool, domain: int) -> str:
@@ -223,25 +250,27 @@ def _extent(cell: Cell, column: np.ndarray, numeric: bool, domain: int) -> str:
     return "root" if cell.everything or count >= domain else "partial"
 
 
-def information_loss(qi, sens, original, cells, sizes: np.ndarray, n: int) -> dict[str, Any]:
+def information_loss(qi, sens, original, coded, sizes: np.ndarray, n: int) -> dict[str, Any]:
     """What ARX and sdcMicro users compare beside NCP and discernibility: the average class size, the share of
     quasi-identifier cells published exactly, the records whose every quasi-identifier is at the root or
     suppressed, and whether every sensitive cell is at the root (docs/methods.md, "Information loss")."""
-    extents = {}
+    extents: dict[str, np.ndarray] = {}  # each row's extent: 0 exact, 1 partial, 2 root
     for a in (*qi, *sens):
         numeric = a.kind == "numeric"
         col = np.array([float(v) for v in original[a.name]]) if numeric else np.array(list(map(str, original[a.name])))
         domain = 0 if numeric else len(set(col.tolist()))
-        extent = _per_cell(lambda c, col=col, numeric=numeric, domain=domain: _extent(c, col, numeric, domain))
-        extents[a.name] = [extent(c) for c in cells[a.name]]
-    qi_cells = [e for a in qi for e in extents[a.name]]
-    rows = len(cells[qi[0].name]) if qi else 0  # every published row (an m-invariant release's counterfeits too)
-    suppressed = sum(all(extents[a.name][t] == "root" for a in qi) for t in range(rows))
+        distinct, codes = coded[a.name]
+        code = {"exact": 0, "partial": 1, "root": 2}
+        extents[a.name] = (np.array([code[_extent(c, col, numeric, domain)] for c in distinct], dtype=np.int8)[codes]
+                           if distinct else np.zeros(0, dtype=np.int8))
+    qi_cells = np.concatenate([extents[a.name] for a in qi]) if qi else np.zeros(0, dtype=np.int8)
+    rows = len(coded[qi[0].name][1]) if qi else 0  # every published row (an m-invariant release's counterfeits too)
+    suppressed = int(np.all(np.stack([extents[a.name] == 2 for a in qi]), axis=0).sum()) if qi and rows else 0
     return {
         "average_class_size": float(n / sizes.size) if sizes.size else 0.0,
-        "exact_cell_share": qi_cells.count("exact") / len(qi_cells) if qi_cells else 1.0,
-        "suppressed_records": int(suppressed),
-        "sensitive_at_root": sorted(a.name for a in sens if n and all(e == "root" for e in extents[a.name])),
+        "exact_cell_share": int(np.count_nonzero(qi_cells == 0)) / qi_cells.size if qi_cells.size else 1.0,
+        "suppressed_records": suppressed,
+        "sensitive_at_root": sorted(a.name for a in sens if n and bool(np.all(extents[a.name] == 2))),
     }
 
 
@@ -263,11 +292,18 @@ def _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n
         first.setdefault(int(c), t)
     reps = [first[c] for c in range(n_classes)]
     cover: dict[tuple[str, Any], np.ndarray] = {}
+    distinct: dict[str, tuple[list[Cell], np.ndarray]] = {}  # per attribute, its classes' distinct cells
+    for a in qi:
+        index: dict[Cell, int] = {}
+        where = np.array([index.setdefault(cells[a.name][t], len(index)) for t in reps], dtype=np.int64)
+        distinct[a.name] = (list(index), where)
 
     def covering(a, value) -> np.ndarray:
         key = (a.name, value)
-        if key not in cover:
-            cover[key] = np.array([cells[a.name][t].contains(value) for t in reps], dtype=bool)
+        if key not in cover:  # each distinct cell tested once, then read for every class
+            found, where = distinct[a.name]
+            cover[key] = np.array([c.contains(value) for c in found], dtype=bool)[where] if found else \
+                np.zeros(0, dtype=bool)
         return cover[key]
 
     order = np.argsort(klass, kind="stable")  # each class's rows in row order, as flatnonzero lists them
