@@ -258,3 +258,31 @@ def test_the_protectors_report_is_the_json_of_its_document_one_record_a_line():
     assert json.loads(text) == doc and b'      [17, "at_risk", "value_gain"]\n' in text
     empty = {**doc, "records_not_protected": {**doc["records_not_protected"], "rows": []}}
     assert json.loads(report_bytes(empty)) == empty
+
+
+def test_counts_an_earlier_manifest_drew_are_listed_unchecked_and_its_targets_held_to_every_record(adult, capsys):
+    """Releases signed before every record was counted hold a public draw of 200: the audit no longer makes that
+    draw, so it lists the drawn counts as unchecked with the exact ones, and holds the targets to the exact ones."""
+    from conftest import resign_statement
+    from verifier.cli import main as verifier
+
+    assert _release(adult, "drawn", "--target", "max_at_risk_share=0.5") == 0
+    exact = json.loads((adult / "drawn" / "manifest.json").read_text())["predicate"]["claims"]["policy_levels"]
+
+    def drawn(statement):
+        statement["predicate"]["claims"]["policy_levels"].update(
+            checked=200, exposed=59, at_risk=26, protected=115, exposed_share=59 / 200, at_risk_share=26 / 200,
+            by_rule={"value_near_certain": 59, "value_gain": 26})
+        statement["predicate"]["targets"]["max_exposed"] = 100  # met by the draw, not by every record
+
+    resign_statement(adult / "drawn", adult / "keys" / "private.pem", drawn)
+    capsys.readouterr()
+    key = str(adult / "keys" / "public.pem")
+    assert verifier(["audit", str(adult / "drawn"), "--key", key, "--original", str(SAMPLE), "--json"]) == 1
+    audit = json.loads(capsys.readouterr().out)
+    unchecked = {u["figure"]: u["reason"] for u in audit["unchecked"]}
+    assert unchecked["policy_levels.exposed"] == (
+        f"signed from a draw of 200 of 3000 records, which this verifier no longer makes; every record counted: "
+        f"exposed {exact['exposed']:,}, at risk {exact['at_risk']:,}, protected {exact['protected']:,}")
+    failed = {c["claim"]: c for c in audit["checks"] if not c["ok"]}
+    assert list(failed) == ["targets.max_exposed"] and str(exact["exposed"]) in failed["targets.max_exposed"]["note"]

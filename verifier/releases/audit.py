@@ -302,7 +302,8 @@ def _named_policy(ledger: _Ledger, path: str, levels: dict, given: Policy | None
 
 def _policy_levels(ledger: _Ledger, original: Table | None, given: Policy | None) -> None:
     """Every original record's level under the policy the manifest names, as her own check decides it
-    (:mod:`verifier.releases.levels`), and the protector's targets on the counts."""
+    (:mod:`verifier.releases.levels`), and the protector's targets on the counts of every record (never on a
+    sample: an earlier manifest's counts of a public draw are listed as unchecked, with the exact ones)."""
     claimed = ledger.claimed("policy_levels")
     if not isinstance(claimed, dict):
         return
@@ -316,7 +317,12 @@ def _policy_levels(ledger: _Ledger, original: Table | None, given: Policy | None
     if ledger.space is not None and prepared.ranks_apply and np.array_equal(ledger.space.values, prepared.values):
         prepared = replace(prepared, ranked=ledger.space)  # the claims' search is not run again
     levels = record_levels(prepared, original.values, policy).to_json()
-    ledger.tree("policy_levels", levels)
+    if claimed.get("checked") != claimed.get("records"):  # an earlier manifest's public draw: not recomputed
+        ledger.skip("policy_levels", f"signed from a draw of {claimed.get('checked')} of {claimed.get('records')} "
+                    f"records, which this verifier no longer makes; every record counted: exposed "
+                    f"{levels['exposed']:,}, at risk {levels['at_risk']:,}, protected {levels['protected']:,}")
+    else:
+        ledger.tree("policy_levels", levels)
     for miss in target_misses(ledger.release.predicate.get("targets"), {"policy_levels": levels}):
         ledger.fail(f"targets.{miss.name}", f"the recomputed {miss.text()}")
 
