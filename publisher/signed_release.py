@@ -280,10 +280,17 @@ def _refuse_misses(targets: Mapping[str, Any] | None, claims: dict) -> None:
     """``TARGET_MISSED`` (exit 3) naming every figure on the wrong side of the protector's target."""
     misses = target_misses(targets, claims)
     if misses:
-        raise InvalidInputError("the release misses its target: " + "; ".join(m.text() for m in misses)
+        decided = (claims.get("policy_levels") or {}).get("by_rule") or {}
+        why = ("; the rules that decided those levels: " + ", ".join(f"{rule} {count:,}" for rule, count in
+                                                                      sorted(decided.items(), key=lambda r: -r[1]))
+               if decided and any(m.name in ("max_exposed", "max_at_risk_share") for m in misses) else "")
+        raise InvalidInputError("the release misses its target: " + "; ".join(m.text() for m in misses) + why
                                 + "; nothing was written. A stronger setting of the method's strength parameter "
                                 "(noise's relative_sd, swapping's p, k) moves it: `publisher calibrate` sweeps one "
-                                "and shows where each figure crosses its target", reason="TARGET_MISSED")
+                                "and shows where each figure crosses its target; a value guessed near certainly "
+                                "(value_near_certain) needs a method that bounds each value's share of a class "
+                                "(docs/methods.md, \"From a refused release to a published one\")",
+                                reason="TARGET_MISSED")
 
 
 def _publishable(methods: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict | None]:

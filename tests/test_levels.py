@@ -222,8 +222,11 @@ def test_a_release_that_exposes_more_records_than_its_target_is_refused(adult, c
     assert _release(adult, "refused", "--target", "max_exposed=10") == 3
     err = capsys.readouterr().err
     found = re.search(r"TARGET_MISSED: the release misses its target: the number of records exposed under the "
-                      r"verdict policy is (\d+); the target is at most 10 \(max_exposed\); nothing was written", err)
+                      r"verdict policy is (\d+); the target is at most 10 \(max_exposed\); the rules that decided "
+                      r"those levels: value_near_certain ([\d,]+)(, [a-z_]+ [\d,]+)*; nothing was written", err)
     assert found and int(found.group(1)) > 10 and not (adult / "refused").exists()
+    assert int(found.group(2).replace(",", "")) == int(found.group(1))  # every exposed record, by its rule
+    assert "value_near_certain) needs a method that bounds each value's share of a class" in err
 
 
 def test_another_policy_is_named_signed_and_needed_by_the_audit(adult, tmp_path, capsys):
