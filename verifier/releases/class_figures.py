@@ -17,7 +17,8 @@ quasi-identifier cell contains her value. So:
    rows in the order her own check adds them
    (:class:`~verifier.attacks.possible_classes.PossibleClasses`), so that her
    fewest people and worst share are the smallest and largest of them over
-   the classes among her candidates, to the last bit.
+   the classes among her candidates, to the last bit. Each distinct sensitive
+   value of the records costs one pass over the rows.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from verifier.releases.record_figures import breaches, signed_bounds
 from verifier.releases.subject import Prepared
 
 __all__ = ["class_figures"]
-
 
 
 def _patterns(published: Any, name: str, attr: Any, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
