@@ -24,15 +24,18 @@ from verifier.releases.verdict import HerFigures, policy_verdict
 from verifier.data.tables import read_table
 
 
-def _plain(prepared, records, policy) -> tuple[list[str], list[str | None]]:
-    levels, rules = [], []
+def _plain(prepared, records, policies) -> list[tuple[list[str], list[str | None]]]:
+    """Each record's own check and random-match test, as `verifier check` runs them, and her verdict under each
+    of ``policies``: per policy, the levels and the deciding rules."""
+    out = [([], []) for _ in policies]
     for record in records:
         check = check_record(prepared, record)
         report = random_match(prepared, check, samples=2000) if prepared.ranks_apply else None
-        verdict = check.verdict(report, policy)
-        levels.append(verdict.level)
-        rules.append(verdict.rule)
-    return levels, rules
+        for (levels, rules), policy in zip(out, policies):
+            verdict = check.verdict(report, policy)
+            levels.append(verdict.level)
+            rules.append(verdict.rule)
+    return out
 
 
 STRICT = parse_policy(b'{"name": "strict", "version": 1, "rules": ['
@@ -97,9 +100,9 @@ def test_every_records_level_is_her_own_checks(tmp_path, keys, tied, method):
     prepared = prepare(open_release(str(tmp_path / "r"), str(keys / "public.pem")))
     records = read_table(str(source), prepared.schema).values
     seen = set()
-    for policy in (default_policy(), STRICT, BROAD):
+    policies = (default_policy(), STRICT, BROAD)
+    for policy, (levels, rules) in zip(policies, _plain(prepared, records, policies)):
         level, rule_at = every_level(prepared, records, policy, samples=2000)
-        levels, rules = _plain(prepared, records, policy)
         assert [LEVEL_CODES[c] for c in level.tolist()] == levels
         assert [None if i < 0 else policy.rules[i].id for i in rule_at.tolist()] == rules
         counted = record_levels(prepared, records, policy, samples=2000)
