@@ -98,8 +98,8 @@ def counted_levels(level: np.ndarray, rule_at: np.ndarray, policy: Policy) -> Le
 
 def records_not_protected(level: np.ndarray, rule_at: np.ndarray, policy: Policy) -> dict[str, Any]:
     """The protector's list of every record ``exposed`` or ``at_risk``, by input row (numbered from 1, the header
-    excluded), with the rule that decided its level: columnar, so that a census's list stays small. It names rows
-    of her input, never values, and goes only to her own report beside the release, never into it."""
+    excluded), with the rule that decided its level, one short row each (the report writes each on one line). It
+    names rows of her input, never values, and goes only to her own report beside the release, never into it."""
     rows = np.flatnonzero(level > 0)
     levels = np.array(LEVEL_CODES, dtype=object)[level[rows]].tolist()
     rules = np.array([r.id for r in policy.rules], dtype=object)[rule_at[rows]].tolist()
