@@ -32,7 +32,7 @@ from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.attacks.possible_classes import possible_classes
 from verifier.data.schema import Attribute, Schema
 from verifier.data.tables import format_rows
-from verifier.data.tuple_codes import tuple_codes
+from verifier.data.tuple_codes import first_seen, label_members, tuple_codes
 from verifier.errors import InvalidInputError
 
 __all__ = ["her_value", "leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
@@ -97,11 +97,8 @@ class PublishedCells:
             return np.array([seen.setdefault(texts[r].strip(), len(seen)) for r in first.tolist()],
                             dtype=np.int64)[codes]
 
-        key = tuple_codes((stripped(self.text[a.name]) for a in self.quasi_identifiers), self.n_records)
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        by_first = np.empty(first.size, np.int64)
-        by_first[np.argsort(first, kind="stable")] = np.arange(first.size)  # classes numbered as they first appear
-        return by_first[inverse.ravel()]
+        # classes numbered as they first appear
+        return first_seen(tuple_codes((stripped(self.text[a.name]) for a in self.quasi_identifiers), self.n_records))
 
 
 def _text_codes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -301,7 +298,7 @@ def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = No
             top, own, distinct, certain = _group_risk_of_values(labels, sizes, value)
         else:
             if members is None:  # each class's rows, ascending
-                members = np.split(np.argsort(labels, kind="stable"), np.cumsum(sizes)[:-1]) if n else []
+                members = label_members(labels, sizes.size) if n else []
             top, own, distinct, certain = _group_risk(published.cells[s.name], members)
         risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct,
                          "certain_share": certain / n if n else 0.0}

@@ -27,13 +27,14 @@ import math
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from verifier.errors import InvalidInputError
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.data.tables import decimal_cell, number_label
+from verifier.data.tuple_codes import first_seen, label_members, tuple_codes
 from verifier.data.schema import Schema
 
 __all__ = ["Cell", "parse_cell", "assess_generalized", "information_loss"]
@@ -167,15 +168,9 @@ def _classes_of(published: Mapping[str, Sequence[str]], qi, rows: int) -> np.nda
         return np.zeros(0, dtype=np.int64)
     import pandas as pd  # late: a command's --help loads no pandas
 
-    columns = [pd.factorize(pd.Series([str(t) for t in published[a.name]], dtype=object).str.strip())[0]
-               for a in qi]
-    code = np.zeros(rows, dtype=np.int64)
-    for column in columns:  # renumbered after each column, so no product of sizes overflows
-        code = np.unique(code * (int(column.max(initial=0)) + 1) + column, return_inverse=True)[1].ravel()
-    _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
-    by_first = np.empty(first.size, np.int64)
-    by_first[np.argsort(first, kind="stable")] = np.arange(first.size)
-    return by_first[inverse.ravel()]
+    columns = (pd.factorize(pd.Series([str(t) for t in published[a.name]], dtype=object).str.strip())[0]
+               for a in qi)
+    return first_seen(tuple_codes(columns, rows))
 
 
 def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
@@ -196,26 +191,6 @@ def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
             continue
         hier[a.name] = build_hierarchy(spec, values, a.kind == "numeric")
     return hier
-
-
-def _per_cell(figure: Callable[[Cell], Any]) -> Callable[[Cell], Any]:
-    """``figure`` computed once per distinct cell: a column's cells repeat, and a figure that reads the whole
-    column (its range) would otherwise cost O(n) per row. A column's rows with the same text share one cell object
-    (:func:`~verifier.attacks.classes.read_published` reads each text once), so the object is looked up first:
-    hashing a cell's values for every row cost more than the figure."""
-    seen: dict[Cell, Any] = {}
-    by_object: dict[int, tuple[Cell, Any]] = {}  # the cell is kept with its figure: its id is never reused
-
-    def once(cell: Cell) -> Any:
-        hit = by_object.get(id(cell))
-        if hit is not None:
-            return hit[1]
-        if cell not in seen:
-            seen[cell] = figure(cell)
-        by_object[id(cell)] = (cell, seen[cell])
-        return seen[cell]
-
-    return once
 
 
 def _ncp(qi, original, coded) -> float:
@@ -306,8 +281,7 @@ def _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n
                 np.zeros(0, dtype=bool)
         return cover[key]
 
-    order = np.argsort(klass, kind="stable")  # each class's rows in row order, as flatnonzero lists them
-    members = np.split(order, np.cumsum(np.bincount(klass, minlength=n_classes))[:-1])
+    members = label_members(klass, n_classes)  # each class's rows in row order, as flatnonzero lists them
     risks: dict[str, Any] = {}
     for s in sens:
         # per class: the summed leaf-level share of each sensitive value

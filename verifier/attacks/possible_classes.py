@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from verifier.attacks.counterfeits import counterfeit_entries
+from verifier.data.tuple_codes import label_members
 
 __all__ = ["PossibleClasses", "possible_classes"]
 
@@ -52,8 +53,7 @@ class PossibleClasses:
     @property
     def rows(self) -> list[np.ndarray]:
         """Each possible class's released rows (indices from 0, ascending), classes as they first appear."""
-        order = np.argsort(self.label, kind="stable")
-        return np.split(self.candidates[order], np.cumsum(np.bincount(self.label, minlength=self.count))[:-1])
+        return [self.candidates[at] for at in label_members(self.label, self.count)]
 
     @property
     def smallest(self) -> int:

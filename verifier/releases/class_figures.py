@@ -29,7 +29,7 @@ import numpy as np
 
 from verifier.attacks.classes import her_value, value_shares
 from verifier.attacks.counterfeits import class_counterfeits
-from verifier.data.tuple_codes import tuple_codes
+from verifier.data.tuple_codes import label_members, tuple_codes
 from verifier.releases.level_arrays import FigureArrays
 from verifier.releases.record_figures import breaches, signed_bounds
 from verifier.releases.subject import Prepared
@@ -113,12 +113,6 @@ class _Classes:
         return self._shares[(name, value)]
 
 
-def _members(label: np.ndarray, count: int) -> list[np.ndarray]:
-    """The positions holding each label 0 .. count - 1, ascending: one sort, not one pass per label."""
-    order = np.argsort(label, kind="stable")
-    return np.split(order, np.cumsum(np.bincount(label, minlength=count))[:-1])
-
-
 class _Candidates:
     """Each set of candidates as the classes it holds, one after another (``flat``, the sets starting at
     ``starts``), so that a figure of every set is one reduction over the classes' figures."""
@@ -129,18 +123,12 @@ class _Candidates:
         self.held = lengths > 0
         self.starts = (np.cumsum(lengths) - lengths)[self.held]
 
-    def smallest(self, figure: np.ndarray) -> np.ndarray:
-        """Per set, the smallest ``figure`` of its classes (0 for a set that holds none)."""
+    def reduced(self, reduce: np.ufunc, figure: np.ndarray) -> np.ndarray:
+        """Per set, ``reduce`` (``np.minimum``, ``np.maximum``) of its classes' ``figure`` (0 for a set that holds
+        none)."""
         out = np.zeros(self.held.size, dtype=figure.dtype)
         if self.starts.size:
-            out[self.held] = np.minimum.reduceat(figure[self.flat], self.starts)
-        return out
-
-    def largest(self, figure: np.ndarray) -> np.ndarray:
-        """Per set, the largest ``figure`` of its classes (0 for a set that holds none)."""
-        out = np.zeros(self.held.size, dtype=figure.dtype)
-        if self.starts.size:
-            out[self.held] = np.maximum.reduceat(figure[self.flat], self.starts)
+            out[self.held] = reduce.reduceat(figure[self.flat], self.starts)
         return out
 
 
@@ -158,15 +146,15 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     signatures, sig_of = per_record[first], sig_of.ravel()
     sets = _Candidates([classes.among(groups.allowed([found[j][0][p] for j, p in enumerate(signature)]))
                         for signature in signatures.tolist()])
-    smallest = sets.smallest(classes.people)[sig_of]
+    smallest = sets.reduced(np.minimum, classes.people)[sig_of]
     sensitive = {}
     for attr in published.sensitive:
         values, which = np.unique(records[:, names.index(attr.name)], return_inverse=True)
         shares = value_shares(published, attr.name)
         risk, prior = np.zeros(n), np.zeros(n)
-        for key, at in zip(values.tolist(), _members(which.ravel(), len(values))):
+        for key, at in zip(values.tolist(), label_members(which.ravel(), len(values))):
             value = str(her_value(attr, key))
-            risk[at] = sets.largest(classes.share(published, attr.name, value))[sig_of[at]]
+            risk[at] = sets.reduced(np.maximum, classes.share(published, attr.name, value))[sig_of[at]]
             prior[at] = shares.get(value, 0.0)
         sensitive[attr.name] = (risk, prior)
     risks = {name: {"risk": risk, "sampling_error": np.zeros(n)} for name, (risk, _) in sensitive.items()}

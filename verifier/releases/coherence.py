@@ -43,6 +43,7 @@ from typing import Any, Sequence
 from verifier.attacks.match_settings import MAX_SAMPLES
 from verifier.releases.family import EXTERNAL, GENERALIZING
 from verifier.releases.targets import joint_misses, target_misses
+from verifier.releases.verdict import as_number
 from verifier.text import literal
 
 __all__ = ["MAX_RELATIVE_SD", "MAX_SAMPLES", "MODEL_METHODS", "chain_problem", "coherence_problem", "rows_problem",
@@ -74,10 +75,6 @@ def chain_problem(methods: Sequence[str]) -> tuple[int, str] | None:
     return None
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def step_problem(step: dict[str, Any], n: int | None) -> tuple[str, str] | None:
     """Why one ``{"method", "parameters"}`` step protects nothing or cannot run on ``n`` records (None: not known
     yet), as (the parameter, what is wrong), or None."""
@@ -98,7 +95,7 @@ def step_problem(step: dict[str, Any], n: int | None) -> tuple[str, str] | None:
         return "p", "0 swaps nothing"
     if method == EXTERNAL and n is not None and params["suppressed_records"] > n:
         return "suppressed_records", f"{params['suppressed_records']} is more than the {n} records"
-    k = _number(params.get("k"))
+    k = as_number(params.get("k"))
     if k is not None and n is not None and k > n:
         return "k", f"{int(k)} is more than the {n} records"
     return None

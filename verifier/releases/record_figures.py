@@ -32,16 +32,12 @@ from verifier.core.permutation import record_spread, window_spreads
 from verifier.releases.exposure import every_disclosure
 from verifier.releases.level_arrays import FigureArrays
 from verifier.releases.subject import Prepared, claimed_dv
-from verifier.releases.verdict import SLACK
+from verifier.releases.verdict import SLACK, as_number
 
 __all__ = ["ranked_figures", "breaches", "signed_bounds"]
 
 #: a bulk window variance this close to its bound (relatively) is measured again window by window
 NEAR = 1e-6
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _rows_in(records: np.ndarray, released: np.ndarray) -> np.ndarray:
@@ -80,8 +76,8 @@ def signed_bounds(claims: Mapping[str, Any], targets: Mapping[str, Any] | None) 
     found: dict[str, list[float]] = {}
     for name, claimed in (claimed_all.items() if isinstance(claimed_all, Mapping) else ()):
         if isinstance(claimed, Mapping):
-            found.setdefault(name, []).extend(b for b in (_number(claimed.get("max")), _number(claimed.get("target")))
-                                              if b is not None)
+            bounds = (as_number(claimed.get("max")), as_number(claimed.get("target")))
+            found.setdefault(name, []).extend(b for b in bounds if b is not None)
     for name, bound in ((targets or {}).get("max_attribute_risk") or {}).items():
         found.setdefault(name, []).append(float(bound))
     return {name: min(bounds) for name, bounds in found.items() if bounds}
@@ -116,10 +112,10 @@ def ranked_figures(prepared: Prepared, records: np.ndarray, random: RandomMatchD
     holds = _claim_holds(prepared, records, qlo, qhi, distances)
     if holds is not None:
         broken |= ~holds
-    least = _number(targets.get("min_distance"))
+    least = as_number(targets.get("min_distance"))
     if least is not None:
         broken |= distances < least
-    if _number(targets.get("max_linked_share")) is not None and p_value is not None:
+    if as_number(targets.get("max_linked_share")) is not None and p_value is not None:
         broken |= p_value < alpha
     return FigureArrays(records.shape[0], {name: (e["risk"], e["prior"]) for name, e in risks.items()}, broken,
                         distance=distances, p_value=p_value, unchanged=unchanged)

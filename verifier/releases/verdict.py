@@ -40,7 +40,7 @@ from verifier.attacks.disclosure import CERTAIN
 from verifier.releases.policy import OPERATORS, Policy, Rule
 from verifier.text import figure, literal, number, plural
 
-__all__ = ["LEVELS", "NOTICE", "NO_PROOF", "SLACK", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line",
+__all__ = ["LEVELS", "NOTICE", "NO_PROOF", "SLACK", "as_number", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line",
            "disclosure_breaches", "disclosure_line", "not_verifiable", "policy_findings", "policy_verdict",
            "target_breaches", "within_error_lines"]
 
@@ -57,7 +57,8 @@ SLACK = 1e-9
 _ENTRY = {"posterior": "risk", "prior": "prior", "beta": "beta", "delta": "delta"}
 
 
-def _number(value: Any) -> float | None:
+def as_number(value: Any) -> float | None:
+    """A manifest value as a float, or None where it is not a number (a bool is not one)."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
@@ -140,7 +141,7 @@ def _versus(rule: Rule, bound: float | None, *, share: bool = False) -> str:
 
 
 def _attribute_sentence(rule: Rule, name: str, entry: Mapping[str, Any]) -> str:
-    post, prior = _number(entry.get("risk")), _number(entry.get("prior"))
+    post, prior = as_number(entry.get("risk")), as_number(entry.get("prior"))
     shown = literal(name)
     base = f"{number(prior, share=True)} of the released records share your value"
     bound = rule.bound(prior)
@@ -152,8 +153,8 @@ def _attribute_sentence(rule: Rule, name: str, entry: Mapping[str, Any]) -> str:
         return (f"Your {shown} {what} {number(value, share=True)} from this release, {_versus(rule, bound, share=True)}"
                 f" ({base}).")
     times = f"{number(post / prior)} times" if post is not None and prior else "undefined"
-    gain = (f"beta = {number(_number(entry.get('beta')))}, {_versus(rule, bound)}" if rule.figure == "beta" else
-            f"delta = {number(_number(entry.get('delta')))}, {_versus(rule, bound)}")
+    gain = (f"beta = {number(as_number(entry.get('beta')))}, {_versus(rule, bound)}" if rule.figure == "beta" else
+            f"delta = {number(as_number(entry.get('delta')))}, {_versus(rule, bound)}")
     return (f"Your {shown} is guessed right with probability {number(post, share=True)} from this release, {times} "
             f"its base rate ({base}): the release tells an attacker more about it than the policy allows ({gain}).")
 
@@ -205,8 +206,8 @@ def policy_findings(policy: Policy, figures: HerFigures) -> list[Finding]:
     for rule in policy.rules:
         if rule.per_attribute:
             for name, entry in figures.sensitive.items():
-                value = _number(entry.get(_ENTRY[rule.figure]))
-                if rule.fires(value, prior=_number(entry.get("prior"))):
+                value = as_number(entry.get(_ENTRY[rule.figure]))
+                if rule.fires(value, prior=as_number(entry.get("prior"))):
                     out.append(Finding(rule.id, rule.figure, rule.level, _attribute_sentence(rule, name, entry), name))
         elif rule.figure == "claim_broken":
             out += [Finding(rule.id, rule.figure, rule.level, text) for text in figures.broken] if rule.fires(
@@ -267,15 +268,15 @@ def policy_verdict(policy: Policy, figures: HerFigures, *, details: Sequence[str
 
 def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
     """Her risk for one sensitive attribute with its base rate: what the release tells, and what anyone knows."""
-    prior = _number(entry.get("prior"))
+    prior = as_number(entry.get("prior"))
     base = number(prior, share=True)
     interval = entry.get("interval")
     noise = ""
     if isinstance(interval, list):
-        low, high = (number(_number(v), share=True) for v in interval)
-        noise = f", estimated within {low} to {high} ({number(_number(entry.get('confidence')), share=True)} interval)"
+        low, high = (number(as_number(v), share=True) for v in interval)
+        noise = f", estimated within {low} to {high} ({number(as_number(entry.get('confidence')), share=True)} interval)"
     records = plural(int(entry.get("candidates") or 0), "candidate record")
-    return (f"Your {literal(name)} is guessed right with probability {number(_number(entry.get('risk')), share=True)} "
+    return (f"Your {literal(name)} is guessed right with probability {number(as_number(entry.get('risk')), share=True)} "
             f"from this release{noise} ({records}, {how}); {base} of "
             f"the released records share your value, so anyone could guess it right with probability {base} knowing "
             "nothing about you.")
@@ -294,19 +295,19 @@ def target_breaches(targets: Mapping[str, Any] | None, *, risks: Mapping[str, Ma
     targets = targets or {}
     out = []
     for name, bound in (targets.get("max_attribute_risk") or {}).items():
-        risk = _number((risks.get(name) or {}).get("risk"))
+        risk = as_number((risks.get(name) or {}).get("risk"))
         if risk is not None and risk - _margin(risks.get(name)) > float(bound) + SLACK:
             out.append(f"The publisher promised no {literal(name)} guessed with probability above {number(bound)}; "
                        f"yours is {number(risk)}{_beyond(risks.get(name))}.")
-    bound = _number(targets.get("min_distance"))
+    bound = as_number(targets.get("min_distance"))
     if bound is not None and distance is not None and distance < bound:
         out.append(f"The publisher promised every record at least {number(bound)} ranks from its closest match; "
                    f"yours is {distance}.")
-    bound = _number(targets.get("min_k"))
+    bound = as_number(targets.get("min_k"))
     if bound is not None and group is not None and group < bound:
         out.append(f"The publisher promised groups of at least k = {number(bound)} records; "
                    f"{plural(group, 'released record')} {'is' if group == 1 else 'are'} consistent with your values.")
-    bound = _number(targets.get("max_linked_share"))
+    bound = as_number(targets.get("max_linked_share"))
     if bound is not None and linked:
         out.append(f"The publisher promised at most {number(bound, share=True)} of records linked with confidence; "
                    "yours is one of them.")
@@ -335,11 +336,11 @@ def disclosure_breaches(figures: Mapping[str, Mapping[str, Any]], claims: Mappin
     claimed_all = claims.get("attribute_disclosure") if isinstance(claims, Mapping) else None
     out = []
     for name, entry in figures.items():
-        value = _number(entry.get(key))
+        value = as_number(entry.get(key))
         claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else None
         if value is None or not isinstance(claimed, Mapping):
             continue
-        top, target = _number(claimed.get("max")), _number(claimed.get("target"))
+        top, target = as_number(claimed.get("max")), as_number(claimed.get("target"))
         low = value - (_margin(entry) if subject else 0.0)  # an estimate is above a bound only beyond its noise
         beyond = _beyond(entry) if subject else ""
         if subject and top is not None and low > top + SLACK:
@@ -353,7 +354,7 @@ def disclosure_breaches(figures: Mapping[str, Mapping[str, Any]], claims: Mappin
 
 def _margin(entry: Mapping[str, Any] | None) -> float:
     """The one-sided sampling error of a risk estimated from the release (0 for a risk computed exactly)."""
-    return _number((entry or {}).get("sampling_error")) or 0.0
+    return as_number((entry or {}).get("sampling_error")) or 0.0
 
 
 def _beyond(entry: Mapping[str, Any] | None) -> str:
@@ -361,7 +362,7 @@ def _beyond(entry: Mapping[str, Any] | None) -> str:
     if not margin:
         return ""
     return (f", estimated from the release, more than its sampling error of {figure(margin)} at "
-            f"{number(_number((entry or {}).get('confidence')), share=True)} above it")
+            f"{number(as_number((entry or {}).get('confidence')), share=True)} above it")
 
 
 def within_error_lines(figures: Mapping[str, Mapping[str, Any]], claims: Mapping[str, Any],
@@ -372,11 +373,11 @@ def within_error_lines(figures: Mapping[str, Mapping[str, Any]], claims: Mapping
     claimed_all = claims.get("attribute_disclosure") if isinstance(claims, Mapping) else None
     out = []
     for name, entry in figures.items():
-        value, margin = _number(entry.get("risk")), _margin(entry)
+        value, margin = as_number(entry.get("risk")), _margin(entry)
         claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else {}
         claimed = claimed if isinstance(claimed, Mapping) else {}
-        bounds = [b for b in (_number(claimed.get("max")), _number(claimed.get("target")),
-                              _number(((targets or {}).get("max_attribute_risk") or {}).get(name))) if b is not None]
+        bounds = [b for b in (as_number(claimed.get("max")), as_number(claimed.get("target")),
+                              as_number(((targets or {}).get("max_attribute_risk") or {}).get(name))) if b is not None]
         if value is None or not margin or not bounds:
             continue
         bound = min(bounds)
@@ -384,7 +385,7 @@ def within_error_lines(figures: Mapping[str, Mapping[str, Any]], claims: Mapping
             lo, hi = entry.get("interval") or (value - margin, value + margin)
             out.append(f"Your {literal(name)} risk estimated from the release, {number(value, share=True)}, is above "
                        f"the {number(bound, share=True)} the publisher signed, but within the estimate's sampling "
-                       f"error ({number(_number(entry.get('confidence')), share=True)} interval "
+                       f"error ({number(as_number(entry.get('confidence')), share=True)} interval "
                        f"{number(lo, share=True)} to {number(hi, share=True)}): the randomization's noise explains "
                        "it, so it is no broken promise.")
     return out
