@@ -7,6 +7,7 @@ from typing import Callable
 from experiments import (
     attack_truth,
     composition,
+    kerckhoffs,
     paper000_randomized_response,
     paper001_sd_anonymity,
     paper002_multi_sensitive,
@@ -34,4 +35,6 @@ EXPERIMENTS: dict[str, tuple[str, Callable[[bool], Outcome]]] = {
     "attack_truth": ("the named intruder simulated on SD, m-invariant, randomized-response and random-replacement "
                      "releases of Adult: his success at each verdict level beside a base-rate guesser (issue 50)",
                      attack_truth.run),
+    "kerckhoffs": ("the verdict against the exact oracle of the intruder who reruns the method, on random tiny "
+                   "tables of every family: subjects rated milder and harsher (issue 58)", kerckhoffs.run),
 }

@@ -1,0 +1,118 @@
+"""The exact oracle (issue 58; SPEC section 16): the named intruder's posterior by enumeration, and every family's
+verdict held to it on random tiny tables.
+
+The oracle itself is held to hand computations: Ryser's permanent to the sum over every permutation, a
+posterior that is a distribution, the true assignment always among those the release allows, a declared
+generalization's posterior equal to her class's share, and randomized response on one published attribute equal to
+Bayes' rule with the table's shares. Then each family's subjects, released and checked as `verifier check` does,
+of the families whose classes are decided on the quasi-identifiers alone (SD, a declared generalization) are never
+rated milder than the oracle, on tables with and without tied quasi-identifiers, with two and three sensitive values
+and several seeds; and m-invariance no longer pads a table that is not m-eligible.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.kerckhoffs import FAMILIES, LEVEL_ORDER, declared_generalization, oracle_and_verdict, tiny_schema, \
+    tiny_table
+from publisher.exact_oracle import exact_posteriors, permanent
+from verifier.releases.policy import default_policy
+
+
+def test_the_permanent_is_the_sum_over_every_permutation():
+    rng = np.random.default_rng(5)
+    for n in range(0, 7):
+        a = rng.random((n, n)) * (rng.random((n, n)) < 0.7)
+        plain = sum(math.prod(a[i, p[i]] for i in range(n)) for p in itertools.permutations(range(n)))
+        assert permanent(a) == pytest.approx(plain, rel=1e-12, abs=1e-15), n
+
+
+def test_a_declared_generalization_leaves_her_class_share_and_the_truth_is_always_allowed():
+    table = pd.DataFrame({"age": [20, 21, 22, 23, 24, 27, 25], "sex": ["f", "m", "f", "m", "f", "m", "f"],
+                          "s": ["a", "b", "a", "a", "b", "b", "a"]})
+    found = exact_posteriors(table, tiny_schema(["a", "b"]), declared_generalization, {}, seed=1)
+    assert found.runs == 2 ** 7 and found.consistent >= 1
+    for name, post in found.posteriors.items():
+        assert np.allclose(post.sum(axis=1), 1.0)
+    # classes ([20,23] f: a, a; [20,23] m: b, a; [24,27] f: b, a; [24,27] m: b): her value's share of her class
+    assert found.posterior_of("s", table["s"]).tolist() == pytest.approx([1.0, 0.5, 1.0, 0.5, 0.5, 1.0, 0.5])
+    # ...and the prior is the table's shares
+    assert found.prior["s"] == {"a": 4 / 7, "b": 3 / 7}
+
+
+def test_randomized_response_of_the_sensitive_value_alone_is_bayes_rule():
+    """With the quasi-identifiers published as they are and all distinct, each row is one person's: her posterior
+    is pi(v) P(r | v) / sum_u pi(u) P(r | u), the prior the table's shares."""
+    table = pd.DataFrame({"age": [20, 23, 26, 29, 32], "sex": ["f", "m", "f", "m", "f"],
+                          "s": ["x", "y", "z", "x", "x"]})
+    schema = tiny_schema(["x", "y", "z"])
+    found = exact_posteriors(table, schema, "randomized_response", {"keep_probabilities": {"s": 0.6}}, seed=3)
+    from publisher.methods import anonymize, make_method
+
+    shown = anonymize(table, schema, [make_method("randomized_response", {"keep_probabilities": {"s": 0.6}})],
+                      random_state=3).released.set_index("age")["s"]
+    pi = {"x": 0.6, "y": 0.2, "z": 0.2}
+    for i, (age, truth) in enumerate(zip(table["age"], table["s"])):
+        like = {v: 0.6 if v == shown[age] else 0.2 for v in pi}
+        want = pi[truth] * like[truth] / sum(pi[v] * like[v] for v in pi)
+        assert found.posterior_of("s", table["s"])[i] == pytest.approx(want, rel=1e-12)
+
+
+def _family_cases():
+    return [(name, tied, values, seed) for name in FAMILIES for tied in (True, False)
+            for values, seed in ((["a", "b"], 11), (["x", "y", "z"], 12))]
+
+
+#: the families whose classes are decided on the quasi-identifiers alone; the others' decisions read the sensitive
+#: values, and `python -m experiments kerckhoffs` counts the subjects their verdict still rates milder (issue 58)
+SOUND = {"SD k-anonymity, k = 2", "ARX-like output, ages in bands of 4"}
+
+
+@pytest.mark.parametrize("name, tied, values, seed", [c for c in _family_cases() if c[0] in SOUND])
+def test_no_subject_is_rated_milder_than_the_oracle(tmp_path, name, tied, values, seed):
+    method, params = FAMILIES[name]
+    rng = np.random.default_rng(seed + 100 * tied)
+    n = 7 if len(values) == 2 else 6
+    tried = 0
+    for attempt in range(6):  # tables the method refuses (m-invariance's, not m-eligible) are drawn again
+        table = tiny_table(rng, n, values, tied)
+        found = oracle_and_verdict(table, tiny_schema(values), method, params, seed + attempt, tmp_path)
+        if found is None:
+            continue
+        oracle, verdict = found
+        milder = [i + 1 for i, (o, v) in enumerate(zip(oracle, verdict)) if LEVEL_ORDER[v] < LEVEL_ORDER[o]]
+        assert not milder, (name, table.to_dict("list"), oracle, verdict)
+        tried += 1
+        if tried == 2:
+            break
+    assert tried >= 1, name
+
+
+def test_m_invariance_refuses_the_table_it_used_to_pad_with_counterfeits_of_one_value():
+    """Seven people share one value, one holds the other: m = 2 used to add six counterfeits of the rare value, and
+    the intruder who reruns the method read every group's real person; the table is not m-eligible, refused."""
+    from verifier.errors import InvalidInputError
+
+    table = pd.DataFrame({"age": [23, 41, 29, 26, 38, 35, 20, 32], "sex": list("mfmmfffm"),
+                          "s": ["a", "a", "b", "a", "a", "a", "a", "a"]})
+    with pytest.raises(ValueError, match="refuses the true table"):
+        exact_posteriors(table, tiny_schema(["a", "b"]), "m_invariant", {"m": 2}, seed=1)
+    from publisher.methods import anonymize, make_method
+
+    with pytest.raises(InvalidInputError) as refused:
+        anonymize(table, tiny_schema(["a", "b"]), [make_method("m_invariant", {"m": 2})], random_state=1)
+    assert refused.value.reason == "M_INVARIANCE_IMPOSSIBLE" and "7 of the 8" in refused.value.message
+
+
+def test_the_oracle_level_reads_the_policy_on_the_posterior_and_the_table_share():
+    table = pd.DataFrame({"age": [20, 21, 22, 23, 30, 31], "sex": list("ffffmm"), "s": ["a", "a", "a", "b", "b", "b"]})
+    found = exact_posteriors(table, tiny_schema(["a", "b"]), declared_generalization, {}, seed=1)
+    # [20,23]: a, a, a, b; [28,31]: b, b. Her share 3/4 against 1/2 is protected (0.75 < 0.5 (1 + ln 2));
+    # the b of the first class 1/4, below its base rate, protected; the second class's b certain: exposed
+    assert found.levels(default_policy(), table) == ["protected"] * 4 + ["exposed"] * 2
