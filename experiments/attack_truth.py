@@ -1,7 +1,8 @@
 """Ground truth for the verdict (issue 50, item 5): the named intruder simulated on four releases of Adult.
 
-Each release is made, signed and verified as a protector and a subject would (SD k-anonymity, m-invariance,
-randomized response, random attribute replacement; marital-status, race and sex as quasi-identifiers, salary-class
+Each release is made, signed and verified as a protector and a subject would (SD k-anonymity, randomized
+response, random attribute replacement; m-invariance with m = 2 is refused on Adult since issue 58, its table not
+m-eligible; marital-status, race and sex as quasi-identifiers, salary-class
 sensitive). Every subject's level is her own check's (the default verdict policy, her random-match test where the
 release has ranks). Beside it, the intruder the project names, who knows every subject's quasi-identifiers and the
 published method, guesses her salary-class:
@@ -39,7 +40,7 @@ SENSITIVE = "salary-class"
 #: each family's method and parameters, as `publisher release` takes them
 FAMILIES: dict[str, tuple[str, dict[str, Any]]] = {
     "SD k-anonymity, k = 5": ("sd_k_anonymity", {"k": 5}),
-    "m-invariance, m = 2": ("m_invariant", {"m": 2}),
+    # m-invariance, m = 2, is refused on Adult since issue 58: three in four records earn <=50K, more than n/m
     "randomized response, l = 2": ("randomized_response", {"l": 2.0, "scope": "both"}),
     "random replacement, k = 1": ("random_attribute_replacement", {"k": 1}),
 }

@@ -56,9 +56,10 @@ def test_every_experiment_runs_quickly_and_writes_its_pages(tmp_path):
     counts = verdicts["Table 5, correct / multiple / misidentified links"]
     assert (counts["paper"], counts["ours"], counts["verdict"]) == ("5 / 4 / 11", "6 / 3 / 11", "differs")
     # issue 50, item 5: on every family the named intruder reads no PROTECTED subject beyond the policy's margin
+    # (three families: m-invariance at m = 2 is refused on Adult since issue 58, its table not m-eligible)
     truth = json.loads((out / "attack_truth.json").read_text())["comparisons"]
     protected = [c for c in truth if "PROTECTED subjects" in c["figure"]]
-    assert len(protected) == 4 and all(c["verdict"] == "reproduced" and c["ours"].startswith("0 of ")
+    assert len(protected) == 3 and all(c["verdict"] == "reproduced" and c["ours"].startswith("0 of ")
                                        for c in protected), protected
     summary = (tmp_path / "experiments.md").read_text()
     assert "(experiments/paper000.md)" in summary and "(experiments/paper003.md)" in summary

@@ -18,6 +18,7 @@ from verifier.attacks.classes import read_published, subject_class
 from verifier.attacks.counterfeits import counterfeit_problem, counterfeits_among
 from verifier.cli import main as verifier
 from verifier.data.schema import Schema
+from verifier.errors import InvalidInputError
 from verifier.releases.coherence import coherence_problem
 from verifier.releases.subject import prepare
 from verifier.releases.verification import MANIFEST, load_public_key, verify_release
@@ -59,8 +60,18 @@ def test_every_group_is_m_unique_and_every_returning_person_keeps_her_signature(
     n = int(rng.integers(1, 61))
     values = [domain[j] for j in rng.integers(0, d, n)]
     order = rng.integers(0, max(1, n // 2), n)  # ties
+    if max(values.count(v) for v in set(values)) * m > n:  # not m-eligible: refused (issue 58), values unnamed
+        with pytest.raises(InvalidInputError) as refused:
+            m_invariant_groups(values, [None] * n, order, m, domain)
+        assert refused.value.reason == "M_INVARIANCE_IMPOSSIBLE" and "m-eligible" in refused.value.message
+        assert not any(v in refused.value.message for v in domain)
+        n -= n % m  # an eligible table: its first n - n % m people, every value of m as often
+        if n == 0:
+            return
+        values, order = [domain[i % m] for i in range(n)], order[:n]
     first = m_invariant_groups(values, [None] * n, order, m, domain)
     _check_groups(first, values, [None] * n, m)
+    assert not any(g.counterfeits for g in first)  # an m-eligible first release needs no counterfeit
     signatures = _signatures_of(first, values, n)
     stay = rng.random(n) < 0.6
     joined = int(rng.integers(0, 30))
@@ -146,10 +157,12 @@ def test_re_publication_keeps_bob_s_signature_with_a_published_counterfeit(ward,
     assert verifier(["check", str(ward / "r2"), "--key", key, "--record", str(ward / "bob.json"), "--json"]) == 0
     bob = json.loads(capsys.readouterr().out)
     assert (bob["class_size"], bob["counterfeits"], len(bob["class_rows"])) == (1, 1, 2)
-    assert bob["attribute_disclosure"]["disease"]["risk"] == 0.5
-    assert bob["verdict"]["level"] == "exposed" and bob["verdict"]["rule"] == "singled_out"
+    # one person behind two rows, the counterfeit of the value Alice took away: the intruder who reruns the method
+    # reads Bob's flu for certain, and so does Bob's check (issue 58), no longer a share of 1/2
+    assert bob["attribute_disclosure"]["disease"]["risk"] == 1.0
+    assert bob["verdict"]["level"] == "exposed" and bob["verdict"]["rule"] == "value_near_certain"
     assert ("2 released records are consistent with your quasi-identifiers, 1 counterfeit record among them that "
-            "the publisher added and counted (m-invariance), so 1 person is behind them") in bob["verdict"]["lines"][3]
+            "the publisher added and counted (m-invariance), so 1 person is behind them") in "\n".join(bob["verdict"]["lines"])
     assert verifier(["audit", str(ward / "r2"), "--key", key, "--original", str(ward / "r2.csv"), "--previous",
                      str(ward / "r1"), "--json"]) == 0
     audit = json.loads(capsys.readouterr().out)
@@ -381,6 +394,8 @@ def test_the_audit_s_matching_of_counterfeits_is_the_brute_force_one():
                               "disease": rng.choice(DISEASES[:3], n)})
         signatures = [frozenset({v, DISEASES[(DISEASES.index(v) + 1 + int(rng.integers(0, 3))) % 4]})
                       if rng.random() < 0.5 else None for v in table["disease"]]
+        if all(s is None for s in signatures):  # a first release: no counterfeit (an ineligible one is refused)
+            continue
         method = MInvariant(m=2).given_signatures(signatures)
         released = method.apply(table, schema, random_state=None).table
         if len(released) > 8:  # the brute force tries every choice of rows and every matching

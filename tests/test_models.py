@@ -120,7 +120,7 @@ def test_the_group_risks_of_values_published_as_they_are_are_the_loop_s_figures(
         labels = published.class_labels()
         sizes = np.bincount(labels)
         members = np.split(np.argsort(labels, kind="stable"), np.cumsum(sizes)[:-1])
-        top, own, distinct, certain = _group_risk(published.cells["disease"], members)
+        top, own, distinct, certain = _group_risk(published.cells["disease"], members, np.bincount(labels))
         risk = group_claims(published)["attribute_disclosure"]["disease"]
         assert (risk["max"], risk["mean"], risk["distinct_l"], risk["certain_share"]) == (
             top, own / n, distinct, certain / n), trial

@@ -117,10 +117,15 @@ def test_sd_k_anonymity_her_level_is_never_milder_than_her_true_class(adult):
     assert levels.get(("protected", "exposed"), 0) > 0  # the bound is sound, not exact: it costs some of them
 
 
-def test_m_invariance_her_level_is_never_milder_than_her_true_class(adult):
-    release = _release(adult, "minv", "--method", "m_invariant", "--param", "m=2", "--allow-degenerate")
-    cells = anonymize(_input_frame(adult), "m_invariant", schema=str(ARX / "adult-arx.json"), seed=1, m=2).table
-    _never_milder(_levels(release, adult / "keys" / "public.pem", cells))
+def test_m_invariance_refuses_a_first_release_that_is_not_m_eligible(adult, capsys):
+    """Three in four Adult records earn <=50K, more than n/m for m = 2: padding the rest with counterfeits of >50K
+    told the intruder who reruns the method which record of each group was real (issue 58); it is refused."""
+    out = adult / "minv"
+    assert publisher(["release", "--input", str(adult / "input.csv"), "--schema", str(ARX / "adult-arx.json"),
+                      "--method", "m_invariant", "--param", "m=2", "--seed", "7", "--key",
+                      str(adult / "keys" / "private.pem"), "--dataset-id", "minv", "--out", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert "M_INVARIANCE_IMPOSSIBLE" in err and "not m-eligible" in err and "50K" not in err and not out.exists()
 
 
 def test_arx_local_recoding_her_level_is_never_milder_than_her_true_class(adult):

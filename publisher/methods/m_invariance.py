@@ -31,6 +31,7 @@ publishes those counts in the signed manifest.
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from dataclasses import dataclass
 from typing import Hashable, Sequence
 
@@ -38,7 +39,7 @@ import numpy as np
 
 from publisher.methods.base import fail
 
-__all__ = ["Group", "m_invariant_groups", "check_signatures"]
+__all__ = ["Group", "m_invariant_groups", "check_signatures", "eligible"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,22 @@ def check_signatures(values: Sequence[Hashable], signatures: Sequence[frozenset 
                    "choose an m the earlier release meets", "M_INVARIANCE_IMPOSSIBLE")
 
 
+def eligible(values: Sequence[Hashable], signatures: Sequence[frozenset | None], m: int) -> None:
+    """Refused (``M_INVARIANCE_IMPOSSIBLE``) when a first release is not *m-eligible* (Xiao and Tao, as for
+    Anatomy): a sensitive value held by more than n/m of its n people. Such a table has no m-unique grouping of
+    its people, and padding it with counterfeits of the other values tells the intruder who reruns the method which
+    record of a group is real (issue 58). A re-publication keeps its counterfeits: its groups' signatures are fixed
+    by the earlier release. The value is never named."""
+    if any(s is not None for s in signatures) or not values:
+        return
+    top = max(Counter(values).values())
+    if top * m > len(values):
+        raise fail(f"m_invariant: one sensitive value is held by {top} of the {len(values)} records, more than n/m = "
+                   f"{len(values) / m:g}, so no grouping of these people into groups of m = {m} distinct values "
+                   "exists (the table is not m-eligible); choose a smaller m, or release a table whose most frequent value is "
+                   f"held by at most 1/m of the records", "M_INVARIANCE_IMPOSSIBLE")
+
+
 def _rows(rows: list[int]) -> str:
     shown = ", ".join(map(str, rows[:5]))
     return shown + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
@@ -83,6 +100,7 @@ def m_invariant_groups(values: Sequence[Hashable], signatures: Sequence[frozense
     if len(set(domain)) < m:
         raise fail(f"m_invariant: the sensitive attribute has {len(set(domain))} values, and m = {m} needs "
                    "groups of m distinct values", "M_INVARIANCE_IMPOSSIBLE")
+    eligible(values, signatures, m)
     rank = np.asarray(order, dtype=np.int64)
     buckets, pool = _divide(values, signatures, rank)
     returning = set(buckets)

@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from verifier.attacks.counterfeits import class_counterfeits
 from verifier.attacks.disclosure import CERTAIN
 from verifier.attacks.generalized import Cell, parse_cell
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
@@ -35,7 +36,7 @@ from verifier.data.tables import format_rows
 from verifier.data.tuple_codes import first_seen, label_members, tuple_codes
 from verifier.errors import InvalidInputError
 
-__all__ = ["her_value", "leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
+__all__ = ["base_rate_bounds", "her_value", "leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
 
 WILDCARD = "*"
 
@@ -223,6 +224,30 @@ def value_shares(published: PublishedCells, name: str) -> dict[str, float]:
     return published.shares[name]
 
 
+def base_rate_bounds(published: PublishedCells, name: str, methods: Sequence[Any] = ()) -> dict[str, float]:
+    """Each value's base rate in column ``name`` as the release proves it (SPEC section 16): the least share of the
+    table's people that can hold it. A cell naming one value counts for it; a masked or generalized cell counts for
+    none of its values, as it may hold any of them; a class's published counterfeits (``methods``) are taken from
+    its rows of the value first, as they may carry it. Where no cell is masked and no record is counterfeit, it is
+    the value's share among the released records. A masked cell never raises a base rate: the lower the rate, the
+    larger her gain over it, so the bound is the one least favourable to her."""
+    key = f"{name}\x00bound"
+    if key not in published.shares:
+        labels = published.class_labels()
+        classes = int(labels.max()) + 1 if labels.size else 0
+        fakes = class_counterfeits(published, labels, methods) if classes else np.zeros(0, np.int64)
+        people = published.n_records - int(fakes.sum())
+        cells, where = published.distinct_cells(name)
+        named = [next(iter(c.values)) if c.values is not None and len(c.values) == 1 else None for c in cells]
+        out: dict[str, float] = {}
+        for value in sorted({v for v in named if v is not None}):
+            held = np.array([v == value for v in named], dtype=bool)[where]
+            per_class = np.bincount(labels[held], minlength=classes)
+            out[value] = float(np.maximum(per_class - fakes, 0).sum()) / people if people > 0 else 0.0
+        published.shares[key] = out
+    return published.shares[key]
+
+
 def leaf_confidence(published: PublishedCells, keys: Sequence[str], target: str) -> float:
     """The largest share of one ``target`` value within the groups of identical published ``keys`` columns.
 
@@ -265,13 +290,13 @@ def _group_risk_of_values(labels: np.ndarray, sizes: np.ndarray, value: np.ndarr
     return top, own, int(np.diff(np.append(first, pairs.size)).min()), int((mine >= CERTAIN).sum())
 
 
-def _group_risk(cells: Sequence[Cell], members: list[np.ndarray]) -> tuple[float, float, int, int]:
+def _group_risk(cells: Sequence[Cell], members: list[np.ndarray],
+                people: np.ndarray) -> tuple[float, float, int, int]:
     """One sensitive column's group risks: the largest share of one value in a class, the rows' own risks added,
-    the fewest distinct values of a class, and the rows certain of theirs."""
+    the fewest distinct values of a class, and the rows certain of theirs (shares of a class's ``people``)."""
     top, own, distinct, certain = 0.0, 0.0, None, 0
-    for rows in members:
+    for rows, size in zip(members, people.tolist()):
         shares = _shares(cells, rows)
-        size = len(rows)
         top = max(top, min(1.0, max(shares.values(), default=0.0) / size))
         distinct = len(shares) if distinct is None else min(distinct, len(shares))
         for t in rows:
@@ -285,7 +310,8 @@ def _group_risk(cells: Sequence[Cell], members: list[np.ndarray]) -> tuple[float
 def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = None) -> dict[str, Any]:
     """``k``, ``classes`` and per sensitive attribute the group risk ``max``, ``mean`` and ``distinct_l``.
     ``counterfeits``: each class's counterfeit records (:mod:`verifier.attacks.counterfeits`), which ``k`` does not
-    count; the risks count every row, as an intruder cannot tell a counterfeit from a real record."""
+    count; a value's share of a class is of its people, as the counterfeits may all carry other values (the
+    intruder who reruns the method may tell which do; issue 58)."""
     labels = published.class_labels()
     n = published.n_records
     sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
@@ -295,11 +321,11 @@ def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = No
     for s in published.sensitive:
         value = _one_value_each(published, s.name) if n else None
         if value is not None:
-            top, own, distinct, certain = _group_risk_of_values(labels, sizes, value)
+            top, own, distinct, certain = _group_risk_of_values(labels, np.maximum(people, 1), value)
         else:
             if members is None:  # each class's rows, ascending
                 members = label_members(labels, sizes.size) if n else []
-            top, own, distinct, certain = _group_risk(published.cells[s.name], members)
+            top, own, distinct, certain = _group_risk(published.cells[s.name], members, np.maximum(people, 1))
         risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct,
                          "certain_share": certain / n if n else 0.0}
     return {"n_records": n, "k": int(people.min()) if people.size else 0, "classes": int(sizes.size),
@@ -363,7 +389,7 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
             "worst_class_rows": int(members.size),
             "candidate_set": {"risk": shares.get(mine, 0.0) / rows.size if rows.size else 0.0,
                               "best_guess": _guess(shares)},
-            # her value's base rate: its share among every released record, a masked cell counting 1/N
-            "prior": value_shares(published, s.name).get(mine, 0.0),
+            # her value's base rate: the least share of the table's people the release shows holding it
+            "prior": base_rate_bounds(published, s.name, methods).get(mine, 0.0),
         }
     return out

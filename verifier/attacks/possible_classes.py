@@ -63,16 +63,17 @@ class PossibleClasses:
     def worst_share(self, row_share: np.ndarray) -> tuple[float, int | None]:
         """The largest share of her value in one possible class, and that class (the first of the largest);
         ``row_share`` is each released row's share of her value (1/N for a cell of N values holding it). Each
-        class's shares are added in row order, as her candidates' are (``np.bincount`` adds in input order)."""
+        class's shares are added in row order, as her candidates' are (``np.bincount`` adds in input order), and
+        divided by its people: its counterfeits may all carry other values (issue 58), so her value's records may
+        all be people's."""
         return self.worst_share_at(row_share[self.candidates])
 
     def worst_share_at(self, candidate_share: np.ndarray) -> tuple[float, int | None]:
         """:meth:`worst_share` from each candidate's share of her value alone (in the order of ``candidates``)."""
         if not self.count:
             return 0.0, None
-        sizes = np.bincount(self.label, minlength=self.count)
         sums = np.bincount(self.label, weights=candidate_share, minlength=self.count)
-        risk = np.minimum(1.0, sums / sizes)
+        risk = np.minimum(1.0, sums / np.maximum(self.people, 1))  # counterfeits may all carry other values
         which = int(np.argmax(risk))
         return float(risk[which]), which
 

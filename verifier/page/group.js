@@ -99,10 +99,32 @@
     possible.rows.forEach((members, c) => {
       let total = 0.0;
       for (const i of members) total += rowShare[i];
-      const risk = Math.min(1.0, total / members.length);
+      const risk = Math.min(1.0, total / Math.max(possible.people[c], 1)); // counterfeits may carry other values
       if (which === null || risk > best) { best = risk; which = c; }
     });
     return [best, which];
+  };
+
+  pp.base_rate_bounds = function base_rate_bounds(rows, schema, column, methods = []) {
+    // classes.py's base_rate_bounds: each value's least share of the table's people the release shows holding it
+    // (a cell naming one value counts for it, a masked one for none; a class's counterfeits taken from its rows of
+    // the value first), by value.
+    const all = rows.slice(1).map((_, i) => i);
+    const classes = pp.possible_classes(rows, schema, all, methods);
+    const people = classes.people.reduce((a, p) => a + p, 0);
+    const held = new Map();
+    classes.rows.forEach((members, c) => {
+      const counts = new Map();
+      for (const i of members) {
+        const values = column[i].values;
+        if (values && values.size === 1) { const v = [...values][0]; counts.set(v, (counts.get(v) || 0) + 1); }
+      }
+      const fakes = members.length - classes.people[c];
+      for (const [v, n] of counts) held.set(v, (held.get(v) || 0) + Math.max(n - fakes, 0));
+    });
+    const out = new Map();
+    for (const [v, n] of held) out.set(v, people > 0 ? n / people : 0.0);
+    return out;
   };
 
   pp.read_published = function read_published(rows, schema, hierarchies = {}) {
@@ -145,7 +167,7 @@
       if (a.role !== "sensitive") return;
       const value = String(her(a, j));
       const shares = sharesOver(cells[a.name], inside);
-      const everyone = sharesOver(cells[a.name], body.map((_, i) => i));
+      const everyone = pp.base_rate_bounds(rows, schema, cells[a.name], methods);
       const rowShare = cells[a.name].map((c) => (c.values && c.values.has(value) ? 1.0 / c.values.size : 0.0));
       const [worst, which] = pp.worst_share(possible, rowShare);
       out.attribute_disclosure[a.name] = { mode: "group", risk: worst, candidates: inside.length,
@@ -153,7 +175,7 @@
         bound: possible.rows.length <= 1 ? "own_class" : "worst_class", classes: possible.rows.length,
         worst_class_rows: which === null ? 0 : possible.rows[which].length,
         candidate_set: { risk: inside.length ? (shares.get(value) || 0.0) / inside.length : 0.0, best_guess: guessOf(shares) },
-        prior: body.length ? (everyone.get(value) || 0.0) / body.length : 0.0 };
+        prior: everyone.get(value) || 0.0 };
     });
     return out;
   };

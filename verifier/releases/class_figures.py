@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from verifier.attacks.classes import her_value, value_shares
+from verifier.attacks.classes import base_rate_bounds, her_value
 from verifier.attacks.counterfeits import class_counterfeits
 from verifier.data.tuple_codes import label_members, tuple_codes
 from verifier.releases.level_arrays import FigureArrays
@@ -109,7 +109,7 @@ class _Classes:
             cell_share = np.array([1.0 / len(c.values) if c.values and value in c.values else 0.0 for c in cells],
                                   dtype=np.float64)
             sums = np.bincount(self.labels, weights=cell_share[where], minlength=self.sizes.size)
-            self._shares[(name, value)] = np.minimum(1.0, sums / np.maximum(self.sizes, 1))
+            self._shares[(name, value)] = np.minimum(1.0, sums / np.maximum(self.people, 1))
         return self._shares[(name, value)]
 
 
@@ -150,7 +150,7 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     sensitive = {}
     for attr in published.sensitive:
         values, which = np.unique(records[:, names.index(attr.name)], return_inverse=True)
-        shares = value_shares(published, attr.name)
+        shares = base_rate_bounds(published, attr.name, methods)
         risk, prior = np.zeros(n), np.zeros(n)
         for key, at in zip(values.tolist(), label_members(which.ravel(), len(values))):
             value = str(her_value(attr, key))
