@@ -10,14 +10,18 @@ For person i and value v (SPEC section 16)::
 :func:`exact_posteriors` computes it by enumeration, every assignment of sensitive values with a positive share
 (|V|^n of them), so it is for small tables only (:data:`MOST_RUNS`):
 
-- a method deterministic up to the seed's row shuffle (SD k-anonymity, two-step generalization, m-invariance, an
-  external generalization read as the one it declares) is rerun on every assignment, with the release's seed, and
+- a method deterministic up to the seed's row shuffle (SD k-anonymity, two-step generalization, an external
+  generalization read as the one it declares) is rerun on every assignment, with the release's seed, and
   L is 1 where its output equals the release as a multiset of rows *and* its published parameters (counterfeit
   counts, masks) are the release's, else 0; a refusal is L = 0 (nothing would have been published);
 - a randomized method (:data:`LIKELIHOODS`: randomized response, random attribute replacement) weighs each
   assignment by its own likelihood of the release: the rows were shuffled uniformly, so L is, up to a constant,
   the permanent of the matrix of each person's likelihood of producing each released row
-  (:func:`permanent`), times whether the parameters the method derives from that table are the published ones.
+  (:func:`permanent`), times whether the parameters the method derives from that table are the published ones;
+- a method whose only draw is the order it takes the people in (:data:`ORDERED`: m-invariance, whose seed
+  shuffles the people before grouping them) is rerun in every one of the n! orders: L is the share of the orders
+  whose output equals the release. It publishes every person's sensitive value as it is, so an assignment whose
+  values are not among the release's is L = 0 without a run.
 
 Her oracle level (:meth:`OracleResult.levels`) is the verdict policy applied to the oracle's posterior of her
 true value beside its base rate pi(v): the rules on ``posterior``, ``prior``, ``beta`` and ``delta``. A verdict is
@@ -30,6 +34,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -44,10 +49,14 @@ from verifier.releases.exposure import with_base_rate
 from verifier.releases.policy import Policy
 from verifier.releases.verdict import HerFigures, policy_verdict
 
-__all__ = ["LIKELIHOODS", "MOST_RUNS", "OracleResult", "exact_posteriors", "permanent", "population_shares"]
+__all__ = ["LIKELIHOODS", "MOST_ORDERED_RUNS", "MOST_RUNS", "ORDERED", "OracleResult", "exact_posteriors", "permanent", "population_shares"]
 
 #: assignments enumerated at the most (3^9 = 19,683: nine people with three values, or fourteen with two)
 MOST_RUNS = 20_000
+#: runs of a method rerun in every order (:data:`ORDERED`) at the most: assignments left times n!
+MOST_ORDERED_RUNS = 60_000
+#: the methods whose only draw is the order they take the people in; each has ``in_order(order)``
+ORDERED = frozenset({"m_invariant"})
 
 
 def permanent(a: np.ndarray) -> float:
@@ -200,6 +209,21 @@ def _run(table: pd.DataFrame, schema: Schema, method: str | Callable[[pd.DataFra
         return None
 
 
+def _ordered_share(trial: pd.DataFrame, schema: Schema, method: str, params: Mapping[str, Any], seed: int,
+                   allow_degenerate: bool, target: tuple) -> float:
+    """The share of the n! orders in which ``method`` (one of :data:`ORDERED`) turns ``trial`` into the release
+    ``target``: its L, the seed drawing every order alike. A refusal in an order counts as no release."""
+    n, hit = len(trial), 0
+    step = make_method(method, dict(params), allow_degenerate=allow_degenerate)
+    for order in itertools.permutations(range(n)):
+        try:
+            run = anonymize(trial, schema, [step.in_order(order)], random_state=seed)
+        except InvalidInputError:
+            continue
+        hit += _canonical(run.released, run.steps) == target
+    return hit / math.factorial(n)
+
+
 def _assignments(table: pd.DataFrame, names: Sequence[str],
                  prior: Mapping[str, Mapping[str, float]]) -> tuple[list[tuple[str, ...]], np.ndarray]:
     """Every joint sensitive value a person can hold (the product of each attribute's values with a positive
@@ -239,15 +263,25 @@ def exact_posteriors(table: pd.DataFrame, schema: Schema, method: str | Callable
         raise ValueError(f"{method} refuses the true table: there is no release to attack")
     target = _canonical(truth.released, truth.steps)
     likelihood = None if callable(method) else LIKELIHOODS.get(method)
+    picks = list(itertools.product(range(len(joint)), repeat=n))
+    ordered = not callable(method) and method in ORDERED
+    if ordered:
+        shown = Counter(truth.released[names].astype(str).itertuples(index=False, name=None))
+        picks = [p for p in picks if not Counter(joint[c] for c in p) - shown]
+        if len(picks) * math.factorial(n) > MOST_ORDERED_RUNS:
+            raise ValueError(f"the oracle reruns {method} on {len(picks):,} assignments in {n}! orders each; at most "
+                             f"{MOST_ORDERED_RUNS:,} runs")
     mass = np.zeros((n, len(joint)))
     consistent = 0
     memo: dict[str, Any] = {}
     rows = _row_likelihoods(table, schema, names, joint, truth, likelihood) if likelihood is not None else None
-    for pick in itertools.product(range(len(joint)), repeat=n):
+    for pick in picks:
         trial = table.copy()
         for j, name in enumerate(names):
             trial[name] = [joint[c][j] for c in pick]
-        if likelihood is None:
+        if ordered:
+            hit = _ordered_share(trial, schema, method, params, seed, allow_degenerate, target)
+        elif likelihood is None:
             run = _run(trial, schema, method, params, seed, allow_degenerate)
             hit = 1.0 if run is not None and _canonical(run.released, run.steps) == target else 0.0
         else:

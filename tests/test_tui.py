@@ -974,7 +974,7 @@ async def test_an_m_invariant_release_s_counterfeits_are_told_in_the_tui(tmp_pat
         assert publisher(["release", "--input", str(tmp_path / f"{name}.csv"), "--schema",
                           str(tmp_path / "schema.json"), "--method", "m_invariant", "--param", "m=2", "--key",
                           str(tmp_path / "keys" / "private.pem"), "--dataset-id", "ward", "--release-version",
-                          name[-1], "--link-column", "pid", "--out", str(tmp_path / name),
+                          name[-1], "--link-column", "pid", "--out", str(tmp_path / name), "--seed", "1",
                           *(["--previous", str(tmp_path / "r1")] if name == "r2" else [])]) == 0
     (tmp_path / "bob.json").write_text(json.dumps({"age": 30, "sex": "M", "disease": "flu"}))
     async with opened(tmp_path / "r2", tmp_path / "keys" / "public.pem", size=(120, 40),

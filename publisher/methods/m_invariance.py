@@ -15,13 +15,17 @@ Given each person's signature in the earlier release (``None`` for a person not 
    *counterfeit records*: rows of that value that are nobody.
 3. **Assignment.** The new people left form buckets of m distinct values, one record of each value per round,
    always taking the m values with the most people left (as Anatomy does), so the counts stay even; among values
-   left equally often, those with a record nearest the round's first in the quasi-identifiers' order. The people
+   left equally often, those with a record nearest the round's first in the grouping order. The people
    of the last fewer than m values each join the nearest group of new people alone that lacks their value (as
    Anatomy places its residue); those no such group takes form one last bucket of their values and the table's
    most frequent others, filled with counterfeits.
 4. **Decomposition.** A bucket of ``c`` records per value is cut into ``c`` groups of one record per value.
-   Each value's records are in the order of their quasi-identifiers, and a value with fewer real records than
-   ``c`` spreads them evenly over the groups, so that the records of a group lie close together.
+   Each value's records are in the grouping order, and a value with fewer real records than
+   ``c`` spreads them evenly over the groups.
+
+The grouping order is a uniform shuffle drawn from the release's secret seed
+(:class:`publisher.methods.m_invariant.MInvariant`), never the quasi-identifiers' order: the intruder who reruns
+the method on every assignment of a group's values to its members finds each as likely as the others (issue 58).
 
 Every group holds at least one real person (the bucket's most frequent value fills every group). The paper
 publishes how many counterfeits each group holds; :mod:`publisher.methods.m_invariant` generalizes the groups and
@@ -44,7 +48,7 @@ __all__ = ["Group", "m_invariant_groups", "check_signatures", "eligible"]
 
 @dataclass(frozen=True)
 class Group:
-    """One group: its real people (row indices, in their quasi-identifiers' order) and the sensitive values of its
+    """One group: its real people (row indices, in the grouping order) and the sensitive values of its
     counterfeit records; its signature is the set of both."""
 
     members: tuple[int, ...]
@@ -94,7 +98,7 @@ def m_invariant_groups(values: Sequence[Hashable], signatures: Sequence[frozense
     """The groups of an m-invariant re-publication (the module's four phases).
 
     ``values[i]`` is row ``i``'s sensitive value, ``signatures[i]`` its signature in the earlier release or None,
-    ``order[i]`` its position in the order of the quasi-identifiers (rows close in it are close in them), and
+    ``order[i]`` its position in the grouping order (a uniform shuffle, independent of the values), and
     ``domain`` the sensitive attribute's values, most frequent first, from which a last bucket borrows values."""
     check_signatures(values, signatures, m)
     if len(set(domain)) < m:
@@ -124,7 +128,7 @@ def m_invariant_groups(values: Sequence[Hashable], signatures: Sequence[frozense
 def _divide(values: Sequence[Hashable], signatures: Sequence[frozenset | None],
             rank: np.ndarray) -> tuple[dict[frozenset, dict[Hashable, list[int]]], dict[Hashable, list[int]]]:
     """Division: the people released before in the bucket of their signature; the new ones in a pool by value,
-    each value's in the quasi-identifiers' order."""
+    each value's in the grouping order."""
     buckets: dict[frozenset, dict[Hashable, list[int]]] = {}
     pool: dict[Hashable, list[int]] = {}
     for i, (v, s) in enumerate(zip(values, signatures)):
@@ -178,7 +182,7 @@ def _signature_key(s: frozenset) -> tuple:
 
 
 def _nearest(candidates: list[int], count: int, bucket: dict[Hashable, list[int]], rank: np.ndarray) -> list[int]:
-    """Up to ``count`` of ``candidates`` (removed from it) closest in the quasi-identifiers' order to the bucket's
+    """Up to ``count`` of ``candidates`` (removed from it) closest in the grouping order to the bucket's
     median record."""
     if not candidates or count <= 0:
         return []
@@ -221,7 +225,7 @@ def _assign(pool: dict[Hashable, list[int]], buckets: dict, m: int, rank: np.nda
 
 def _decompose(bucket: dict[Hashable, list[int]], fakes: dict[Hashable, int], rank: np.ndarray) -> list[Group]:
     """A balanced bucket cut into groups of one record per value: each value's real records spread evenly over the
-    groups in the quasi-identifiers' order, its counterfeits in the groups left."""
+    groups in the grouping order, its counterfeits in the groups left."""
     c = max(len(rows) + fakes.get(v, 0) for v, rows in bucket.items())
     slots: list[list[int]] = [[] for _ in range(c)]
     fake_slots: list[list[Hashable]] = [[] for _ in range(c)]

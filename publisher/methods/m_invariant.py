@@ -11,7 +11,12 @@ Each person's earlier signature comes from ``publisher release --previous DIR --
 (:func:`publisher.earlier_releases.earlier_signatures`); without earlier releases every record is new and the
 release is m-unique, the first of an m-invariant sequence. The step publishes the quasi-identifiers and one
 sensitive attribute: a counterfeit has no value for any other column, so a schema with one is refused.
-Deterministic: the secret seed only shuffles the rows, counterfeits among them.
+The order the groups are formed in is the secret seed's: a uniform shuffle of the people, never their
+quasi-identifiers' order (issue 58). Rerun on every table the release allows, a grouping that followed the
+quasi-identifiers would tell the intruder which record of a group holds which value; one that follows a uniform
+shuffle gives every assignment of a group's values to its members the same chance, so her group's share is all
+the release tells (the exact oracle, :mod:`publisher.exact_oracle`, holds the verdict to it). The price is
+wider groups: members are not chosen for being close.
 """
 
 from __future__ import annotations
@@ -37,8 +42,8 @@ class MInvariant(Method):
     name = "m_invariant"
     kinds = ("numeric", "ordinal", "nominal")
     parsers = {"m": parse_int}
-    seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
-    deterministic = True
+    seed_use = "the order the people are grouped in (a uniform shuffle), and the row shuffle"
+    deterministic = False
     #: the release passes each record's signature in the earlier releases (``--previous``)
     needs_earlier = True
 
@@ -50,6 +55,8 @@ class MInvariant(Method):
                        "allow_degenerate to run it anyway", "PARAMETER_DEGENERATE")
         self.m = int(m)
         self.signatures: Sequence[frozenset | None] | None = None
+        #: the grouping order, where it is given rather than drawn from the seed (:meth:`in_order`)
+        self.order: np.ndarray | None = None
         self._counterfeits: list[dict[str, Any]] = []
         #: after :meth:`apply`, each record's signature in this release (for the protector's links file)
         self.kept: list[frozenset] | None = None
@@ -58,6 +65,15 @@ class MInvariant(Method):
         """This step for a re-publication: each record's signature in the earlier releases, None for a new one."""
         out = MInvariant(m=self.m, allow_degenerate=True)
         out.signatures = list(signatures)
+        out.order = self.order
+        return out
+
+    def in_order(self, order: Sequence[int]) -> "MInvariant":
+        """This step with the grouping order given (row i's place in it) instead of drawn from the seed: how the
+        exact oracle weighs every order the seed could draw."""
+        out = MInvariant(m=self.m, allow_degenerate=True)
+        out.signatures = self.signatures
+        out.order = np.asarray(order, dtype=np.int64)
         return out
 
     def parameters(self) -> dict[str, Any]:
@@ -88,9 +104,7 @@ class MInvariant(Method):
         numeric = [schema[nm].kind == "numeric" for nm in names]
         columns = [table[nm].to_numpy(dtype=float) if num else table[nm].astype(str).to_numpy()
                    for nm, num in zip(names, numeric)]
-        order = np.empty(n, dtype=np.int64)
-        order[np.lexsort(tuple(np.unique(c, return_inverse=True)[1].ravel() for c in reversed(columns)))] = \
-            np.arange(n)
+        order = self.order if self.order is not None else random_state.permutation(n)
         values = table[sensitive].astype(str).tolist()
         groups = m_invariant_groups(values, signatures, order, self.m, _domain(values, schema[sensitive].categories))
         model = SDModel(names, numeric, columns, self.m)
