@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -281,18 +282,25 @@ def test_her_joint_risk_in_two_releases_of_a_randomizing_method(tmp_path, capsys
             "random_attribute_replacement": ["--method", "random_attribute_replacement"]}[method]
     releases = [_method_release(tmp_path, name, argv, seed) for name, seed in (("one", 1), ("two", 2))]
     key, me = str(tmp_path / "keys" / "public.pem"), str(tmp_path / "me.json")
-    alone = []
+    alone, paper = [], []
     for release in releases:
         capsys.readouterr()
         assert verifier(["check", release, "--key", key, "--record", me, "--json"]) == 0
-        alone.append(json.loads(capsys.readouterr().out)["attribute_disclosure"]["disease"]["risk"])
+        entry = json.loads(capsys.readouterr().out)["attribute_disclosure"]["disease"]
+        alone.append(entry["risk"])
+        paper.append(entry.get("paper_risk", entry["risk"]))
     assert verifier(["joint", *releases, "--key", key, "--record", me, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     entry = out["attribute_disclosure"]["disease"]
     assert entry["each"] == pytest.approx(alone, abs=1e-12) and out["left_out"] == {}
-    assert entry["risk"] > max(alone), (entry["risk"], alone)
+    assert entry.get("paper_risk", entry["risk"]) > max(paper), (entry, paper)
     if method == "randomized_response":
         assert entry["mode"] == "randomized_response" and entry["conditioned_on"] == ["sex", "race"]
+        # the disease is published as it is (keep 1) and age is not randomized: the intruder who knows everyone's
+        # age finds her row and reads her disease, whatever the paper's risk on the randomized cells (issue 58)
+        assert entry["value_bound"] == 1.0 and entry["risk"] == 1.0 and entry["prior"] == pytest.approx(
+            json.loads(Path(releases[0], "manifest.json").read_text())["predicate"]["claims"]["attribute_disclosure"][
+                "disease"]["marginal"][json.loads(Path(me).read_text())["disease"]] / 200)
     else:
         assert entry["mode"] == "joint" and sum(entry["left"].values()) == pytest.approx(1.0)
         mixed = _method_release(tmp_path, "rr", ["--method", "randomized_response", "--param", "l=3"], 3)

@@ -328,7 +328,10 @@ def test_the_verdict_never_says_protected_when_her_figures_break_a_claim_or_targ
         record = parse_record(dict(zip(lines[0].split(","), line.split(","))), prepared.schema)
         check = check_record(prepared, record)
         verdict = check.verdict()
-        breaks = any(r["risk"] > claimed[s]["max"] + 1e-9 or r["risk"] > claimed[s].get("target", 1.0) + 1e-9
+        # a promise is about the figure it was made on: randomized response's closed form (``paper_risk``), not
+        # the named intruder's bound that may stand above it as her risk (issue 58)
+        breaks = any(r.get("paper_risk", r["risk"]) > claimed[s]["max"] + 1e-9
+                     or r.get("paper_risk", r["risk"]) > claimed[s].get("target", 1.0) + 1e-9
                      for s, r in check.disclosure.items())
         certain = any(r["risk"] >= 1.0 for r in check.disclosure.values())
         if breaks:
@@ -336,7 +339,7 @@ def test_the_verdict_never_says_protected_when_her_figures_break_a_claim_or_targ
             assert any(f.rule == "publisher_promise_broken" and "above the" in f.text for f in verdict.findings)
         if certain:  # her worst finding heads the report, whatever the claims allow
             assert verdict.level == "exposed" and any(f.rule == "value_near_certain" and f.text.endswith(
-                "of the released records share your value).") and "can be guessed with certainty" in f.text
+                ("of the released records share your value).", "of the people in this release hold your value).")) and "can be guessed with certainty" in f.text
                 for f in verdict.findings)
         if verdict.level == "protected":
             assert not breaks and not certain and [f.rule for f in verdict.findings] == ["unwitnessed"]

@@ -254,6 +254,17 @@ def test_a_categorical_release_in_the_page_equals_the_command_line(browser, caps
             # the gains over the base rate: the same prior, and the risk's last bits carried through a difference
             # (and the sampling error and the weaker intruder's figures: every float to 1e-12)
             _same(page["attribute_disclosure"][name], entry)
+    if method[0] != "randomized_response":
+        return
+    # the signed marginal (issue 58): a count moved off the records released is refused by both, at the same path
+    wrong = shutil.copytree(tmp_path / "release", tmp_path / "wrong")
+    resign_statement(wrong, tmp_path / "keys" / "private.pem", lambda st: st["predicate"]["claims"][
+        "attribute_disclosure"]["salary-class"]["marginal"].update({">50K": 0}))
+    code, cli = _cli(capsys, wrong, key, record, tmp_path)
+    page = _in_page(browser, wrong, key, record)
+    assert code == 1 and cli["reason"] == page["reason"] == "MANIFEST_INCOHERENT", (cli, page)
+    assert "the marginal of 'salary-class' adds up to 2243 records, not the 3000 released" in cli["message"]
+    assert page["message"].endswith(cli["message"])
 
 
 def test_her_attribute_disclosure_in_the_page_equals_the_command_line(browser, capsys, tmp_path):

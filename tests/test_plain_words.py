@@ -115,9 +115,11 @@ def test_her_levels_in_plain_words(checks):
     assert {d["figure"] for d in noise["plain"]["details"]} >= {"d, your permutation distance",
                                                                  "spread of x1 (variance)",
                                                                  "F_rand, your random-match p-value"}
-    # randomized response publishes her age as it is: found, and her disease guessed with the model's risk
+    # randomized response publishes her age as it is: found, and her disease read from her record by the named
+    # intruder, who finds it (issue 58: the bound beside the model's risk), which the policy's first rule says
     rr = checks["rr"][0]
-    assert rr["verdict"]["level"] == "exposed" and rr["verdict"]["rule"] == "published_unchanged"
+    assert rr["verdict"]["level"] == "exposed" and rr["verdict"]["rule"] == "value_near_certain"
+    assert rr["attribute_disclosure"]["disease"]["value_bound"] >= 0.99
     assert rr["plain"]["summary"][2] == "Your record was published as it is, so anyone who knows it can find it."
 
 

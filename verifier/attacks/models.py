@@ -11,8 +11,13 @@ claim, recomputed by the audit) and for one subject (her check):
   method's own target ``max <= 1/l`` is, and ``mean`` weighs the cells by the
   distribution: on the original's (the paper's risk, recomputed with the
   original) and, under ``estimated``, on the one an attacker estimates from
-  the release (recomputed from the release alone). A subject's risk is the
-  attacker's estimate at her cell.
+  the release (recomputed from the release alone). The claim signs the
+  sensitive attribute's ``marginal`` (each category's count in the original,
+  audited with it): the population's shares, which the named intruder of
+  SPEC section 16 holds. A subject's risk is the attacker's estimate at her
+  cell, or where it is higher the most that intruder's exact posterior of her
+  value can be whatever row is hers (:func:`rr_value_bound`), and her base
+  rate her value's signed share.
 - **random attribute replacement** (paper 004): the attacker's posterior
   probability of a subject's sensitive value
   (:mod:`verifier.attacks.replacement`), over every original record for the
@@ -21,6 +26,7 @@ claim, recomputed by the audit) and for one subject (her check):
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -32,7 +38,7 @@ from verifier.attacks.replacement import (distinct_release, replacement_claims, 
                                          value_masses)
 from verifier.data.schema import Schema
 
-__all__ = ["rr_model", "rr_claims", "rr_record", "rr_records", "rr_joint_record", "replacement_model",
+__all__ = ["rr_model", "rr_claims", "rr_marginal_shares", "rr_record", "rr_records", "rr_value_bound", "rr_joint_record", "replacement_model",
            "replacement_release_claims", "replacement_record", "replacement_records", "replacement_shares"]
 
 
@@ -62,6 +68,32 @@ def _estimate(y: np.ndarray, schema: Schema, cols: list[int], ps: list[float]) -
     return estimate_distribution(lam, ps) if invertible else lam
 
 
+def rr_value_bound(share: np.ndarray | float, p: float, d: int) -> np.ndarray:
+    """The named intruder's posterior of a value v of the randomized sensitive attribute, at the most (SPEC
+    section 16): pi_v p / (pi_v p + (1 - pi_v) (1 - p) / (d - 1)), Bayes' rule with the population's share pi_v
+    on a released row showing v. Whatever row is hers, his exact posterior is a mixture, over the rows he weighs
+    as hers, of Bayes' rule on each (the values are drawn and randomized person by person, and a row's
+    quasi-identifiers weigh every value of hers alike), and a row showing v gives v the most, as p >= 1/d."""
+    share = np.asarray(share, dtype=np.float64)
+    if d <= 1:
+        return np.where(share > 0, 1.0, 0.0)
+    moved = (1.0 - share) * (1.0 - p) / (d - 1)
+    kept = share * p
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(kept > 0, kept / (kept + moved), 0.0)
+
+
+def rr_marginal_shares(entry: Mapping[str, Any] | None, categories: Sequence[str]) -> np.ndarray | None:
+    """Each category's share in a randomized-response claim's signed ``marginal``, in the schema's order; None
+    where the claim signs none (a release made before it did)."""
+    marginal = (entry or {}).get("marginal") if isinstance(entry, Mapping) else None
+    if not isinstance(marginal, Mapping):
+        return None
+    counts = np.array([float(marginal.get(c, 0)) for c in categories], dtype=np.float64)
+    total = counts.sum()
+    return counts / total if total > 0 else None
+
+
 def _figures(pi: np.ndarray, ps: list[float]) -> dict[str, float]:
     risk = rr_risk(pi, ps[:-1], ps[-1])
     return {"max": float(risk.max()), "mean": float(np.sum(pi * risk))}
@@ -86,6 +118,8 @@ def rr_claims(x: np.ndarray | None, y: np.ndarray, schema: Schema, keep: Mapping
         pi = _frequencies(x, schema, cols)
         entry.update(_figures(pi, ps))
         entry["certain_share"] = float(np.sum(pi[rr_risk(pi, ps[:-1], ps[-1]) >= CERTAIN]))
+        counts = np.bincount(x[:, s].astype(np.int64), minlength=len(schema.attributes[s].categories or ()))
+        entry["marginal"] = {c: int(n) for c, n in zip(schema.attributes[s].categories or (), counts.tolist())}
     entry["estimated"] = _figures(_estimate(y, schema, cols, ps), ps)
     entry["conditioned_on"] = [schema.attributes[j].name for j in qi]
     if l is not None:
@@ -93,53 +127,82 @@ def rr_claims(x: np.ndarray | None, y: np.ndarray, schema: Schema, keep: Mapping
     return {schema.attributes[s].name: entry}
 
 
-def rr_record(y: np.ndarray, schema: Schema, keep: Mapping[str, float], record: np.ndarray) -> dict[str, Any]:
+def _bounded(paper: np.ndarray, values: np.ndarray, shares: np.ndarray | None, p: float,
+             d: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Her risk, the paper's or the named intruder's bound where it is higher, and that bound (None without
+    signed shares)."""
+    if shares is None:
+        return paper, None
+    bound = rr_value_bound(shares[values.astype(np.int64)], p, d)
+    return np.maximum(paper, bound), bound
+
+
+def rr_record(y: np.ndarray, schema: Schema, keep: Mapping[str, float], record: np.ndarray,
+              shares: np.ndarray | None = None) -> dict[str, Any]:
     """Her closed-form risk at her cell, the records published with her QIs, the attacker's best guess, and the
-    risk's one-sided sampling error (:mod:`verifier.attacks.sampling_error`) with the interval it spans."""
+    risk's one-sided sampling error (:mod:`verifier.attacks.sampling_error`) with the interval it spans.
+
+    With ``shares`` (the signed marginal, :func:`rr_marginal_shares`) her ``risk`` is the higher of that risk
+    (``paper_risk``, the figure the claims and targets are about) and :func:`rr_value_bound` at her value
+    (``value_bound``), and ``prior`` her value's signed share."""
     qi, s, ps = rr_model(schema, keep)
     if s is None:
         return {}
     pi_hat = _estimate(y, schema, [*qi, s], ps)
     cell = tuple(int(record[j]) for j in qi)
-    risk = float(rr_risk(pi_hat, ps[:-1], ps[-1])[cell + (int(record[s]),)])
+    paper = float(rr_risk(pi_hat, ps[:-1], ps[-1])[cell + (int(record[s]),)])
     share = pi_hat[cell]
     candidates = int(np.all(y[:, qi] == record[qi], axis=1).sum()) if qi else int(y.shape[0])
     guess = int(np.argmax(share)) if share.sum() > 0 else None
     error = rr_sampling_error(_frequencies(y, schema, [*qi, s]), ps, cell + (int(record[s]),), int(y.shape[0]))
-    return {schema.attributes[s].name: {"mode": "randomized_response", "risk": risk, "candidates": candidates,
-                                        "best_guess": guess, "sampling_error": error,
-                                        "interval": [max(0.0, risk - error), min(1.0, risk + error)],
-                                        "confidence": CONFIDENCE}}
+    entry = {"mode": "randomized_response", "risk": paper, "candidates": candidates, "best_guess": guess,
+             "sampling_error": error, "interval": [max(0.0, paper - error), min(1.0, paper + error)],
+             "confidence": CONFIDENCE}
+    risk, bound = _bounded(np.array([paper]), np.array([record[s]]), shares, ps[-1],
+                           len(schema.attributes[s].categories or ()))
+    if bound is not None:
+        entry.update(risk=float(risk[0]), paper_risk=paper, value_bound=float(bound[0]),
+                     prior=float(shares[int(record[s])]))
+    return {schema.attributes[s].name: entry}
 
 
 def rr_records(y: np.ndarray, schema: Schema, keep: Mapping[str, float], records: np.ndarray, *,
-               error_above: float | None = -1.0) -> dict[str, Any]:
-    """:func:`rr_record`'s ``risk`` and ``sampling_error`` for every record at once (arrays), the same floats: the
-    risk is read from one table of Result 1, the error computed once per distinct cell, and only for the records
-    whose risk is above ``error_above`` (None: for none; the others' error is 0), as only a risk above a bound can
-    be more than its error above it."""
+               error_above: float | None = -1.0, shares: np.ndarray | None = None) -> dict[str, Any]:
+    """:func:`rr_record`'s ``risk``, ``sampling_error`` (and with ``shares``, ``paper_risk`` and ``prior``) for
+    every record at once (arrays), the same floats: the risk is read from one table of Result 1, the error
+    computed once per distinct cell, and only for the records whose paper risk is above ``error_above`` (None: for
+    none; the others' error is 0), as only a risk above a bound can be more than its error above it."""
     qi, s, ps = rr_model(schema, keep)
     if s is None:
         return {}
     cols = [*qi, s]
     cells = np.asarray(records[:, cols], dtype=np.float64).astype(np.int64)
-    risk = rr_risk(_estimate(y, schema, cols, ps), ps[:-1], ps[-1])[tuple(cells.T)].astype(np.float64)
-    errors = np.zeros(risk.shape)
-    wanted = np.flatnonzero(risk > error_above) if error_above is not None else np.zeros(0, np.int64)
+    paper = rr_risk(_estimate(y, schema, cols, ps), ps[:-1], ps[-1])[tuple(cells.T)].astype(np.float64)
+    errors = np.zeros(paper.shape)
+    wanted = np.flatnonzero(paper > error_above) if error_above is not None else np.zeros(0, np.int64)
     if wanted.size:
         lam = _frequencies(y, schema, cols)
         distinct, inverse = np.unique(cells[wanted], axis=0, return_inverse=True)
         each = [rr_sampling_error(lam, ps, tuple(row), int(y.shape[0])) for row in distinct.tolist()]
         errors[wanted] = np.array(each, dtype=np.float64)[inverse.ravel()]
-    return {schema.attributes[s].name: {"mode": "randomized_response", "risk": risk, "sampling_error": errors}}
+    entry = {"mode": "randomized_response", "risk": paper, "sampling_error": errors}
+    risk, bound = _bounded(paper, cells[:, -1], shares, ps[-1], len(schema.attributes[s].categories or ()))
+    if bound is not None:
+        entry.update(risk=risk, paper_risk=paper, prior=shares[cells[:, -1]])
+    return {schema.attributes[s].name: entry}
 
 
 def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Mapping[str, float]],
-                    record: np.ndarray) -> dict[str, Any]:
+                    record: np.ndarray, shares: np.ndarray | None = None) -> dict[str, Any]:
     """Her risk when the intruder links her in several randomized-response releases of the same records
     (:func:`verifier.attacks.composition.joint_rr_risk`): conditioned on every QI some release randomized, on
     the distribution the releases estimate (the mean of their Eq. 2 estimates). ``risk`` is None when the joint
-    distribution is too large to compute; ``{}`` without a sensitive attribute randomized in every release."""
+    distribution is too large to compute; ``{}`` without a sensitive attribute randomized in every release.
+
+    With ``shares`` (the signed marginal), each release's risk is :func:`rr_record`'s with them, and the joint
+    risk the higher of the paper's and the named intruder's bound over the releases, Bayes' rule with her
+    value's share on rows that all show it: pi_v P / (pi_v P + (1 - pi_v) Q), P the product of the keep
+    probabilities and Q of the moves to one other value (each release randomizes her anew)."""
     models = [rr_model(schema, keep) for keep in keeps]
     s = models[0][1]
     if s is None or any(model[1] != s for model in models):
@@ -151,10 +214,18 @@ def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Ma
     joint = joint_rr_risk(pi_hat, [list(each) for each in zip(*(p[:-1] for p in ps))], [p[-1] for p in ps])
     cell = tuple(int(record[j]) for j in [*qi, s])
     share = pi_hat[cell[:-1]]
-    return {schema.attributes[s].name: {
-        "mode": "randomized_response", "risk": None if joint is None else float(joint[cell]),
-        "each": [rr_record(y, schema, keep, record)[schema.attributes[s].name]["risk"] for y, keep in zip(ys, keeps)],
-        "best_guess": int(np.argmax(share)) if share.sum() > 0 else None, "conditioned_on": names[:-1]}}
+    entry = {"mode": "randomized_response", "risk": None if joint is None else float(joint[cell]),
+             "each": [rr_record(y, schema, keep, record, shares)[schema.attributes[s].name]["risk"]
+                      for y, keep in zip(ys, keeps)],
+             "best_guess": int(np.argmax(share)) if share.sum() > 0 else None, "conditioned_on": names[:-1]}
+    if shares is not None and entry["risk"] is not None:
+        d = len(schema.attributes[s].categories or ())
+        pi_v = float(shares[int(record[s])])
+        kept = pi_v * math.prod(p[-1] for p in ps)
+        moved = (1.0 - pi_v) * math.prod((1.0 - p[-1]) / (d - 1) if d > 1 else 0.0 for p in ps)
+        bound = kept / (kept + moved) if kept > 0 else 0.0
+        entry.update(risk=max(entry["risk"], bound), paper_risk=entry["risk"], value_bound=bound, prior=pi_v)
+    return {schema.attributes[s].name: entry}
 
 
 def replacement_model(schema: Schema, params: Mapping[str, Any]) -> tuple[list[int], list[float], int]:

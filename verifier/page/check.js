@@ -72,14 +72,20 @@
     if (family === "randomized_response") {
       let keep = null;
       for (const step of predicate.methods) if (step.method === "randomized_response") keep = step.parameters.keep_probabilities;
-      if (keep && typeof keep === "object") Object.assign(out, pp.rr_record(keys, predicate.schema, keep, mine));
+      if (keep && typeof keep === "object") {
+        const s = pp.rr_model(predicate.schema, keep)[1];
+        const attr = s === null ? null : predicate.schema.attributes[s];
+        const claimed = ((predicate.claims || {}).attribute_disclosure) || {};
+        const shares = attr && Object.prototype.hasOwnProperty.call(claimed, attr.name) ? pp.rr_marginal_shares(claimed[attr.name], attr.categories || []) : null;
+        Object.assign(out, pp.rr_record(keys, predicate.schema, keep, mine, shares));
+      }
     } else if (family === "random_replacement") {
       let params = {};
       for (const step of predicate.methods) if (step.method === "random_attribute_replacement") params = step.parameters || {};
       Object.assign(out, pp.replacement_record(keys, predicate.schema, params, mine));
     }
     const names = predicate.schema.attributes.map((a) => a.name);
-    for (const [name, entry] of Object.entries(out)) out[name] = pp.with_base_rate(entry, pp.base_rate(keys, names.indexOf(name), mine, entry.tolerance));
+    for (const [name, entry] of Object.entries(out)) out[name] = pp.with_base_rate(entry, "value_bound" in entry ? entry.prior : pp.base_rate(keys, names.indexOf(name), mine, entry.tolerance));
     return out;
   }
 

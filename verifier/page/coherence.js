@@ -91,6 +91,23 @@
     return null;
   }
 
+  function marginal_problem(predicate) {
+    // coherence.py's _marginal_problem: a signed marginal beside another model, with a category the schema does
+    // not list, or counts that do not add up to the records released.
+    const categories = new Map(predicate.schema.attributes.map((a) => [a.name, a.categories || []]));
+    for (const [name, entry] of Object.entries(predicate.claims.attribute_disclosure || {})) {
+      const marginal = entry.marginal;
+      if (marginal === undefined || marginal === null) continue;
+      const where = `$.predicate.claims.attribute_disclosure: the marginal of '${pp.literal(name)}'`;
+      if (entry.mode !== "randomized_response") return `${where} is signed under another model than randomized response`;
+      const listed = categories.get(name) || [];
+      if (Object.keys(marginal).some((c) => !listed.includes(c))) return `${where} counts a category the schema does not list`;
+      const total = Object.values(marginal).reduce((a, b) => a + b, 0);
+      if (total !== predicate.claims.n_records) return `${where} adds up to ${total} records, not the ${predicate.claims.n_records} released`;
+    }
+    return null;
+  }
+
   pp.target_misses = function target_misses(targets, claims) {
     // The names of the targets the claims miss (targets.py's target_misses), in its order.
     const out = [];
@@ -146,7 +163,7 @@
       const problem = parameter_problem(i, step, predicate.claims.n_records);
       if (problem) return problem;
     }
-    const problem = counterfeits_problem(predicate) || claims_problem(predicate, names.length)
+    const problem = counterfeits_problem(predicate) || claims_problem(predicate, names.length) || marginal_problem(predicate)
       || (predicate.claims.composition ? pp.composition_problem(predicate.claims.composition, pp.released_people(predicate), predicate) : null);
     if (problem) return problem;
     for (const [i, name] of (predicate.dropped_identifiers || []).entries()) {

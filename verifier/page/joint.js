@@ -58,9 +58,10 @@
     return pp.cell_risk(pi, pp.eta_of_matrices(pp.qi_margin(pi), qiStacks), pp.rho_of_matrix(pi, sStack));
   };
 
-  pp.rr_joint_record = function rr_joint_record(keysList, schema, keeps, record) {
+  pp.rr_joint_record = function rr_joint_record(keysList, schema, keeps, record, shares = null) {
     // Her risk when the intruder links her in several randomized-response releases, on the mean of their
-    // Eq. 2 estimates; {} without a sensitive attribute randomized in every release.
+    // Eq. 2 estimates; {} without a sensitive attribute randomized in every release. With the signed shares,
+    // each release's risk with them, and the named intruder's joint bound where it is higher.
     const models = keeps.map((keep) => pp.rr_model(schema, keep));
     const s = models[0][1];
     if (s === null || models.some((m) => m[1] !== s)) return {};
@@ -75,9 +76,17 @@
     const ds = pi.dims[pi.dims.length - 1];
     const cell = qi.reduce((index, j, k) => index * pi.dims[k] + record[j], 0);
     const name = schema.attributes[s].name;
-    return { [name]: { mode: "randomized_response", risk: joint === null ? null : joint[cell * ds + record[s]],
-      each: keysList.map((keys, r) => pp.rr_record(keys, schema, keeps[r], record)[name].risk),
-      best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)), conditioned_on: names.slice(0, -1) } };
+    const entry = { mode: "randomized_response", risk: joint === null ? null : joint[cell * ds + record[s]],
+      each: keysList.map((keys, r) => pp.rr_record(keys, schema, keeps[r], record, shares)[name].risk),
+      best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)), conditioned_on: names.slice(0, -1) };
+    if (shares && entry.risk !== null) {
+      const d = (schema.attributes[s].categories || []).length, piV = shares[record[s]];
+      const kept = piV * ps.reduce((a, p) => a * p[p.length - 1], 1.0);
+      const moved = (1.0 - piV) * ps.reduce((a, p) => a * (d > 1 ? (1.0 - p[p.length - 1]) / (d - 1) : 0.0), 1.0);
+      const bound = kept > 0 ? kept / (kept + moved) : 0.0;
+      Object.assign(entry, { risk: Math.max(entry.risk, bound), paper_risk: entry.risk, value_bound: bound, prior: piV });
+    }
+    return { [name]: entry };
   };
 
   pp.joint_draws = function joint_draws(parts, { samples = 10000, seed = 0 } = {}) {
@@ -212,7 +221,11 @@
     }
     const keeps = parts.map((p) => ((p.predicate.methods.find((step) => step.method === "randomized_response") || {}).parameters || {}).keep_probabilities);
     if (!keeps.every((k) => k && typeof k === "object" && !Array.isArray(k))) return "a release does not publish its keep probabilities";
-    const entry = pp.rr_joint_record(parts.map((p) => p.keys), schema, keeps, first.mine)[name];
+    const s0 = pp.rr_model(schema, keeps[0])[1];
+    const claimed = ((first.predicate.claims || {}).attribute_disclosure) || {};
+    const sensitive = s0 === null ? null : schema.attributes[s0];
+    const shares = sensitive && Object.prototype.hasOwnProperty.call(claimed, sensitive.name) ? pp.rr_marginal_shares(claimed[sensitive.name], sensitive.categories || []) : null;
+    const entry = pp.rr_joint_record(parts.map((p) => p.keys), schema, keeps, first.mine, shares)[name];
     if (!entry) return "it is not randomized in every release";
     if (entry.risk === null) return `its joint randomized distribution has more than ${JOINT_RR_CELLS.toLocaleString("en-US")} cells`;
     const s = schema.attributes.findIndex((a) => a.name === name);
@@ -287,7 +300,7 @@
       } else {
         entry = jointEntry(parts, attr.name, mine);
       }
-      candidates[attr.name] = pp.with_base_rate(entry, prior(first, attr.name, mine));
+      candidates[attr.name] = pp.with_base_rate(entry, "value_bound" in entry ? entry.prior : prior(first, attr.name, mine));
     });
     const ranked = parts.filter((p) => p.family !== "generalized");
     const match = ranked.length >= 2 ? pp.joint_test(pp.joint_draws(ranked, { samples, seed }), ranked.map((p) => p.r.distance)) : null;

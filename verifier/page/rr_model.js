@@ -233,8 +233,25 @@
     return Z_ONE_SIDED * Math.sqrt(Math.max((second - first * first) / n, 0.0));
   };
 
-  pp.rr_record = function rr_record(keys, schema, keep, record) {
-    // Her closed-form risk at her cell, the records published with her QIs, the attacker's best guess.
+  pp.rr_value_bound = function rr_value_bound(share, p, d) {
+    // models.py's rr_value_bound: the named intruder's posterior of a value, at the most, whatever row is hers.
+    if (d <= 1) return share > 0 ? 1.0 : 0.0;
+    const moved = (1.0 - share) * (1.0 - p) / (d - 1), kept = share * p;
+    return kept > 0 ? kept / (kept + moved) : 0.0;
+  };
+
+  pp.rr_marginal_shares = function rr_marginal_shares(entry, categories) {
+    // models.py's rr_marginal_shares: each category's share in the claim's signed marginal, or null.
+    const marginal = entry && typeof entry === "object" ? entry.marginal : undefined;
+    if (!marginal || typeof marginal !== "object" || Array.isArray(marginal)) return null;
+    const counts = categories.map((c) => (Object.prototype.hasOwnProperty.call(marginal, c) ? Number(marginal[c]) : 0));
+    const total = counts.reduce((a, b) => a + b, 0.0);
+    return total > 0 ? counts.map((c) => c / total) : null;
+  };
+
+  pp.rr_record = function rr_record(keys, schema, keep, record, shares = null) {
+    // Her closed-form risk at her cell, the records published with her QIs, the attacker's best guess; with the
+    // signed shares, the named intruder's bound where it is higher, and her value's signed share as her prior.
     const attrs = schema.attributes;
     const [qi, s, ps] = pp.rr_model(schema, keep);
     if (s === null) return {};
@@ -246,9 +263,14 @@
     const mine = risk[cell * ds + record[s]];
     const error = pp.rr_sampling_error(pp.rr_frequencies(keys, schema, [...qi, s]), ps,
       [...qi.map((j) => record[j]), record[s]], keys.length);
-    return { [attrs[s].name]: { mode: "randomized_response", risk: mine, candidates,
+    const entry = { mode: "randomized_response", risk: mine, candidates,
       best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)), sampling_error: error,
-      interval: [Math.max(0.0, mine - error), Math.min(1.0, mine + error)], confidence: pp.CONFIDENCE } };
+      interval: [Math.max(0.0, mine - error), Math.min(1.0, mine + error)], confidence: pp.CONFIDENCE };
+    if (shares) {
+      const bound = pp.rr_value_bound(shares[record[s]], ps[ps.length - 1], (attrs[s].categories || []).length);
+      Object.assign(entry, { risk: Math.max(mine, bound), paper_risk: mine, value_bound: bound, prior: shares[record[s]] });
+    }
+    return { [attrs[s].name]: entry };
   };
 
   pp.best_share = function best_share(share) {

@@ -86,7 +86,7 @@
   function attributeSentence(rule, name, entry) {
     const post = num(entry.risk), prior = num(entry.prior);
     const shown = pp.literal(name);
-    const base = `${pp.number(prior, true)} of the released records share your value`;
+    const base = num(entry.value_bound) !== null ? `${pp.number(prior, true)} of the people in this release hold your value` : `${pp.number(prior, true)} of the released records share your value`;
     const bound = pp.rule_bound(rule, prior);
     if (rule.figure === "posterior" && post !== null && post >= CERTAIN) return `Your ${shown} can be guessed with certainty from this release (${base}).`;
     if (rule.figure === "posterior" || rule.figure === "prior") {
@@ -196,10 +196,15 @@
   };
 
   pp.disclosure_line = function disclosure_line(name, entry, how) {
-    // Her risk for one sensitive attribute with its base rate (and the interval of an estimate).
+    // Her risk for one sensitive attribute with its base rate (and the interval of an estimate; under randomized
+    // response with a signed marginal, her value's signed share, and no interval where the bound decides).
     const base = pp.number(num(entry.prior), true);
-    const noise = Array.isArray(entry.interval) ? `, estimated within ${pp.number(num(entry.interval[0]), true)} to ${pp.number(num(entry.interval[1]), true)} (${pp.number(num(entry.confidence), true)} interval)` : "";
-    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release${noise} (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${base} of the released records share your value, so anyone could guess it right with probability ${base} knowing nothing about you.`;
+    const bound = num(entry.value_bound);
+    const decides = bound !== null && bound >= (num(entry.paper_risk) || 0.0);
+    let noise = Array.isArray(entry.interval) && !decides ? `, estimated within ${pp.number(num(entry.interval[0]), true)} to ${pp.number(num(entry.interval[1]), true)} (${pp.number(num(entry.confidence), true)} interval)` : "";
+    if (decides) noise = " at the most, by someone who knows the method, its parameters and how common each value is, whichever released record is yours";
+    const held = bound !== null ? `${base} of the people in this release hold your value (the publisher's signed count)` : `${base} of the released records share your value`;
+    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release${noise} (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${held}, so anyone could guess it right with probability ${base} knowing nothing about you.`;
   };
 
   pp.target_breaches = function target_breaches(targets, risks, distance, linked, group = null) {
@@ -207,7 +212,7 @@
     targets = targets || {};
     const out = [];
     for (const [name, bound] of Object.entries(targets.max_attribute_risk || {})) {
-      const risk = num((risks[name] || {}).risk);
+      const risk = promised(risks[name]);
       if (risk !== null && risk - margin(risks[name]) > bound + SLACK) out.push(`The publisher promised no ${pp.literal(name)} guessed with probability above ${pp.number(bound)}; yours is ${pp.number(risk)}${beyond(risks[name])}.`);
     }
     let bound = num(targets.min_distance);
@@ -223,7 +228,7 @@
     const claimedAll = claims && claims.attribute_disclosure;
     const out = [];
     for (const [name, entry] of Object.entries(figures)) {
-      const value = num(entry.risk);
+      const value = promised(entry);
       const claimed = claimedAll && typeof claimedAll === "object" ? claimedAll[name] : undefined;
       if (value === null || !claimed || typeof claimed !== "object") continue;
       const top = num(claimed.max), target = num(claimed.target);
@@ -234,6 +239,9 @@
     return out;
   };
 
+  // verdict.py's _promised_figure: her risk as the publisher's promises measure it (randomized response's closed
+  // form where the named intruder's bound stands beside it)
+  const promised = (entry) => num((entry || {}).paper_risk ?? (entry || {}).risk);
   // verdict.py's _margin and _beyond: the one-sided sampling error of a risk estimated from the release
   const margin = (entry) => num((entry || {}).sampling_error) || 0.0;
   const beyond = (entry) => (margin(entry) ? `, estimated from the release, more than its sampling error of ${pp.number(margin(entry))} at ${pp.number(num(entry.confidence), true)} above it` : "");
@@ -243,7 +251,7 @@
     const claimedAll = claims && claims.attribute_disclosure;
     const out = [];
     for (const [name, entry] of Object.entries(figures)) {
-      const value = num(entry.risk), m = margin(entry);
+      const value = promised(entry), m = margin(entry);
       const claimed = claimedAll && typeof claimedAll === "object" && claimedAll[name] && typeof claimedAll[name] === "object" ? claimedAll[name] : {};
       const bounds = [num(claimed.max), num(claimed.target), num(((targets || {}).max_attribute_risk || {})[name] ?? null)].filter((b) => b !== null);
       if (value === null || !m || !bounds.length) continue;

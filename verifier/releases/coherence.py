@@ -27,6 +27,8 @@ What cannot be:
   or more than :data:`MAX_SAMPLES`; level counts that do not add up;
 - a dropped identifier, or a weight column, that is a released column;
 - claims that miss the manifest's own targets (no original is needed to see it);
+- a signed ``marginal`` (randomized response's sensitive counts, the base rate of its subjects) beside another
+  model, naming a category the schema does not list, or not adding up to the records released;
 - an ``m_invariant`` step whose counterfeit counts do not add up to its ``counterfeit_records``, leave no real
   record, or name a group by other cells than the quasi-identifiers; the records checked for the policy levels
   are the real ones, the released rows less the counterfeits (:func:`released_people`).
@@ -136,6 +138,25 @@ def _at_most_power(x: int, n: int, m: int) -> bool:
     return x <= n ** m
 
 
+def _marginal_problem(predicate: dict[str, Any]) -> str | None:
+    """A signed marginal that no randomized-response run writes: beside another model, with a category the schema
+    does not list, or counts that do not add up to the records released."""
+    categories = {a["name"]: a.get("categories") or [] for a in predicate["schema"]["attributes"]}
+    for name, entry in (predicate["claims"].get("attribute_disclosure") or {}).items():
+        marginal = entry.get("marginal")
+        if marginal is None:
+            continue
+        where = f"$.predicate.claims.attribute_disclosure: the marginal of '{literal(name)}'"
+        if entry.get("mode") != "randomized_response":
+            return f"{where} is signed under another model than randomized response"
+        if any(c not in categories.get(name, []) for c in marginal):
+            return f"{where} counts a category the schema does not list"
+        if sum(marginal.values()) != predicate["claims"]["n_records"]:
+            return (f"{where} adds up to {sum(marginal.values())} records, not the {predicate['claims']['n_records']} "
+                    "released")
+    return None
+
+
 def _claims_problem(predicate: dict[str, Any], names: list[str]) -> str | None:
     claims, n = predicate["claims"], predicate["claims"]["n_records"]
     pp = claims.get("permuted_privacy")
@@ -202,7 +223,7 @@ def coherence_problem(predicate: dict[str, Any]) -> str | None:
         step_wrong = step_problem(step, n)
         if step_wrong:
             return f"$.predicate.methods[{i}].parameters.{step_wrong[0]}: {step_wrong[1]}"
-    problem = _counterfeits_problem(predicate) or _claims_problem(predicate, names)
+    problem = _counterfeits_problem(predicate) or _claims_problem(predicate, names) or _marginal_problem(predicate)
     if problem:
         return problem
     for i, name in enumerate(predicate.get("dropped_identifiers") or ()):

@@ -30,14 +30,15 @@ from verifier.attacks.class_models import class_model_violations
 from verifier.attacks.classes import value_shares
 from verifier.attacks.disclosure import record_disclosure
 from verifier.attacks.candidate_sets import candidate_risks, value_shares_of
-from verifier.attacks.models import replacement_record, replacement_records, rr_model, rr_record, rr_records
+from verifier.attacks.models import (replacement_record, replacement_records, rr_marginal_shares, rr_model, rr_record,
+                                     rr_records)
 from verifier.data.schema import Schema
 from verifier.releases.family import family_of, step_parameters
 from verifier.releases.verdict import SLACK
 from verifier.text import number
 
 __all__ = ["base_rate", "base_rates", "class_models", "class_model_lines", "every_disclosure", "her_disclosure",
-           "with_base_rate"]
+           "rr_shares", "with_base_rate"]
 
 
 def with_base_rate(entry: dict[str, Any], prior: float) -> dict[str, Any]:
@@ -72,20 +73,36 @@ def _model(methods: list[dict[str, Any]]) -> tuple[str | None, dict[str, Any]]:
     return None, {}
 
 
-def her_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema, record: np.ndarray) -> dict[str, Any]:
-    """Per sensitive attribute: ``mode``, ``risk``, ``candidates`` and ``best_guess`` (a category position or a value)."""
+def rr_shares(claims: Any, schema: Schema, keep: dict[str, Any]) -> np.ndarray | None:
+    """The randomized sensitive attribute's signed shares (its claim's ``marginal``), None where none is signed."""
+    s = rr_model(schema, keep)[1]
+    if s is None or not isinstance(claims, dict):
+        return None
+    attr = schema.attributes[s]
+    entry = (claims.get("attribute_disclosure") or {}).get(attr.name) if isinstance(
+        claims.get("attribute_disclosure"), dict) else None
+    return rr_marginal_shares(entry, attr.categories or ())
+
+
+def her_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema, record: np.ndarray, *,
+                   claims: Any = None) -> dict[str, Any]:
+    """Per sensitive attribute: ``mode``, ``risk``, ``candidates`` and ``best_guess`` (a category position or a
+    value). ``claims``: the release's, whose signed marginal a randomized-response risk and base rate read."""
     out = record_disclosure(values, schema, record)
     model, params = _model(methods)
-    if model is not None:
-        out.update((rr_record if model == "randomized_response" else replacement_record)(values, schema, params, record))
+    if model == "randomized_response":
+        out.update(rr_record(values, schema, params, record, rr_shares(claims, schema, params)))
+    elif model is not None:
+        out.update(replacement_record(values, schema, params, record))
     for name, entry in out.items():  # the same event as the risk's: within its tolerance where it has one
-        out[name] = with_base_rate(entry, base_rate(values, record, schema.names.index(name),
-                                                    entry.get("tolerance")))
+        prior = entry["prior"] if "value_bound" in entry else base_rate(values, record, schema.names.index(name),
+                                                                         entry.get("tolerance"))
+        out[name] = with_base_rate(entry, prior)
     return out
 
 
 def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema, records: np.ndarray, *,
-                     bounds: dict[str, float] | None = None) -> dict[str, dict[str, np.ndarray]]:
+                     bounds: dict[str, float] | None = None, claims: Any = None) -> dict[str, dict[str, np.ndarray]]:
     """:func:`her_disclosure` for every row of ``records`` at once: per sensitive attribute, arrays of ``risk``,
     ``prior`` and ``sampling_error`` (0 for a risk computed exactly), each record's to the last bit.
 
@@ -99,7 +116,7 @@ def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: 
         s = rr_model(schema, params)[1]
         name = None if s is None else schema.attributes[s].name
         above = -1.0 if bounds is None else (bounds[name] + SLACK if name in bounds else None)
-        out = rr_records(values, schema, params, records, error_above=above)
+        out = rr_records(values, schema, params, records, error_above=above, shares=rr_shares(claims, schema, params))
     elif model is not None:
         out = replacement_records(values, schema, params, records)
     rest = [a.name for a in schema.attributes if a.role == "sensitive" and a.name not in out]
@@ -110,7 +127,9 @@ def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: 
             continue
         entry, s = out[attr.name], schema.names.index(attr.name)
         risk = np.asarray(entry["risk"], dtype=np.float64)
-        every[attr.name] = {"risk": risk, "prior": value_shares_of(values[:, s], records[:, s], entry.get("tolerance")),
+        prior = entry["prior"] if "prior" in entry else value_shares_of(values[:, s], records[:, s],
+                                                                        entry.get("tolerance"))
+        every[attr.name] = {"risk": risk, "prior": prior, "paper_risk": entry.get("paper_risk", risk),
                             "sampling_error": np.asarray(entry.get("sampling_error", np.zeros(risk.shape)), np.float64)}
     return every
 
@@ -118,7 +137,7 @@ def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: 
 def base_rates(release: Any) -> dict[str, dict[str, Any]]:
     """Per categorical sensitive attribute of a verified release, what anyone guesses right about a person
     knowing nothing of her: its most common released ``value`` and that value's ``share`` of the released
-    records (a masked cell of N values giving 1/N to each). The protector's summary and the audit show it
+    records (a masked cell of N values giving 1/N to each; randomized response: of the signed marginal). The protector's summary and the audit show it
     beside the release's risks."""
     schema = release.schema()
     names = [a.name for a in schema.attributes if a.role == "sensitive" and a.kind != "numeric"]
@@ -137,6 +156,9 @@ def base_rates(release: Any) -> dict[str, dict[str, Any]]:
         attr = schema.attributes[schema.names.index(name)]
         counts = np.bincount(table.values[:, schema.names.index(name)].astype(np.int64),
                              minlength=len(attr.categories or ()))
+        signed = (release.claims.get("attribute_disclosure") or {}).get(name)
+        if release.family == "randomized_response" and isinstance(signed, dict) and isinstance(signed.get("marginal"), dict):
+            counts = np.array([signed["marginal"].get(c, 0) for c in attr.categories or ()], dtype=np.int64)
         top = int(np.argmax(counts)) if counts.size else None
         out[name] = {"value": None if top is None else (attr.categories or ())[top],
                      "share": float(counts[top] / counts.sum()) if top is not None and counts.sum() else 0.0}

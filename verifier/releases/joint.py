@@ -27,7 +27,7 @@ import numpy as np
 from verifier.attacks.composition import JOINT_RR_CELLS, JointDraws, JointMatch, joint_candidates, joint_draws
 from verifier.attacks.disclosure import candidate_rows
 from verifier.attacks.models import replacement_shares, rr_joint_record
-from verifier.releases.exposure import with_base_rate
+from verifier.releases.exposure import rr_shares, with_base_rate
 from verifier.releases.family import step_parameters
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.facts import signed_contact
@@ -121,8 +121,9 @@ def _randomized(checks: Sequence[Any], name: str) -> dict[str, Any] | str:
              for c in checks]
     if not all(isinstance(keep, dict) for keep in keeps):
         return "a release does not publish its keep probabilities"
-    joint = rr_joint_record([c.prepared.values for c in checks], first.prepared.schema,
-                            [{str(k): float(v) for k, v in keep.items()} for keep in keeps], first.record)
+    keeps = [{str(k): float(v) for k, v in keep.items()} for keep in keeps]
+    shares = rr_shares(first.prepared.release.claims, first.prepared.schema, keeps[0])
+    joint = rr_joint_record([c.prepared.values for c in checks], first.prepared.schema, keeps, first.record, shares)
     entry = joint.get(name)
     if entry is None:
         return "it is not randomized in every release"
@@ -328,7 +329,8 @@ def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, sample
                 continue
         else:
             entry = _joint_entry(checks, attr.name, mine)
-        candidates[attr.name] = with_base_rate(entry, _prior(first, attr.name, mine))
+        candidates[attr.name] = with_base_rate(entry, entry["prior"] if "value_bound" in entry else
+                                               _prior(first, attr.name, mine))
     ranked = [c for c in checks if c.ranks_apply]
     match = None
     if len(ranked) >= 2:

@@ -85,11 +85,13 @@ def signed_bounds(claims: Mapping[str, Any], targets: Mapping[str, Any] | None) 
 
 def breaches(risks: Mapping[str, Mapping[str, np.ndarray]], bounds: Mapping[str, float], n: int) -> np.ndarray:
     """Whose risks break a bound of :func:`signed_bounds`: each risk less its sampling error, above the bound by
-    more than the one-record rules' slack (as ``disclosure_breaches`` and ``target_breaches`` decide)."""
+    more than the one-record rules' slack (as ``disclosure_breaches`` and ``target_breaches`` decide). The risk
+    is the one the bounds are about (``paper_risk``: randomized response's closed form, not the named intruder's
+    bound beside it)."""
     out = np.zeros(n, dtype=bool)
     for name, entry in risks.items():
         if name in bounds:
-            out |= entry["risk"] - entry["sampling_error"] > bounds[name] + SLACK
+            out |= entry.get("paper_risk", entry["risk"]) - entry["sampling_error"] > bounds[name] + SLACK
     return out
 
 
@@ -107,7 +109,8 @@ def ranked_figures(prepared: Prepared, records: np.ndarray, random: RandomMatchD
     release = prepared.release
     targets = release.predicate.get("targets") or {}
     bounds = signed_bounds(release.claims, targets)
-    risks = every_disclosure(release.methods, prepared.values, prepared.schema, records, bounds=bounds)
+    risks = every_disclosure(release.methods, prepared.values, prepared.schema, records, bounds=bounds,
+                             claims=release.claims)
     broken = breaches(risks, bounds, records.shape[0])
     holds = _claim_holds(prepared, records, qlo, qhi, distances)
     if holds is not None:

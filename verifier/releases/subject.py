@@ -316,7 +316,8 @@ def check_record(prepared: Prepared, record: np.ndarray, *, whole_space: bool = 
                                         else SingleRecord(prepared.values, prepared.kinds, record))
     d, v = claimed_dv(prepared.release)
     at_claimed = view.spread_at(d) if d is not None else None
-    disclosure = her_disclosure(prepared.release.methods, prepared.values, prepared.schema, record)
+    disclosure = her_disclosure(prepared.release.methods, prepared.values, prepared.schema, record,
+                                claims=prepared.release.claims)
     return SubjectCheck(prepared, record, view, d, v, at_claimed, disclosure)
 
 

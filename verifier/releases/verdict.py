@@ -143,7 +143,8 @@ def _versus(rule: Rule, bound: float | None, *, share: bool = False) -> str:
 def _attribute_sentence(rule: Rule, name: str, entry: Mapping[str, Any]) -> str:
     post, prior = as_number(entry.get("risk")), as_number(entry.get("prior"))
     shown = literal(name)
-    base = f"{number(prior, share=True)} of the released records share your value"
+    base = (f"{number(prior, share=True)} of the people in this release hold your value"
+            if entry.get("value_bound") is not None else f"{number(prior, share=True)} of the released records share your value")
     bound = rule.bound(prior)
     if rule.figure == "posterior" and post is not None and post >= CERTAIN:
         return f"Your {shown} can be guessed with certainty from this release ({base})."
@@ -267,19 +268,27 @@ def policy_verdict(policy: Policy, figures: HerFigures, *, details: Sequence[str
 
 
 def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
-    """Her risk for one sensitive attribute with its base rate: what the release tells, and what anyone knows."""
+    """Her risk for one sensitive attribute with its base rate: what the release tells, and what anyone knows.
+    Under randomized response with a signed marginal, the base rate is her value's signed share of the people,
+    and where the named intruder's bound decides her risk, no estimate's interval stands beside it."""
     prior = as_number(entry.get("prior"))
     base = number(prior, share=True)
     interval = entry.get("interval")
+    bound = as_number(entry.get("value_bound"))
+    decides = bound is not None and bound >= (as_number(entry.get("paper_risk")) or 0.0)
     noise = ""
-    if isinstance(interval, list):
+    if isinstance(interval, list) and not decides:
         low, high = (number(as_number(v), share=True) for v in interval)
         noise = f", estimated within {low} to {high} ({number(as_number(entry.get('confidence')), share=True)} interval)"
+    if decides:
+        noise = (" at the most, by someone who knows the method, its parameters and how common each value is, "
+                 "whichever released record is yours")
     records = plural(int(entry.get("candidates") or 0), "candidate record")
+    held = (f"{base} of the people in this release hold your value (the publisher's signed count)" if bound is not None
+            else f"{base} of the released records share your value")
     return (f"Your {literal(name)} is guessed right with probability {number(as_number(entry.get('risk')), share=True)} "
-            f"from this release{noise} ({records}, {how}); {base} of "
-            f"the released records share your value, so anyone could guess it right with probability {base} knowing "
-            "nothing about you.")
+            f"from this release{noise} ({records}, {how}); {held}, so anyone could guess it right with probability "
+            f"{base} knowing nothing about you.")
 
 
 def not_verifiable(reason: str, message: str) -> Verdict:
@@ -295,7 +304,7 @@ def target_breaches(targets: Mapping[str, Any] | None, *, risks: Mapping[str, Ma
     targets = targets or {}
     out = []
     for name, bound in (targets.get("max_attribute_risk") or {}).items():
-        risk = as_number((risks.get(name) or {}).get("risk"))
+        risk = _promised_figure(risks.get(name))
         if risk is not None and risk - _margin(risks.get(name)) > float(bound) + SLACK:
             out.append(f"The publisher promised no {literal(name)} guessed with probability above {number(bound)}; "
                        f"yours is {number(risk)}{_beyond(risks.get(name))}.")
@@ -336,7 +345,7 @@ def disclosure_breaches(figures: Mapping[str, Mapping[str, Any]], claims: Mappin
     claimed_all = claims.get("attribute_disclosure") if isinstance(claims, Mapping) else None
     out = []
     for name, entry in figures.items():
-        value = as_number(entry.get(key))
+        value = _promised_figure(entry) if subject else as_number(entry.get(key))
         claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else None
         if value is None or not isinstance(claimed, Mapping):
             continue
@@ -350,6 +359,13 @@ def disclosure_breaches(figures: Mapping[str, Mapping[str, Any]], claims: Mappin
             out.append(f"{whose} risk for {literal(name)} ({figure(value)}{beyond}) is above the method's own target "
                        f"({figure(target)}, one in l = {figure(claimed.get('l'))}).")
     return out
+
+
+def _promised_figure(entry: Mapping[str, Any] | None) -> float | None:
+    """Her risk as the publisher's promises (claimed maximum, targets) measure it: randomized response's closed
+    form (``paper_risk``) where the named intruder's bound stands beside it, else her risk."""
+    entry = entry or {}
+    return as_number(entry.get("paper_risk", entry.get("risk")))
 
 
 def _margin(entry: Mapping[str, Any] | None) -> float:
@@ -373,7 +389,7 @@ def within_error_lines(figures: Mapping[str, Mapping[str, Any]], claims: Mapping
     claimed_all = claims.get("attribute_disclosure") if isinstance(claims, Mapping) else None
     out = []
     for name, entry in figures.items():
-        value, margin = as_number(entry.get("risk")), _margin(entry)
+        value, margin = _promised_figure(entry), _margin(entry)
         claimed = claimed_all.get(name) if isinstance(claimed_all, Mapping) else {}
         claimed = claimed if isinstance(claimed, Mapping) else {}
         bounds = [b for b in (as_number(claimed.get("max")), as_number(claimed.get("target")),
