@@ -233,7 +233,8 @@ def test_her_risk_stands_beside_its_base_rate_in_the_issues_scene(adult_sd, caps
     assert ("Your salary-class is guessed right with probability 100% by an intruder who knows everyone's "
             "quasi-identifiers and the published method, if your record is in the group of 5 released records where "
             "that is likeliest (one of 4 groups consistent with your values); knowing only your own values, with "
-            "probability 95.56% (45 candidate records). 74.77% of the released records share your value, so anyone "
+            "probability 95.56% (45 candidate records). At least 74.77% of the people in this release hold your value, "
+            "so anyone "
             "could guess it right with probability 74.77% knowing nothing about you.") in verdict["lines"]
     assert verdict["lines"][3] == "The publisher's claims hold for your record."  # its own line, deciding nothing
 

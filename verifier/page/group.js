@@ -232,6 +232,13 @@
     return `${pp.plural(rows, "released record")} are consistent with your quasi-identifiers, ${pp.plural(counterfeits, "counterfeit record")} among them that the publisher added and counted (m-invariance), so ${pp.plural(people, "person", "people")} ${people === 1 ? "is" : "are"} behind them: an attacker who knows your quasi-identifiers cannot tell which record is yours, nor which are counterfeit.`;
   };
 
+  pp.masked_line = function masked_line(name, rows, cells) {
+    // group_check.py's masked_line: the method's own masks among her candidates' cells (rows numbered from 1).
+    const masked = rows.filter((r) => cells[r - 1].values && cells[r - 1].values.size > 1).length;
+    if (!masked) return null;
+    return `${masked} of the ${pp.plural(rows.length, "released record")} consistent with your values ${masked === 1 ? "shows" : "show"} ${pp.literal(name)} masked (several values, not one). The method masks a value where it is too frequent in a group, so a masked cell tells someone who knows the method that such a value may be behind it: your risk counts a masked cell for each of its values in part, and your base rate counts it for none.`;
+  };
+
   pp.suppression_line = function suppression_line(rows, suppressed) {
     // What suppression means for her (group_check.py's suppression_line): both lists are rows numbered from 1.
     if (!suppressed.length) return null;
@@ -281,8 +288,8 @@
   pp.group_disclosure_line = function group_disclosure_line(name, entry) {
     // group_check.py's group_disclosure_line: the worst group's figure, what it assumes, and the candidates' share.
     if (entry.bound !== "worst_class") return pp.disclosure_line(name, entry, "among the released records whose published values contain yours");
-    const base = pp.number(entry.prior, true);
-    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(entry.risk, true)} by an intruder who knows everyone's quasi-identifiers and the published method, if your record is in the group of ${pp.plural(entry.worst_class_rows, "released record")} where that is likeliest (one of ${entry.classes} groups consistent with your values); knowing only your own values, with probability ${pp.number(entry.candidate_set.risk, true)} (${pp.plural(entry.candidates, "candidate record")}). ${base} of the released records share your value, so anyone could guess it right with probability ${base} knowing nothing about you.`;
+    const base = pp.number(entry.prior, true), held = pp.held_words(entry);
+    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(entry.risk, true)} by an intruder who knows everyone's quasi-identifiers and the published method, if your record is in the group of ${pp.plural(entry.worst_class_rows, "released record")} where that is likeliest (one of ${entry.classes} groups consistent with your values); knowing only your own values, with probability ${pp.number(entry.candidate_set.risk, true)} (${pp.plural(entry.candidates, "candidate record")}). ${held[0].toUpperCase()}${held.slice(1)}, so anyone could guess it right with probability ${base} knowing nothing about you.`;
   };
 
   pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy, unwitnessed = pp.NO_PROOF) {
@@ -305,6 +312,11 @@
     if (found.classes > 1) details.push(pp.classes_line(found.classes, found.smallest_class));
     const said = pp.suppression_line(found.rows, pp.suppressed_rows(rows, predicate.schema));
     if (said) details.push(said);
+    const cells = pp.read_published(rows, predicate.schema, hierarchies);
+    for (const name of Object.keys(disclosure)) {
+      const masked = pp.masked_line(name, found.rows, cells[name]);
+      if (masked) details.push(masked);
+    }
     for (const [name, r] of Object.entries(disclosure)) details.push(pp.group_disclosure_line(name, r));
     details.push(NO_RANKS);
     return { ...base, model: "generalized", class_size: found.class_size, class_rows: found.rows, counterfeits,

@@ -204,12 +204,10 @@
   }
 
   function prior(part, name, mine) {
-    // Her value's share among all records of one release (the base rate anyone guesses with).
+    // joint.py's _prior: her value's share among all records of one release; of a generalized release, her own
+    // check's (the least share of its people the release shows holding it).
     const s = part.predicate.schema.attributes.findIndex((a) => a.name === name);
-    if (part.family === "generalized") {
-      const at = part.rows[0].indexOf(name), body = part.rows.slice(1);
-      return body.length ? body.filter((r) => r[at] === mine).length / body.length : 0.0;
-    }
+    if (part.family === "generalized") return part.out.attribute_disclosure[name].prior;
     return part.keys.length ? part.keys.filter((r) => r[s] === part.mine[s]).length / part.keys.length : 0.0;
   }
 

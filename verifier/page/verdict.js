@@ -86,7 +86,7 @@
   function attributeSentence(rule, name, entry) {
     const post = num(entry.risk), prior = num(entry.prior);
     const shown = pp.literal(name);
-    const base = num(entry.value_bound) !== null ? `${pp.number(prior, true)} of the people in this release hold your value` : `${pp.number(prior, true)} of the released records share your value`;
+    const base = pp.held_words(entry);
     const bound = pp.rule_bound(rule, prior);
     if (rule.figure === "posterior" && post !== null && post >= CERTAIN) return `Your ${shown} can be guessed with certainty from this release (${base}).`;
     if (rule.figure === "posterior" || rule.figure === "prior") {
@@ -203,8 +203,16 @@
     const decides = bound !== null && bound >= (num(entry.paper_risk) || 0.0);
     let noise = Array.isArray(entry.interval) && !decides ? `, estimated within ${pp.number(num(entry.interval[0]), true)} to ${pp.number(num(entry.interval[1]), true)} (${pp.number(num(entry.confidence), true)} interval)` : "";
     if (decides) noise = " at the most, by someone who knows the method, its parameters and how common each value is, whichever released record is yours";
-    const held = bound !== null ? `${base} of the people in this release hold your value (the publisher's signed count)` : `${base} of the released records share your value`;
-    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release${noise} (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${held}, so anyone could guess it right with probability ${base} knowing nothing about you.`;
+    return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release${noise} (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${pp.held_words(entry, true)}, so anyone could guess it right with probability ${base} knowing nothing about you.`;
+  };
+
+  pp.held_words = function held_words(entry, signed = false) {
+    // verdict.py's held_words: what her base rate is a share of (signed people, the least share of the people a
+    // generalized release shows, or the released records).
+    const base = pp.number(num(entry.prior), true);
+    if (num(entry.value_bound) !== null) return `${base} of the people in this release hold your value${signed ? " (the publisher's signed count)" : ""}`;
+    if (entry.candidate_set !== undefined) return `at least ${base} of the people in this release hold your value`;
+    return `${base} of the released records share your value`;
   };
 
   pp.target_breaches = function target_breaches(targets, risks, distance, linked, group = null) {

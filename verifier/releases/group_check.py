@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -27,10 +27,11 @@ from verifier.releases.exposure import with_base_rate
 from verifier.releases.plain_words import plain_markdown, plain_words
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.verdict import (NO_PROOF, HerFigures, Verdict, claims_line, disclosure_breaches, disclosure_line,
-                                      policy_verdict, target_breaches)
+                                      held_words, policy_verdict, target_breaches)
 from verifier.text import figure, literal, markdown, number, plural
 
-__all__ = ["GroupCheck", "check_group", "class_line", "classes_line", "group_disclosure_line", "suppression_line"]
+__all__ = ["GroupCheck", "check_group", "class_line", "classes_line", "group_disclosure_line", "masked_line",
+           "suppression_line"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -121,6 +122,9 @@ class GroupCheck:
             details.append(classes_line(self.classes, self.smallest_class))
         said = suppression_line(self.rows, (np.flatnonzero(suppressed_rows(self.prepared.published)) + 1).tolist())
         details += [said] if said else []
+        for name in self.disclosure:
+            masked = masked_line(name, self.rows, self.prepared.published.cells[name])
+            details += [masked] if masked else []
         details += [group_disclosure_line(name, r) for name, r in self.disclosure.items()]
         details.append(NO_RANKS)
         figures = replace(self.figures(), unwitnessed=unwitnessed)
@@ -199,9 +203,23 @@ def group_disclosure_line(name: str, entry: dict[str, Any]) -> str:
             "intruder who knows everyone's quasi-identifiers and the published method, if your record is in the "
             f"group of {plural(int(entry['worst_class_rows']), 'released record')} where that is likeliest (one of "
             f"{entry['classes']} groups consistent with your values); knowing only your own values, with probability "
-            f"{number(weaker['risk'], share=True)} ({plural(int(entry['candidates']), 'candidate record')}). {base} of "
-            f"the released records share your value, so anyone could guess it right with probability {base} knowing "
-            "nothing about you.")
+            f"{number(weaker['risk'], share=True)} ({plural(int(entry['candidates']), 'candidate record')}). "
+            f"{held_words(entry)[0].upper()}{held_words(entry)[1:]}, so anyone could guess it right with probability "
+            f"{base} knowing nothing about you.")
+
+
+def masked_line(name: str, rows: list[int], cells: Sequence[Any]) -> str | None:
+    """The method's own masks among her candidates' ``name`` cells (rows numbered from 1), in plain words: a masked
+    cell names several values, and the method decided it from the values of its group."""
+    masked = sum(1 for r in rows if cells[r - 1].everything or (cells[r - 1].values is not None
+                                                               and len(cells[r - 1].values) > 1))
+    if not masked:
+        return None
+    return (f"{masked} of the {plural(len(rows), 'released record')} consistent with your values "
+            f"{'shows' if masked == 1 else 'show'} {literal(name)} masked (several values, not one). The method masks "
+            "a value where it is too frequent in a group, so a masked cell tells someone who knows the method that "
+            "such a value may be behind it: your risk counts a masked cell for each of its values in part, and your "
+            "base rate counts it for none.")
 
 
 def suppression_line(rows: list[int], suppressed: list[int]) -> str | None:

@@ -136,11 +136,11 @@ def _randomized(checks: Sequence[Any], name: str) -> dict[str, Any] | str:
 
 
 def _prior(check: Any, name: str, mine: str) -> float:
-    """Her value's share among all records of one release (the base rate anyone guesses with)."""
+    """Her value's share among all records of one release (the base rate anyone guesses with); of a generalized
+    release, her own check's: the least share of its people the release shows holding it."""
     s = check.prepared.schema.names.index(name)
     if not check.ranks_apply:
-        column = check.prepared.published.text[name]
-        return column.count(mine) / len(column) if column else 0.0
+        return float(check.disclosure[name]["prior"])
     column = check.prepared.values[:, s]
     return float(np.count_nonzero(column == check.record[s])) / column.size if column.size else 0.0
 

@@ -41,7 +41,7 @@ from verifier.releases.policy import OPERATORS, Policy, Rule
 from verifier.text import figure, literal, number, plural
 
 __all__ = ["LEVELS", "NOTICE", "NO_PROOF", "SLACK", "as_number", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line",
-           "disclosure_breaches", "disclosure_line", "not_verifiable", "policy_findings", "policy_verdict",
+           "disclosure_breaches", "disclosure_line", "held_words", "not_verifiable", "policy_findings", "policy_verdict",
            "target_breaches", "within_error_lines"]
 
 #: the levels, best first
@@ -143,8 +143,7 @@ def _versus(rule: Rule, bound: float | None, *, share: bool = False) -> str:
 def _attribute_sentence(rule: Rule, name: str, entry: Mapping[str, Any]) -> str:
     post, prior = as_number(entry.get("risk")), as_number(entry.get("prior"))
     shown = literal(name)
-    base = (f"{number(prior, share=True)} of the people in this release hold your value"
-            if entry.get("value_bound") is not None else f"{number(prior, share=True)} of the released records share your value")
+    base = held_words(entry)
     bound = rule.bound(prior)
     if rule.figure == "posterior" and post is not None and post >= CERTAIN:
         return f"Your {shown} can be guessed with certainty from this release ({base})."
@@ -267,12 +266,24 @@ def policy_verdict(policy: Policy, figures: HerFigures, *, details: Sequence[str
                    (head.text, *[f.text for f in (*ordered[1:], *notice)], *details), policy.to_json())
 
 
+def held_words(entry: Mapping[str, Any], *, signed: bool = False) -> str:
+    """What her base rate is a share of, in words: under randomized response with a signed marginal, of the people
+    (``signed``: saying whose count it is); in a generalized release, the least share of the people its records
+    show (a masked cell names no value, a counterfeit is nobody); else of the released records."""
+    base = number(as_number(entry.get("prior")), share=True)
+    if entry.get("value_bound") is not None:
+        return f"{base} of the people in this release hold your value" + (
+            " (the publisher's signed count)" if signed else "")
+    if "candidate_set" in entry:
+        return f"at least {base} of the people in this release hold your value"
+    return f"{base} of the released records share your value"
+
+
 def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
     """Her risk for one sensitive attribute with its base rate: what the release tells, and what anyone knows.
     Under randomized response with a signed marginal, the base rate is her value's signed share of the people,
     and where the named intruder's bound decides her risk, no estimate's interval stands beside it."""
-    prior = as_number(entry.get("prior"))
-    base = number(prior, share=True)
+    base = number(as_number(entry.get("prior")), share=True)
     interval = entry.get("interval")
     bound = as_number(entry.get("value_bound"))
     decides = bound is not None and bound >= (as_number(entry.get("paper_risk")) or 0.0)
@@ -284,11 +295,9 @@ def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
         noise = (" at the most, by someone who knows the method, its parameters and how common each value is, "
                  "whichever released record is yours")
     records = plural(int(entry.get("candidates") or 0), "candidate record")
-    held = (f"{base} of the people in this release hold your value (the publisher's signed count)" if bound is not None
-            else f"{base} of the released records share your value")
     return (f"Your {literal(name)} is guessed right with probability {number(as_number(entry.get('risk')), share=True)} "
-            f"from this release{noise} ({records}, {how}); {held}, so anyone could guess it right with probability "
-            f"{base} knowing nothing about you.")
+            f"from this release{noise} ({records}, {how}); {held_words(entry, signed=True)}, so anyone could guess it "
+            f"right with probability {base} knowing nothing about you.")
 
 
 def not_verifiable(reason: str, message: str) -> Verdict:
