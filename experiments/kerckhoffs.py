@@ -64,6 +64,7 @@ def declared_generalization(table: pd.DataFrame) -> pd.DataFrame:
 #: each family: the method (or a declared generalization) and its parameters, as `publisher release` takes them
 FAMILIES: dict[str, tuple[str | Callable, dict[str, Any]]] = {
     "SD k-anonymity, k = 2": ("sd_k_anonymity", {"k": 2}),
+    "SD k-anonymity, k = 2, masks q = 0.5": ("sd_k_anonymity", {"k": 2, "mask_probability": 0.5}),
     "two-step generalization, alpha 0.7": ("multi_sensitive_generalization", {"alpha_qi": 0.7, "alpha_sa": 0.7}),
     "m-invariance, m = 2": ("m_invariant", {"m": 2}),
     "randomized response, keep 0.7": ("randomized_response", {"keep_probabilities": 0.7}),

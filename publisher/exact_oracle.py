@@ -14,7 +14,8 @@ For person i and value v (SPEC section 16)::
   generalization read as the one it declares) is rerun on every assignment, with the release's seed, and
   L is 1 where its output equals the release as a multiset of rows *and* its published parameters (counterfeit
   counts, masks) are the release's, else 0; a refusal is L = 0 (nothing would have been published);
-- a randomized method (:data:`LIKELIHOODS`: randomized response, random attribute replacement) weighs each
+- a randomized method (:data:`LIKELIHOODS`: randomized response, random attribute replacement, SD k-anonymity
+  with masks drawn at random) weighs each
   assignment by its own likelihood of the release: the rows were shuffled uniformly, so L is, up to a constant,
   the permanent of the matrix of each person's likelihood of producing each released row
   (:func:`permanent`), times whether the parameters the method derives from that table are the published ones;
@@ -123,6 +124,25 @@ def _ra_likelihood(schema: Schema, table: pd.DataFrame, released: pd.DataFrame,
     return like * kept
 
 
+def _masked_sd_likelihood(schema: Schema, table: pd.DataFrame, released: pd.DataFrame,
+                          parameters: Mapping[str, Any]) -> np.ndarray:
+    """SD k-anonymity with masks (``mask_probability`` q): the classes are SD's on the quasi-identifiers alone, the
+    same for every assignment; each categorical sensitive cell is then ``*`` with probability q whatever its value,
+    else the person's own value."""
+    q = float(parameters["mask_probability"])
+    plain = {k: v for k, v in parameters.items() if k != "mask_probability"}
+    recoded = make_method("sd_k_anonymity", plain, allow_degenerate=True).apply(table, schema, random_state=None).table
+    like = np.ones((len(table), len(released)))
+    for a in schema.attributes:
+        mine = table[a.name].astype(str).to_numpy()[:, None]
+        shown = released[a.name].astype(str).to_numpy()[None, :]
+        if a.role == "sensitive" and a.kind != "numeric":
+            like *= np.where(shown == "*", q, np.where(mine == shown, 1.0 - q, 0.0))
+        else:
+            like *= recoded[a.name].astype(str).to_numpy()[:, None] == shown
+    return like
+
+
 def _rows_multiset(table: pd.DataFrame) -> str:
     """A table's rows as a multiset: what randomized response derives its keep probabilities from (the
     contingency table, for a target l)."""
@@ -149,7 +169,16 @@ class Likelihood:
 LIKELIHOODS: dict[str, Likelihood] = {
     "randomized_response": Likelihood(_rr_likelihood, _rows_multiset),
     "random_attribute_replacement": Likelihood(_ra_likelihood, _quasi_identifiers_only),
+    "sd_k_anonymity": Likelihood(_masked_sd_likelihood, _quasi_identifiers_only),
 }
+
+
+def _likelihood(method: str, params: Mapping[str, Any]) -> Likelihood | None:
+    """The likelihood the oracle weighs ``method`` by, or None for a method it reruns: SD k-anonymity is rerun
+    unless it masks cells at random."""
+    if method == "sd_k_anonymity" and not params.get("mask_probability"):
+        return None
+    return LIKELIHOODS.get(method)
 
 
 @dataclass(frozen=True)
@@ -262,7 +291,7 @@ def exact_posteriors(table: pd.DataFrame, schema: Schema, method: str | Callable
     if truth is None:
         raise ValueError(f"{method} refuses the true table: there is no release to attack")
     target = _canonical(truth.released, truth.steps)
-    likelihood = None if callable(method) else LIKELIHOODS.get(method)
+    likelihood = None if callable(method) else _likelihood(method, params)
     picks = list(itertools.product(range(len(joint)), repeat=n))
     ordered = not callable(method) and method in ORDERED
     if ordered:

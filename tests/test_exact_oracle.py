@@ -70,11 +70,12 @@ def _family_cases():
 
 
 #: the families whose verdict models what the method tells the intruder: classes decided on the quasi-identifiers
-#: alone (SD, a declared generalization), groups formed in the seed's order (m-invariance), randomized response
+#: alone (SD, with or without masks drawn at random, a declared generalization), groups formed in the seed's order
+#: (m-invariance), randomized response
 #: read with its signed marginal (the named intruder's bound beside the paper's risk); for the others
 #: `python -m experiments kerckhoffs` counts the subjects their verdict still rates milder (issue 58)
 SOUND = {"SD k-anonymity, k = 2", "ARX-like output, ages in bands of 4", "m-invariance, m = 2",
-         "randomized response, keep 0.7"}
+         "randomized response, keep 0.7", "SD k-anonymity, k = 2, masks q = 0.5"}
 #: people in a table of two values and of three: m-invariance is rerun in all n! orders
 PEOPLE = {"m-invariance, m = 2": (4, 4)}
 
@@ -121,3 +122,35 @@ def test_the_oracle_level_reads_the_policy_on_the_posterior_and_the_table_share(
     # [20,23]: a, a, a, b; [28,31]: b, b. Her share 3/4 against 1/2 is protected (0.75 < 0.5 (1 + ln 2));
     # the b of the first class 1/4, below its base rate, protected; the second class's b certain: exposed
     assert found.levels(default_policy(), table) == ["protected"] * 4 + ["exposed"] * 2
+
+
+def test_masks_drawn_at_random_leave_the_population_s_share_behind_each_masked_cell():
+    """SD k-anonymity with masks (mask_probability 0.5): a mask decided from no value tells nothing of it, so the
+    oracle's posterior of a member of a class of g people, s of them showing v and m masked, is (s + m pi(v)) / g
+    (the class's rows are alike, so she is any of them); the verdict's bound puts the release-proved most of
+    pi(v) in its place, and is never milder."""
+    from publisher.methods import anonymize, make_method
+
+    table = pd.DataFrame({"age": [20, 21, 30, 31, 40, 41], "sex": list("ffmmff"), "s": ["a", "b", "a", "a", "b", "a"]})
+    schema = tiny_schema(["a", "b"])
+    params = {"k": 2, "mask_probability": 0.5}
+    masks = 0
+    for seed in range(1, 7):
+        released = anonymize(table, schema, [make_method("sd_k_anonymity", params)], random_state=seed).released
+        found = exact_posteriors(table, schema, "sd_k_anonymity", params, seed=seed)
+        pi = found.prior["s"]
+        for i, mine in table.iterrows():
+            cls = released[[_covers(age, mine["age"]) and sex == mine["sex"]
+                            for age, sex in zip(released["age"], released["sex"])]]
+            shown, masked = int((cls["s"] == mine["s"]).sum()), int((cls["s"] == "*").sum())
+            want = (shown + masked * pi[mine["s"]]) / len(cls)
+            assert found.posterior_of("s", [mine["s"]] * len(table))[i] == pytest.approx(want, rel=1e-9), (seed, i)
+        masks += int((released["s"] == "*").sum())
+    assert masks > 0
+
+
+def _covers(cell: str, age: int) -> bool:
+    """Whether a published age cell (a number, or ``[lo,hi]``) holds ``age``."""
+    text = str(cell)
+    lo, hi = (float(x) for x in text.strip("[]").split(",")) if "," in text else (float(text),) * 2
+    return lo <= age <= hi

@@ -5,8 +5,8 @@ Records are clustered into classes of k to 2k-1 by the distance of
 :mod:`publisher.methods.sd_clustering` finds the classes.
 
 Every interpretation and tie-break is the spec's (section 1.2-1.3); the
-algorithm is deterministic, and only the framework's row shuffle uses the
-secret seed. Each class is then recoded locally: numeric values to
+algorithm is deterministic, and without masks only the framework's row shuffle
+uses the secret seed. Each class is then recoded locally: numeric values to
 ``[min,max]``, categorical values to ``{a,b}`` (a plain value where the class
 agrees). Sensitive attributes are unchanged.
 
@@ -17,6 +17,10 @@ the discernibility metric DM, class sizes, and a k-anonymity check.
 group of at least k identical records stand as their own class, published exactly, before SD clusters the rest
 (:func:`standing_groups`): less NCP, as their cells need no recoding, for more discernibility, as such groups can
 be far larger than 2k-1. docs/methods.md and docs/performance.md give both on the Adult file.
+
+``mask_probability`` q (issue 58, item 4; not in the paper) then publishes each categorical sensitive cell as
+``*`` with probability q, drawn from the secret seed whatever the value: a randomized suppression with a published
+probability, which tells the intruder who reruns the method nothing of the values it hides.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from publisher.methods.base import Method, MethodResult, fail, parse_bool, parse_int, parse_names
+from publisher.methods.base import Method, MethodResult, fail, parse_bool, parse_float, parse_int, parse_names
 from publisher.methods.frames import published_cells
 from publisher.methods.sd_clustering import KERNELS, sd_classes
 from publisher.methods.sd_model import SDModel, class_extents, discernibility, ncp, value_distances
@@ -86,20 +90,24 @@ def standing_groups(columns: Sequence[np.ndarray], k: int) -> tuple[list[list[in
 class SDKAnonymity(Method):
     """SD k-anonymization (paper 001) of the quasi-identifiers; sensitive attributes unchanged.
 
-    Parameters: ``k`` (2 <= k <= n). Deterministic: the secret seed only
-    shuffles the output rows (the framework does that). The output holds
-    recoded QI values (``[25,45]``, ``{Japan,Korea}``) as text.
+    Parameters: ``k`` (2 <= k <= n), and ``mask_probability`` q (0 <= q < 1, default 0): each categorical
+    sensitive cell is published as ``*`` with probability q, independently of every value (the secret seed draws
+    which), a randomized suppression with a published probability (issue 58, item 4). A mask decided from no
+    value tells the intruder who reruns the method nothing of it, so a masked cell stands for the population's
+    share of each value (the verifier's bound of it). Without masks the method is deterministic: the secret seed
+    only shuffles the output rows (the framework does that). The output holds recoded QI values (``[25,45]``,
+    ``{Japan,Korea}``) as text.
     """
 
     name = "sd_k_anonymity"
     kinds = ("numeric", "ordinal", "nominal")
-    parsers = {"k": parse_int, "attributes": parse_names, "keep_groups": parse_bool}
-    seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
+    parsers = {"k": parse_int, "attributes": parse_names, "keep_groups": parse_bool, "mask_probability": parse_float}
+    seed_use = "which sensitive cells are masked, with mask_probability; else none (only the row shuffle)"
     kernels = KERNELS
     deterministic = True
 
     def __init__(self, *, k: int, attributes: Sequence[str] | None = None, keep_groups: bool = False,
-                 allow_degenerate: bool = False):
+                 mask_probability: float = 0.0, allow_degenerate: bool = False):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise fail(f"sd_k_anonymity: k must be an integer >= 2. Got {k!r}.")
         if k == 1 and not allow_degenerate:
@@ -110,10 +118,17 @@ class SDKAnonymity(Method):
         if not isinstance(keep_groups, (bool, np.bool_)):
             raise fail(f"sd_k_anonymity: keep_groups is true or false. Got {keep_groups!r}.")
         self.keep_groups = bool(keep_groups)
+        q = mask_probability
+        if isinstance(q, bool) or not isinstance(q, (int, float, np.floating)) or not 0.0 <= float(q) < 1.0:
+            raise fail(f"sd_k_anonymity: mask_probability is a probability below 1 (0 masks nothing). Got {q!r}.")
+        self.mask_probability = float(q)
+        #: masks drawn from the seed make the release a random one; without them only the row shuffle is
+        self.deterministic = self.mask_probability == 0.0
 
     def parameters(self) -> dict[str, Any]:
+        masks = {"mask_probability": self.mask_probability} if self.mask_probability else {}
         return {"k": self.k, "attributes": list(self.attributes) if self.attributes is not None else None,
-                "keep_groups": self.keep_groups}
+                "keep_groups": self.keep_groups, **masks}
 
     def _classes(self, model: SDModel, numeric: list[bool], columns: list[np.ndarray]) -> list[list[int]]:
         """SD's classes of every record, or with ``keep_groups`` the standing groups and SD's classes of the rest
@@ -147,14 +162,17 @@ class SDKAnonymity(Method):
         out = table.copy()
         for nm, recoded in zip(names, recoded_cells(model, classes, extents)):
             out[nm] = recoded[labels]
+        masked = _mask(out, schema, self.mask_probability, random_state)
         sizes = [len(c) for c in classes]
         loss = ncp(model, classes, extents=extents)
         # one definition per figure: the risks of the published classes, as the manifest claims them
         # (verifier.attacks.classes.group_claims); two clusters with the same generalized cells are one class
         published = published_cells(out, schema)[1]
+        methods = [{"method": self.name, "parameters": self.parameters()}]
         risk = {name: {"max": e["max"], "mean": e["mean"], "certain_share": e["certain_share"]}
-                for name, e in group_claims(published)["attribute_disclosure"].items()}
+                for name, e in group_claims(published, methods=methods)["attribute_disclosure"].items()}
         return MethodResult(out, {
+            **({"masked_cells": masked} if self.mask_probability else {}),
             **({"standing_groups": sum(len(c) >= self.k and _identical(model, c) for c in classes)}
                if self.keep_groups else {}),
             "attributes": names, "classes": len(classes), "min_class_size": min(sizes), "max_class_size": max(sizes),
@@ -162,3 +180,17 @@ class SDKAnonymity(Method):
             "ncp": loss, "data_utility": 1.0 - loss, "discernibility": discernibility(sizes, self.k, n),
             "attribute_disclosure": risk,
         })
+
+
+def _mask(out: pd.DataFrame, schema: Schema, q: float, random_state) -> int:
+    """Each categorical sensitive cell of ``out`` set to ``*`` with probability ``q``, one draw per cell,
+    independent of the values; how many were masked."""
+    if not q:
+        return 0
+    masked = 0
+    for a in schema.attributes:
+        if a.role == "sensitive" and a.kind != "numeric":
+            hit = random_state.random(len(out)) < q
+            out[a.name] = np.where(hit, "*", out[a.name].astype(str).to_numpy())
+            masked += int(hit.sum())
+    return masked

@@ -36,7 +36,7 @@ from verifier.data.tables import format_rows
 from verifier.data.tuple_codes import first_seen, label_members, tuple_codes
 from verifier.errors import InvalidInputError
 
-__all__ = ["base_rate_bounds", "her_value", "leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
+__all__ = ["base_rate_bounds", "cell_share", "her_value", "mask_probability", "mask_weights", "leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
 
 WILDCARD = "*"
 
@@ -59,6 +59,8 @@ class PublishedCells:
     labels: list = field(default_factory=list, repr=False)
     """Each row's class, once :meth:`class_labels` has found them (the claims, the re-identification figures, the
     suppression claims and the counterfeits read them)."""
+    masks: dict = field(default_factory=dict, repr=False)
+    """Each sensitive column's :func:`mask_weights`, once found (every subject's risk reads them)."""
 
     def distinct_cells(self, name: str) -> tuple[list[Cell], np.ndarray]:
         """Column ``name``'s distinct cells, and for every row the position of its cell among them: a class is
@@ -205,13 +207,59 @@ def read_published(schema: Schema, header: Sequence[str], columns: Sequence[Sequ
     return PublishedCells(schema, text, cells)
 
 
-def _shares(cells: Sequence[Cell], rows: np.ndarray) -> dict[str, float]:
-    """Summed share of each value over ``rows``: a cell covering N values gives 1/N to each."""
+def mask_probability(methods: Sequence[Any]) -> float:
+    """The probability with which the chain masked each sensitive cell whatever its value (``sd_k_anonymity``'s
+    ``mask_probability``), 0 where it masks none that way."""
+    q = 0.0
+    for step in methods:
+        params = step.get("parameters") if isinstance(step, Mapping) else None
+        if isinstance(step, Mapping) and step.get("method") == "sd_k_anonymity" and isinstance(params, Mapping):
+            value = params.get("mask_probability")
+            q = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+    return q
+
+
+def mask_weights(published: PublishedCells, name: str, methods: Sequence[Any] = ()) -> dict[str, float] | None:
+    """What a cell masked whatever its value stands for (issue 58, item 4): each value's share of the table's
+    people at the most, as the release proves it (its cells naming the value, and every masked cell, over the
+    people). A mask drawn independently of the values tells the intruder who reruns the method nothing of the
+    value behind it, so its expected share of a value is the population's, which this bounds. None where the
+    chain masks no cell that way (a cell of N values then gives 1/N, the masks being the method's decision)."""
+    if mask_probability(methods) <= 0.0:
+        return None
+    if name not in published.masks:
+        cells = published.cells[name]
+        masked = sum(1 for c in cells if c.values is None or len(c.values) != 1)
+        shown: dict[str, int] = {}
+        for c in cells:
+            if c.values is not None and len(c.values) == 1:
+                v = next(iter(c.values))
+                shown[v] = shown.get(v, 0) + 1
+        n = max(len(cells), 1)
+        categories = published.schema[name].categories or sorted(shown)
+        published.masks[name] = {v: min(1.0, (shown.get(v, 0) + masked) / n) for v in categories}
+    return published.masks[name]
+
+
+def cell_share(cell: Cell, value: str, weights: Mapping[str, float] | None = None) -> float:
+    """The share of ``value`` a published cell gives: 1 where it names the value alone; where it covers N values,
+    1/N, or under masks drawn whatever the value (``weights``, :func:`mask_weights`), the value's bound."""
+    values = cell.values
+    if not values or value not in values:
+        return 0.0
+    if len(values) == 1:
+        return 1.0
+    return weights.get(value, 0.0) if weights is not None else 1.0 / len(values)
+
+
+def _shares(cells: Sequence[Cell], rows: np.ndarray, weights: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Summed share of each value over ``rows`` (:func:`cell_share`): a cell covering N values gives 1/N to each,
+    or under masks drawn whatever the value, each value's bound."""
     acc: dict[str, float] = {}
     for t in rows:
         values = cells[t].values or frozenset()
         for v in values:
-            acc[v] = acc.get(v, 0.0) + 1.0 / len(values)
+            acc[v] = acc.get(v, 0.0) + (1.0 / len(values) if weights is None or len(values) == 1 else weights.get(v, 0.0))
     return acc
 
 
@@ -290,13 +338,14 @@ def _group_risk_of_values(labels: np.ndarray, sizes: np.ndarray, value: np.ndarr
     return top, own, int(np.diff(np.append(first, pairs.size)).min()), int((mine >= CERTAIN).sum())
 
 
-def _group_risk(cells: Sequence[Cell], members: list[np.ndarray],
-                people: np.ndarray) -> tuple[float, float, int, int]:
+def _group_risk(cells: Sequence[Cell], members: list[np.ndarray], people: np.ndarray,
+                weights: Mapping[str, float] | None = None) -> tuple[float, float, int, int]:
     """One sensitive column's group risks: the largest share of one value in a class, the rows' own risks added,
-    the fewest distinct values of a class, and the rows certain of theirs (shares of a class's ``people``)."""
+    the fewest distinct values of a class, and the rows certain of theirs (shares of a class's ``people``;
+    ``weights``: what a cell masked whatever its value stands for)."""
     top, own, distinct, certain = 0.0, 0.0, None, 0
     for rows, size in zip(members, people.tolist()):
-        shares = _shares(cells, rows)
+        shares = _shares(cells, rows, weights)
         top = max(top, min(1.0, max(shares.values(), default=0.0) / size))
         distinct = len(shares) if distinct is None else min(distinct, len(shares))
         for t in rows:
@@ -307,11 +356,13 @@ def _group_risk(cells: Sequence[Cell], members: list[np.ndarray],
     return top, own, distinct or 0, certain
 
 
-def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = None) -> dict[str, Any]:
+def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = None,
+                 methods: Sequence[Any] = ()) -> dict[str, Any]:
     """``k``, ``classes`` and per sensitive attribute the group risk ``max``, ``mean`` and ``distinct_l``.
     ``counterfeits``: each class's counterfeit records (:mod:`verifier.attacks.counterfeits`), which ``k`` does not
     count; a value's share of a class is of its people, as the counterfeits may all carry other values (the
-    intruder who reruns the method may tell which do; issue 58)."""
+    intruder who reruns the method may tell which do; issue 58). ``methods``: the chain, whose masks drawn
+    whatever the value stand for each value's bound (:func:`mask_weights`)."""
     labels = published.class_labels()
     n = published.n_records
     sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
@@ -325,7 +376,8 @@ def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = No
         else:
             if members is None:  # each class's rows, ascending
                 members = label_members(labels, sizes.size) if n else []
-            top, own, distinct, certain = _group_risk(published.cells[s.name], members, np.maximum(people, 1))
+            top, own, distinct, certain = _group_risk(published.cells[s.name], members, np.maximum(people, 1),
+                                                      mask_weights(published, s.name, methods))
         risks[s.name] = {"mode": "group", "max": top, "mean": own / n if n else 0.0, "distinct_l": distinct,
                          "certain_share": certain / n if n else 0.0}
     return {"n_records": n, "k": int(people.min()) if people.size else 0, "classes": int(sizes.size),
@@ -376,15 +428,16 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
                            "smallest_class": possible.smallest, "possible": possible, "attribute_disclosure": {}}
     for s in published.sensitive:
         mine = str(her_value(s, record[names.index(s.name)]))
-        shares = _shares(published.cells[s.name], rows)
+        weights = mask_weights(published, s.name, methods)
+        shares = _shares(published.cells[s.name], rows, weights)
         distinct, where = published.distinct_cells(s.name)
-        row_share = np.array([1.0 / len(c.values) if c.values and mine in c.values else 0.0 for c in distinct],
+        row_share = np.array([cell_share(c, mine, weights) for c in distinct],
                              dtype=np.float64)[where] if distinct else np.zeros(0)
         worst, which = possible.worst_share(row_share)
         members = possible.candidates[possible.label == which] if which is not None else rows[:0]
         out["attribute_disclosure"][s.name] = {
             "mode": "group", "risk": worst, "candidates": int(rows.size),
-            "best_guess": None if which is None else _guess(_shares(published.cells[s.name], members)),
+            "best_guess": None if which is None else _guess(_shares(published.cells[s.name], members, weights)),
             "bound": "own_class" if possible.count <= 1 else "worst_class", "classes": possible.count,
             "worst_class_rows": int(members.size),
             "candidate_set": {"risk": shares.get(mine, 0.0) / rows.size if rows.size else 0.0,

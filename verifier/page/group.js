@@ -59,14 +59,50 @@
     ? cell.values.has(String(value)) || (typeof value === "number" && cell.values.has(pp.number_label(value)))
     : cell.lo <= value && (cell.openHi ? value < cell.hi : value <= cell.hi));
 
-  const sharesOver = (column, members) => {
-    // classes.py's _shares: a cell covering N values gives 1/N to each, summed in row order
+  const sharesOver = (column, members, weights = null) => {
+    // classes.py's _shares: a cell covering N values gives 1/N to each (under masks drawn whatever the value,
+    // each value's bound), summed in row order
     const shares = new Map();
     for (const i of members) {
       const values = column[i].values || new Set();
-      for (const v of values) shares.set(v, (shares.get(v) || 0.0) + 1.0 / values.size);
+      for (const v of values) shares.set(v, (shares.get(v) || 0.0) + (weights === null || values.size === 1 ? 1.0 / values.size : weights.get(v) || 0.0));
     }
     return shares;
+  };
+
+  pp.mask_probability = function mask_probability(methods) {
+    // classes.py's mask_probability: sd_k_anonymity's probability of masking a cell whatever its value, or 0.
+    let q = 0.0;
+    for (const step of methods || []) {
+      if (step && step.method === "sd_k_anonymity" && step.parameters && typeof step.parameters === "object") {
+        const value = step.parameters.mask_probability;
+        q = typeof value === "number" ? value : 0.0;
+      }
+    }
+    return q;
+  };
+
+  pp.mask_weights = function mask_weights(column, attr, methods) {
+    // classes.py's mask_weights: what a cell masked whatever its value stands for, each value's share of the
+    // people at the most as the release proves it; null where no cell is masked that way.
+    if (!(pp.mask_probability(methods) > 0.0)) return null;
+    let masked = 0;
+    const shown = new Map();
+    for (const c of column) {
+      if (!c.values || c.values.size !== 1) { masked += 1; continue; }
+      const v = [...c.values][0];
+      shown.set(v, (shown.get(v) || 0) + 1);
+    }
+    const n = Math.max(column.length, 1);
+    const categories = attr.categories && attr.categories.length ? attr.categories : [...shown.keys()].sort();
+    return new Map(categories.map((v) => [v, Math.min(1.0, ((shown.get(v) || 0) + masked) / n)]));
+  };
+
+  pp.cell_share = function cell_share(cell, value, weights = null) {
+    // classes.py's cell_share: the share of a value a published cell gives.
+    if (!cell.values || !cell.values.has(value)) return 0.0;
+    if (cell.values.size === 1) return 1.0;
+    return weights !== null ? weights.get(value) || 0.0 : 1.0 / cell.values.size;
   };
 
   const guessOf = (shares) => {
@@ -166,12 +202,13 @@
     schema.attributes.forEach((a, j) => {
       if (a.role !== "sensitive") return;
       const value = String(her(a, j));
-      const shares = sharesOver(cells[a.name], inside);
+      const weights = pp.mask_weights(cells[a.name], a, methods);
+      const shares = sharesOver(cells[a.name], inside, weights);
       const everyone = pp.base_rate_bounds(rows, schema, cells[a.name], methods);
-      const rowShare = cells[a.name].map((c) => (c.values && c.values.has(value) ? 1.0 / c.values.size : 0.0));
+      const rowShare = cells[a.name].map((c) => pp.cell_share(c, value, weights));
       const [worst, which] = pp.worst_share(possible, rowShare);
       out.attribute_disclosure[a.name] = { mode: "group", risk: worst, candidates: inside.length,
-        best_guess: which === null ? null : guessOf(sharesOver(cells[a.name], possible.rows[which])),
+        best_guess: which === null ? null : guessOf(sharesOver(cells[a.name], possible.rows[which], weights)),
         bound: possible.rows.length <= 1 ? "own_class" : "worst_class", classes: possible.rows.length,
         worst_class_rows: which === null ? 0 : possible.rows[which].length,
         candidate_set: { risk: inside.length ? (shares.get(value) || 0.0) / inside.length : 0.0, best_guess: guessOf(shares) },
@@ -232,11 +269,14 @@
     return `${pp.plural(rows, "released record")} are consistent with your quasi-identifiers, ${pp.plural(counterfeits, "counterfeit record")} among them that the publisher added and counted (m-invariance), so ${pp.plural(people, "person", "people")} ${people === 1 ? "is" : "are"} behind them: an attacker who knows your quasi-identifiers cannot tell which record is yours, nor which are counterfeit.`;
   };
 
-  pp.masked_line = function masked_line(name, rows, cells) {
-    // group_check.py's masked_line: the method's own masks among her candidates' cells (rows numbered from 1).
+  pp.masked_line = function masked_line(name, rows, cells, q = 0.0) {
+    // group_check.py's masked_line: the method's own masks among her candidates' cells (rows numbered from 1),
+    // decided from the values of a group, or (q > 0) drawn whatever the value.
     const masked = rows.filter((r) => cells[r - 1].values && cells[r - 1].values.size > 1).length;
     if (!masked) return null;
-    return `${masked} of the ${pp.plural(rows.length, "released record")} consistent with your values ${masked === 1 ? "shows" : "show"} ${pp.literal(name)} masked (several values, not one). The method masks a value where it is too frequent in a group, so a masked cell tells someone who knows the method that such a value may be behind it: your risk counts a masked cell for each of its values in part, and your base rate counts it for none.`;
+    const head = `${masked} of the ${pp.plural(rows.length, "released record")} consistent with your values ${masked === 1 ? "shows" : "show"} ${pp.literal(name)} masked (several values, not one).`;
+    if (q > 0) return `${head} The publisher masked each cell with probability ${pp.number(q, true)}, whatever its value, so a masked cell tells nothing of the value behind it: your risk counts it as the most of each value's share of the people the release can show, and your base rate counts it for none.`;
+    return `${head} The method masks a value where it is too frequent in a group, so a masked cell tells someone who knows the method that such a value may be behind it: your risk counts a masked cell for each of its values in part, and your base rate counts it for none.`;
   };
 
   pp.suppression_line = function suppression_line(rows, suppressed) {
@@ -314,7 +354,7 @@
     if (said) details.push(said);
     const cells = pp.read_published(rows, predicate.schema, hierarchies);
     for (const name of Object.keys(disclosure)) {
-      const masked = pp.masked_line(name, found.rows, cells[name]);
+      const masked = pp.masked_line(name, found.rows, cells[name], pp.mask_probability(predicate.methods));
       if (masked) details.push(masked);
     }
     for (const [name, r] of Object.entries(disclosure)) details.push(pp.group_disclosure_line(name, r));

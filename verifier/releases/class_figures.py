@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from verifier.attacks.classes import base_rate_bounds, her_value
+from verifier.attacks.classes import base_rate_bounds, cell_share, her_value, mask_weights
 from verifier.attacks.counterfeits import class_counterfeits
 from verifier.data.tuple_codes import label_members, tuple_codes
 from verifier.releases.level_arrays import FigureArrays
@@ -93,6 +93,7 @@ class _Classes:
         count = int(self.labels.max()) + 1 if self.labels.size else 0
         self.sizes = np.bincount(self.labels, minlength=count)
         self.people = self.sizes - class_counterfeits(published, self.labels, methods)
+        self.methods = methods
         pairs = np.unique(np.column_stack([groups.label, self.labels]), axis=0)
         if pairs.shape[0] != count:  # a class's rows have the same texts, so the same cells: never split
             raise ValueError("a published class lies in several groups of cells")
@@ -103,12 +104,13 @@ class _Classes:
         return np.concatenate([self.of_group[g] for g in groups.tolist()]) if groups.size else np.zeros(0, np.int64)
 
     def share(self, published: Any, name: str, value: str) -> np.ndarray:
-        """Each class's share of ``value`` in sensitive column ``name`` (a cell of N values giving 1/N)."""
+        """Each class's share of ``value`` in sensitive column ``name`` (:func:`~verifier.attacks.classes.cell_share`:
+        a cell of N values giving 1/N, or under masks drawn whatever the value, the value's bound)."""
         if (name, value) not in self._shares:
             cells, where = published.distinct_cells(name)
-            cell_share = np.array([1.0 / len(c.values) if c.values and value in c.values else 0.0 for c in cells],
-                                  dtype=np.float64)
-            sums = np.bincount(self.labels, weights=cell_share[where], minlength=self.sizes.size)
+            weights = mask_weights(published, name, self.methods)
+            share_of = np.array([cell_share(c, value, weights) for c in cells], dtype=np.float64)
+            sums = np.bincount(self.labels, weights=share_of[where], minlength=self.sizes.size)
             self._shares[(name, value)] = np.minimum(1.0, sums / np.maximum(self.people, 1))
         return self._shares[(name, value)]
 

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from verifier.attacks.classes import subject_class
+from verifier.attacks.classes import mask_probability, subject_class
 from verifier.attacks.counterfeits import counterfeits_among
 from verifier.attacks.suppression import suppressed_rows
 from verifier.releases.facts import MODEL_WORDS, release_facts, signed_contact
@@ -123,7 +123,8 @@ class GroupCheck:
         said = suppression_line(self.rows, (np.flatnonzero(suppressed_rows(self.prepared.published)) + 1).tolist())
         details += [said] if said else []
         for name in self.disclosure:
-            masked = masked_line(name, self.rows, self.prepared.published.cells[name])
+            masked = masked_line(name, self.rows, self.prepared.published.cells[name],
+                                 mask_probability(self.prepared.release.methods))
             details += [masked] if masked else []
         details += [group_disclosure_line(name, r) for name, r in self.disclosure.items()]
         details.append(NO_RANKS)
@@ -208,18 +209,23 @@ def group_disclosure_line(name: str, entry: dict[str, Any]) -> str:
             f"{base} knowing nothing about you.")
 
 
-def masked_line(name: str, rows: list[int], cells: Sequence[Any]) -> str | None:
+def masked_line(name: str, rows: list[int], cells: Sequence[Any], q: float = 0.0) -> str | None:
     """The method's own masks among her candidates' ``name`` cells (rows numbered from 1), in plain words: a masked
-    cell names several values, and the method decided it from the values of its group."""
+    cell names several values, and the method decided it from the values of its group, or (``q`` > 0) drew it
+    with probability q whatever the value."""
     masked = sum(1 for r in rows if cells[r - 1].everything or (cells[r - 1].values is not None
                                                                and len(cells[r - 1].values) > 1))
     if not masked:
         return None
-    return (f"{masked} of the {plural(len(rows), 'released record')} consistent with your values "
-            f"{'shows' if masked == 1 else 'show'} {literal(name)} masked (several values, not one). The method masks "
-            "a value where it is too frequent in a group, so a masked cell tells someone who knows the method that "
-            "such a value may be behind it: your risk counts a masked cell for each of its values in part, and your "
-            "base rate counts it for none.")
+    head = (f"{masked} of the {plural(len(rows), 'released record')} consistent with your values "
+            f"{'shows' if masked == 1 else 'show'} {literal(name)} masked (several values, not one).")
+    if q > 0:
+        return (f"{head} The publisher masked each cell with probability {number(q, share=True)}, whatever its value, "
+                "so a masked cell tells nothing of the value behind it: your risk counts it as the most of each "
+                "value's share of the people the release can show, and your base rate counts it for none.")
+    return (f"{head} The method masks a value where it is too frequent in a group, so a masked cell tells someone "
+            "who knows the method that such a value may be behind it: your risk counts a masked cell for each of its "
+            "values in part, and your base rate counts it for none.")
 
 
 def suppression_line(rows: list[int], suppressed: list[int]) -> str | None:

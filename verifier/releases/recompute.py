@@ -54,7 +54,7 @@ def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]
     """The claims of a generalized release, every one computable from the release and its ``weights`` alone."""
     labels = published.class_labels()
     fakes = class_counterfeits(published, labels, methods)
-    claims = group_claims(published, fakes)
+    claims = group_claims(published, fakes, methods)
     claims["reidentification"] = reidentification_risk(  # each class's real people (its counterfeits are nobody)
         class_sizes(labels) - fakes[labels], None if weights is None else class_population(labels, weights))
     msg = step_parameters(methods, "multi_sensitive_generalization")

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Input, Static
 
 from verifier.attacks.intruder import SubjectReport
 from verifier.releases.record import parse_number
+from verifier.attacks.classes import mask_probability
 from verifier.releases.group_check import GroupCheck, masked_line
 from verifier.releases.joint import JointCheck
 from verifier.releases.subject import SubjectCheck
@@ -111,8 +112,9 @@ class ResultsTab(VerticalScroll):
         self._check = None
         people = plural(check.class_size, "person", plural_form="people")
         fakes = f", {check.counterfeits} of them counterfeit: {people} behind them" if check.counterfeits else ""
+        q = mask_probability(check.prepared.release.methods)
         masks = [said for name in check.disclosure
-                 if (said := masked_line(name, check.rows, check.prepared.published.cells[name]))]
+                 if (said := masked_line(name, check.rows, check.prepared.published.cells[name], q))]
         self._write_verdict(check.to_json(policy=self._policy, unwitnessed=self.unwitnessed),
                             f"Your group: {plural(len(check.rows), 'released record')}{fakes}; the publisher "
                             f"claims k = {check.claimed_k}." + "".join(f"\n\n{said}" for said in masks))
