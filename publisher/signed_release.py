@@ -38,6 +38,7 @@ from publisher.release_metadata import check_metadata, unsafe_text
 from publisher.version import __version__
 from verifier.core.interrupts import raise_if_interrupted
 from verifier.core.permutation import RankSpace
+from verifier.frontend.output_paths import log_holding
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
 from verifier.attacks.reidentification import WEIGHTED, table_risk
@@ -445,11 +446,15 @@ def report_bytes(doc: dict[str, Any]) -> bytes:
 
 
 def _check_protector_report(report: Path, target: Path) -> None:
-    """The protector's report goes to a new file in an existing folder, never inside (or as) the release."""
+    """The protector's report goes to a new file in an existing folder, never inside (or as) the release, nor
+    inside a transparency log's folder, which is published whole."""
     here, release = Path(os.path.abspath(report)), Path(os.path.abspath(target))
     if here == release or release in here.parents:
         raise InputIOError("is inside the release; the protector's figures are never published",
                            path=str(report), reason="OUTPUT_INSIDE_RELEASE")
+    if log_holding(here) is not None:
+        raise InputIOError(f"is inside the transparency log {log_holding(here)}, which is published whole; the "
+                           "protector's figures are never published", path=str(report), reason="OUTPUT_INSIDE_LOG")
     if report.exists() or report.is_symlink():
         raise InputIOError("already exists; a protector's report is never overwritten", path=str(report),
                            reason="OUTPUT_EXISTS")

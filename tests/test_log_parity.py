@@ -299,3 +299,18 @@ def test_her_joint_check_takes_each_release_s_proof(logged, capsys, tmp_path):
                      str(tmp_path / "text")]) == 0
     out = capsys.readouterr().out
     assert f"  log of {logged / 'r2'}: " in out and "This release was checked without a log proof" not in out
+
+
+def test_the_protector_s_report_is_refused_inside_a_log_folder(logged, capsys):
+    """Issue 59, item 7: a transparency log's folder is published whole, so the protector's private report is
+    refused there as inside a release, before any work; beside the log it is written."""
+    root = logged
+    for report in (root / "log" / "report.json", root / "log" / "tile" / "report.json"):
+        capsys.readouterr()
+        code = publisher(["release", "--input", str(PAPER / "original.csv"), "--method", "additive_noise", "--param",
+                          "relative_sd=0.8", "--then", "reverse_mapping", "--samples", "200", "--seed", "5",
+                          "--allow-degenerate", "--key", str(root / "keys" / "private.pem"), "--dataset-id", "demo",
+                          "--out", str(root / "r-private"), "--protector-report", str(report)])
+        err = capsys.readouterr().err
+        assert code == 4 and "OUTPUT_INSIDE_LOG" in err and "published whole" in err, err
+        assert not report.exists() and not (root / "r-private").exists()

@@ -13,7 +13,7 @@ from verifier.frontend.passphrase import load_key
 from publisher.degenerate import releasable_chain
 from verifier.errors import InputIOError
 from verifier.frontend import Phases, ProgressBar, UsageError, add_command, count
-from verifier.frontend.output_paths import check_output, release_holding
+from verifier.frontend.output_paths import check_output, log_holding, release_holding
 from verifier.releases.links import links_path, read_link_column
 from verifier.releases.facts import claims_summary, composition_lines, counterfeits_text
 from verifier.releases.family import family_of
@@ -248,6 +248,10 @@ def run(args: argparse.Namespace) -> int:
     if release_holding(report) is not None:  # another, already published release would stop verifying
         raise InputIOError(f"--protector-report lies inside the release {release_holding(report)}, which would stop "
                            "verifying; write it elsewhere", path=report, reason="OUTPUT_INSIDE_RELEASE")
+    if log_holding(report) is not None:  # a log's folder is published whole: the report would be public
+        raise InputIOError(f"--protector-report lies inside the transparency log {log_holding(report)}, which is "
+                           "published whole, and the protector's figures are private; write it elsewhere",
+                           path=report, reason="OUTPUT_INSIDE_LOG")
     external = _external_arguments(args)
     if external is None:
         methods = [args.method, *args.then]

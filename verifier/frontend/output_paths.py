@@ -24,9 +24,11 @@ from typing import Sequence
 
 from verifier.errors import InputIOError, UsageError
 
-__all__ = ["check_output", "release_holding"]
+__all__ = ["check_output", "log_holding", "release_holding"]
 
 ENVELOPE = "manifest.dsse.json"
+#: what marks a transparency log's folder (publisher.release_log): its checkpoint, a signed note
+CHECKPOINT = "checkpoint"
 
 
 def release_holding(path: str | Path) -> Path | None:
@@ -38,6 +40,23 @@ def release_holding(path: str | Path) -> Path | None:
                 return folder
         except OSError:  # a name too long for the file system holds no release; writing it fails on its own
             continue
+    return None
+
+
+def log_holding(path: str | Path) -> Path | None:
+    """The transparency log folder that ``path`` would land in (a folder whose ``checkpoint`` is a signed note, a
+    C2SP checkpoint: the log publishes its folder whole), or None."""
+    here = Path(os.path.abspath(path))
+    for folder in here.parents:
+        try:
+            if not stat.S_ISREG(os.stat(folder / CHECKPOINT).st_mode):  # a pipe is never opened (it would block)
+                continue
+            with open(folder / CHECKPOINT, "rb") as f:
+                head = f.read(65536)
+        except OSError:  # none, unreadable: no log's checkpoint
+            continue
+        if b"\n\n\xe2\x80\x94 " in head:  # a blank line, then a signature line: "— <name> <signature>"
+            return folder
     return None
 
 
