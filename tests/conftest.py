@@ -171,3 +171,19 @@ def republish(release: Path, private_key: Path, name: str, content: bytes, mutat
             mutate(statement)
 
     resign_statement(release, private_key, relist)
+
+
+def one_person_fewer(levels: dict) -> None:
+    """Signed level counts made to count one person fewer, coherently (issue 59, item 2): the largest level loses
+    one, the shares follow their counts, and the rule that decided that person's level loses one too."""
+    from verifier.releases.policy import default_policy
+
+    fewer = max(("exposed", "at_risk", "protected"), key=lambda level: levels[level])
+    levels[fewer] -= 1
+    levels["checked"] -= 1
+    levels["records"] -= 1
+    levels.update(at_risk_share=levels["at_risk"] / levels["checked"], exposed_share=levels["exposed"] / levels["checked"])
+    if fewer != "protected":
+        level_of = {r.id: r.level for r in default_policy().rules}
+        rule = next(r for r, c in levels["by_rule"].items() if level_of[r] == fewer and c)
+        levels["by_rule"] = {r: c - (r == rule) for r, c in levels["by_rule"].items() if c - (r == rule)}

@@ -211,11 +211,21 @@ def test_the_protector_sees_the_counts_signs_them_and_the_audit_recomputes_them(
                      lambda s: s["predicate"]["claims"]["policy_levels"].update(exposed=0))
     assert verifier(["audit", str(adult / "sd"), "--key", key, "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["reason"] == "MANIFEST_INCOHERENT"
+    # counts that add up but whose deciding rules do not (issue 59, item 2) are refused before any figure too
     resign_statement(adult / "sd", adult / "keys" / "private.pem", lambda s: s["predicate"]["claims"][
         "policy_levels"].update(exposed=0, exposed_share=0.0, protected=signed["protected"] + signed["exposed"]))
+    assert verifier(["audit", str(adult / "sd"), "--key", key, "--json"]) == 1
+    refused = json.loads(capsys.readouterr().out)
+    assert refused["reason"] == "MANIFEST_INCOHERENT" and "policy_levels.by_rule: its counts add up to" in \
+        refused["message"]
+    level_of = {r.id: r.level for r in default_policy().rules}
+    at_risk_rules = {r: c for r, c in signed["by_rule"].items() if level_of[r] == "at_risk"}
+    resign_statement(adult / "sd", adult / "keys" / "private.pem", lambda s: s["predicate"]["claims"][
+        "policy_levels"].update(by_rule=at_risk_rules))
     assert verifier(["audit", str(adult / "sd"), "--key", key, "--original", str(SAMPLE), "--json"]) == 1
     failed = [c["claim"] for c in json.loads(capsys.readouterr().out)["checks"] if not c["ok"]]
-    assert sorted(failed) == ["policy_levels.exposed", "policy_levels.exposed_share", "policy_levels.protected"]
+    assert sorted(failed) == ["policy_levels.by_rule.value_near_certain", "policy_levels.exposed",
+                              "policy_levels.exposed_share", "policy_levels.protected"]
 
 
 def test_a_release_that_exposes_more_records_than_its_target_is_refused(adult, capsys):
@@ -292,3 +302,35 @@ def test_counts_an_earlier_manifest_drew_are_listed_unchecked_and_its_targets_he
         f"exposed {exact['exposed']:,}, at risk {exact['at_risk']:,}, protected {exact['protected']:,}")
     failed = {c["claim"]: c for c in audit["checks"] if not c["ok"]}
     assert list(failed) == ["targets.max_exposed"] and str(exact["exposed"]) in failed["targets.max_exposed"]["note"]
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda levels: levels.update(at_risk_share=0.0), "policy_levels.at_risk_share: not at_risk / checked"),
+    (lambda levels: levels.update(exposed_share=0.5), "policy_levels.exposed_share: not exposed / checked"),
+    (lambda levels: levels["by_rule"].update(made_up=levels["by_rule"].pop(next(iter(levels["by_rule"])))),
+     "policy_levels.by_rule: 'made_up' is not a rule of the policy the counts name"),
+    (lambda levels: levels["policy"].update(sha256="0" * 64),
+     "policy_levels.policy: it names the verifier's default policy, whose SHA-256 is"),
+    (lambda levels: levels.update(checked=1, exposed=0, at_risk=0, protected=1, at_risk_share=0.0, exposed_share=0.0,
+                                  by_rule={}), "policy_levels.checked: 1 of 3000 records; a manifest of this format"),
+])
+def test_level_counts_that_contradict_themselves_are_refused_before_any_figure(adult, capsys, tmp_path, change, said):
+    """Issue 59, item 2: shares that are not count / checked, a deciding rule the policy lacks, the default policy
+    named with another SHA-256, and a draw of 1 of 3,000 in a manifest of this format: each passed `verify` and the
+    subject's check before; each is refused by both now (the page's twin by tests/test_page.py's fuzz of
+    coherence.js against coherence.py)."""
+    import shutil
+
+    from conftest import resign_statement
+    from verifier.cli import main as verifier
+
+    key = str(adult / "keys" / "public.pem")
+    if not (adult / "clean").exists():
+        assert _release(adult, "clean") == 0
+    release = shutil.copytree(adult / "clean", tmp_path / "clean")
+    resign_statement(release, adult / "keys" / "private.pem",
+                     lambda s: change(s["predicate"]["claims"]["policy_levels"]))
+    capsys.readouterr()
+    assert verifier(["verify", str(release), "--key", key]) == 1
+    err = capsys.readouterr().err
+    assert "MANIFEST_INCOHERENT" in err and said in err, err

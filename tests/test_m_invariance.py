@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import resign_statement, ward_folder
+from conftest import one_person_fewer, resign_statement, ward_folder
 from publisher.cli import main as publisher
 from publisher.methods.m_invariance import m_invariant_groups
 from verifier.attacks.classes import read_published, subject_class
@@ -232,9 +232,7 @@ def test_a_dishonest_count_of_counterfeits_is_refused(ward, capsys):
 
     def more(statement):
         statement["predicate"]["methods"] = two
-        levels = statement["predicate"]["claims"]["policy_levels"]  # one person fewer, counted coherently
-        levels.update(records=4, checked=4)
-        levels[max(("exposed", "at_risk", "protected"), key=lambda level: levels[level])] -= 1
+        one_person_fewer(statement["predicate"]["claims"]["policy_levels"])  # one person fewer, counted coherently
 
     resign_statement(ward / "r2", ward / "keys" / "private.pem", more)
     capsys.readouterr()

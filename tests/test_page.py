@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import PAPER, clinic, resign_statement
+from conftest import PAPER, clinic, one_person_fewer, resign_statement
 from hostile_corpus import CASES
 from publisher.cli import main as publisher
 from verifier.cli import main as verifier
@@ -1155,9 +1155,7 @@ def test_an_m_invariant_release_in_the_page_equals_the_command_line(browser, cap
 
     def lie(statement):
         statement["predicate"]["methods"][0]["parameters"].update(counterfeits=counts, counterfeit_records=2)
-        levels = statement["predicate"]["claims"]["policy_levels"]  # one person fewer, counted coherently
-        levels.update(records=4, checked=4)
-        levels[max(("exposed", "at_risk", "protected"), key=lambda level: levels[level])] -= 1
+        one_person_fewer(statement["predicate"]["claims"]["policy_levels"])  # one person fewer, counted coherently
 
     resign_statement(tmp_path / "r2", private, lie)
     record = {"age": 30, "sex": "M", "disease": "flu"}
@@ -1260,3 +1258,25 @@ def republish_manifest(release: Path, private: Path, manifest: bytes) -> None:
         "payloadType": PAYLOAD_TYPE, "payload": base64.b64encode(manifest).decode(),
         "signatures": [{"keyid": key_id(key.public_raw), "sig": base64.b64encode(key.sign(pae(PAYLOAD_TYPE,
                                                                                                    manifest))).decode()}]}))
+
+
+@pytest.mark.parametrize("change", [
+    lambda levels: levels.update(at_risk_share=0.5),
+    lambda levels: levels.update(by_rule={"made_up": levels["exposed"] + levels["at_risk"]}),
+    lambda levels: levels["policy"].update(sha256="0" * 64),
+    lambda levels: levels.update(checked=1, exposed=0, at_risk=0, protected=1, at_risk_share=0.0, exposed_share=0.0,
+                                 by_rule={}),
+], ids=["share", "rule", "policy", "draw"])
+def test_level_counts_that_contradict_themselves_are_refused_in_the_page_as_on_the_command_line(
+        browser, releases, capsys, tmp_path, change):
+    """Issue 59, item 2: coherence.js's levels_problem, the command line's line for line."""
+    root, made = releases
+    release, table = made["paper-noise"]
+    copy = shutil.copytree(release, tmp_path / "levels")
+    resign_statement(copy, root / "keys" / "private.pem",
+                     lambda s: change(s["predicate"]["claims"]["policy_levels"]))
+    record = _records(table, 1)[0]
+    code, cli = _cli(capsys, copy, root / "keys" / "public.pem", record, tmp_path)
+    page = _in_page(browser, copy, root / "keys" / "public.pem", record)
+    assert code == 1 and cli["reason"] == page["reason"] == "MANIFEST_INCOHERENT", (cli, page)
+    assert "claims.policy_levels" in cli["message"] and page["message"].endswith(cli["message"]), (cli, page)

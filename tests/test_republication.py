@@ -237,14 +237,14 @@ def test_the_audit_recomputes_the_joint_figures_from_the_originals(ward, capsys)
 
     def lie(statement):
         levels = statement["predicate"]["claims"]["composition"]["policy_levels"]
-        levels.update(exposed=1, protected=1)
+        levels.update(exposed=1, protected=1, exposed_share=1 / levels["checked"])
         statement["predicate"]["claims"]["composition"]["newly_exposed"] = 1
 
     resign_statement(ward / "b", ward / "keys" / "private.pem", lie)
     assert verifier([*argv, "--previous", str(ward / "a")]) == 1
     false = {c["claim"] for c in json.loads(capsys.readouterr().out)["checks"] if not c["ok"]}
     assert false == {"composition.policy_levels.exposed", "composition.policy_levels.protected",
-                     "composition.newly_exposed"}
+                     "composition.policy_levels.exposed_share", "composition.newly_exposed"}
     assert verifier(["audit", str(ward / "b"), "--key", str(ward / "keys" / "public.pem"), "--previous",
                      str(ward / "a")]) == 2
     assert "give --original X.csv too" in capsys.readouterr().err

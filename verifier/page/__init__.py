@@ -44,6 +44,8 @@ def page_html() -> str:
     # the default policy's exact text: the page hashes it to the SHA-256 the command line names
     policy = resources.files("verifier.releases").joinpath(DEFAULT_POLICY).read_bytes().decode("utf-8")
     published += "\nglobalThis.permutedPrivacy.DEFAULT_POLICY_TEXT = " + json.dumps(policy) + ";"
+    digest = hashlib.sha256(policy.encode("utf-8")).hexdigest()  # coherence.js holds signed counts to it at once
+    published += "\nglobalThis.permutedPrivacy.DEFAULT_POLICY_SHA256 = " + json.dumps(digest) + ";"
     scripts = [here.joinpath(name).read_text(encoding="utf-8") for name in SCRIPTS]
     licence = here.joinpath("vendor/hyparquet.LICENSE").read_text(encoding="utf-8").replace("*/", "* /")
     vendored = (f"/* hyparquet 1.31.5, the page's Parquet reader:\n{licence}*/\n"

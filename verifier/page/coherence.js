@@ -70,7 +70,7 @@
     return null;
   }
 
-  function claims_problem(predicate, m) {
+  function claims_problem(predicate, m, current) {
     const claims = predicate.claims;
     const n = claims.n_records;
     const p = claims.permuted_privacy;
@@ -88,8 +88,37 @@
     if (l && (l.exposed + l.at_risk + l.protected !== l.checked || l.checked > l.records || l.records !== pp.released_people(predicate))) {
       return "$.predicate.claims.policy_levels: exposed, at risk and protected add up to the records checked, at most the records released";
     }
-    return null;
+    return l ? pp.levels_problem(l, "$.predicate.claims.policy_levels", current) : null;
   }
+
+  const MOST_CHECKED = 200;  // coherence.py's MOST_CHECKED: the public draw earlier manifests signed their counts from
+
+  pp.levels_problem = function levels_problem(levels, where, every = false, rules = true) {
+    // coherence.py's levels_problem: level counts that contradict themselves.
+    const checked = levels.checked;
+    if (every && checked !== levels.records && !(checked === MOST_CHECKED && MOST_CHECKED < levels.records)) return `${where}.checked: ${checked} of ${levels.records} records; a manifest of this format counts every record (or, signed before it did, a public draw of ${MOST_CHECKED})`;
+    for (const [key, count] of [["at_risk_share", "at_risk"], ["exposed_share", "exposed"]]) {
+      if (Object.prototype.hasOwnProperty.call(levels, key) && levels[key] !== (checked ? levels[count] / checked : 0.0)) {
+        return `${where}.${key}: not ${count} / checked = ${levels[count]} / ${checked}`;
+      }
+    }
+    const policy = levels.policy, text = pp.DEFAULT_POLICY_TEXT, sha = pp.DEFAULT_POLICY_SHA256;
+    if (pp.same_name(policy.name, "permuted-privacy default") && policy.sha256 !== sha) {
+      return `${where}.policy: it names the verifier's default policy, whose SHA-256 is ${sha}, with another (${policy.sha256})`;
+    }
+    const decided = levels.by_rule;
+    if (!rules || decided === undefined || decided === null) return null;
+    const entries = Object.entries(decided), sum = entries.reduce((a, [, c]) => a + c, 0);
+    if (sum !== levels.exposed + levels.at_risk) return `${where}.by_rule: its counts add up to ${sum}, not the ${levels.exposed + levels.at_risk} records exposed or at risk that a rule decided`;
+    if (policy.sha256 !== sha) return null;
+    const levelOf = new Map(JSON.parse(text).rules.map((r) => [r.id, r.level]));
+    const unknown = entries.find(([r]) => !levelOf.has(r));
+    if (unknown) return `${where}.by_rule: '${pp.literal(unknown[0])}' is not a rule of the policy the counts name`;
+    for (const level of ["exposed", "at_risk"]) {
+      if (entries.filter(([r]) => levelOf.get(r) === level).reduce((a, [, c]) => a + c, 0) !== levels[level]) return `${where}.by_rule: the rules of level ${level} add up to another count than ${level}'s`;
+    }
+    return null;
+  };
 
   function marginal_problem(predicate) {
     // coherence.py's _marginal_problem: a signed marginal beside another model, with a category the schema does
@@ -143,6 +172,8 @@
     if (levels.exposed + levels.at_risk + levels.protected !== levels.checked || levels.checked > levels.records || levels.records !== linked) {
       return `${where}.policy_levels: exposed, at risk and protected add up to the people checked, at most the people released before`;
     }
+    const counted = pp.levels_problem(levels, `${where}.policy_levels`, false, false);
+    if (counted) return counted;
     if (together.newly_exposed > levels.exposed) return `${where}.newly_exposed: more than the people exposed together`;
     if (new Set(together.earlier.map((e) => e.manifest_sha256)).size !== shared.length) return `${where}.earlier: an earlier release is listed twice`;
     const sensitive = new Set(predicate.schema.attributes.filter((a) => a.role === "sensitive").map((a) => a.name));
@@ -154,7 +185,7 @@
     return null;
   };
 
-  pp.coherence_problem = function coherence_problem(predicate) {
+  pp.coherence_problem = function coherence_problem(predicate, current = false) {
     // What no run of the published methods produces, as "<json path>: <what>", or null.
     const names = predicate.schema.attributes.map((a) => a.name);
     const chain = pp.chain_problem(predicate.methods.map((s) => s.method));
@@ -163,7 +194,7 @@
       const problem = parameter_problem(i, step, predicate.claims.n_records);
       if (problem) return problem;
     }
-    const problem = counterfeits_problem(predicate) || claims_problem(predicate, names.length) || marginal_problem(predicate)
+    const problem = counterfeits_problem(predicate) || claims_problem(predicate, names.length, current) || marginal_problem(predicate)
       || (predicate.claims.composition ? pp.composition_problem(predicate.claims.composition, pp.released_people(predicate), predicate) : null);
     if (problem) return problem;
     for (const [i, name] of (predicate.dropped_identifiers || []).entries()) {

@@ -136,10 +136,10 @@
     return null;
   };
 
-  pp.validate_manifest = function validate_manifest(statement, path) {
+  pp.validate_manifest = function validate_manifest(statement, path, current = false) {
     const problem = pp.schema_problem(statement, pp.MANIFEST_SCHEMA);
     if (problem) throw new pp.ReleaseError("SCHEMA_INVALID", path, problem);
-    const incoherent = pp.coherence_problem(statement.predicate);  // what no run of the published methods produces
+    const incoherent = pp.coherence_problem(statement.predicate, current);  // what no run of the published methods produces
     if (incoherent) throw new pp.ReleaseError("MANIFEST_INCOHERENT", path, incoherent);
     const outside = pp.model_problem(statement.predicate);
     if (outside) throw new pp.ReleaseError("SCHEMA_INVALID", path, outside);

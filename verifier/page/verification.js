@@ -79,7 +79,8 @@
     ]) {
       if (!ok(p[field])) throw bad(`predicate.${field} is missing or malformed`);
     }
-    pp.validate_manifest(statement, path);  // every other field, typed and bounded, and the claims under their model
+    // every other field, typed and bounded, and the claims under their model
+    pp.validate_manifest(statement, path, statement.predicateType === PREDICATES[0]);
     return listed;
   }
 

@@ -27,6 +27,9 @@ What cannot be:
   or more than :data:`MAX_SAMPLES`; level counts that do not add up;
 - a dropped identifier, or a weight column, that is a released column;
 - claims that miss the manifest's own targets (no original is needed to see it);
+- level counts that contradict themselves (:func:`levels_problem`): shares that are not count / checked, a
+  manifest of this format that counts fewer records than it releases, deciding rules that do not add up, and
+  counts that name the verifier's default policy with another SHA-256 or a rule it lacks;
 - a signed ``marginal`` (randomized response's sensitive counts, the base rate of its subjects) beside another
   model, naming a category the schema does not list, or not adding up to the records released;
 - an ``m_invariant`` step whose counterfeit counts do not add up to its ``counterfeit_records``, leave no real
@@ -44,13 +47,16 @@ from typing import Any, Sequence
 
 from verifier.attacks.match_settings import MAX_SAMPLES
 from verifier.releases.family import EXTERNAL, GENERALIZING
+from verifier.releases.policy import DEFAULT_NAME, default_policy, same_name
 from verifier.releases.targets import joint_misses, target_misses
 from verifier.releases.verdict import as_number
 from verifier.text import literal
 
-__all__ = ["MAX_RELATIVE_SD", "MAX_SAMPLES", "MODEL_METHODS", "chain_problem", "coherence_problem", "rows_problem",
-           "step_problem", "released_people"]
+__all__ = ["MAX_RELATIVE_SD", "MAX_SAMPLES", "MODEL_METHODS", "MOST_CHECKED", "chain_problem", "coherence_problem", "levels_problem",
+           "rows_problem", "step_problem", "released_people"]
 
+#: the public draw of records whose levels the manifests of this format signed before they counted every record
+MOST_CHECKED = 200
 #: noise with a standard deviation more than this many times the column's publishes noise, not data
 MAX_RELATIVE_SD = 1000.0
 #: methods whose model describes the release they make: each is the chain's last step, and only one
@@ -157,7 +163,45 @@ def _marginal_problem(predicate: dict[str, Any]) -> str | None:
     return None
 
 
-def _claims_problem(predicate: dict[str, Any], names: list[str]) -> str | None:
+def levels_problem(levels: dict[str, Any], where: str, *, every: bool = False,
+                   rules: bool = True) -> str | None:
+    """Level counts that contradict themselves (issue 59, item 2): a share that is not its count over the records
+    checked; with ``every`` (a manifest of this format, which counts every record, or signed before it did, a public
+    draw of :data:`MOST_CHECKED`), any other number checked;
+    with ``rules``, deciding rules that do not add up to the records not protected, and where the counts name the
+    verifier's default policy, another SHA-256 than its own, a rule it lacks, or rules of a level that do not add
+    up to that level's count."""
+    checked = levels["checked"]
+    if every and checked != levels["records"] and not (checked == MOST_CHECKED < levels["records"]):
+        return (f"{where}.checked: {checked} of {levels['records']} records; a manifest of this format counts every "
+                f"record (or, signed before it did, a public draw of {MOST_CHECKED})")
+    for key, count in (("at_risk_share", "at_risk"), ("exposed_share", "exposed")):
+        if key in levels and levels[key] != (levels[count] / checked if checked else 0.0):
+            return f"{where}.{key}: not {count} / checked = {levels[count]} / {checked}"
+    policy = levels["policy"]
+    default = default_policy()
+    if same_name(policy["name"], DEFAULT_NAME) and policy["sha256"] != default.sha256:
+        return (f"{where}.policy: it names the verifier's default policy, whose SHA-256 is {default.sha256}, with "
+                f"another ({policy['sha256']})")
+    decided = levels.get("by_rule")
+    if not rules or decided is None:
+        return None
+    if sum(decided.values()) != levels["exposed"] + levels["at_risk"]:
+        return (f"{where}.by_rule: its counts add up to {sum(decided.values())}, not the "
+                f"{levels['exposed'] + levels['at_risk']} records exposed or at risk that a rule decided")
+    if policy["sha256"] != default.sha256:
+        return None
+    level_of = {r.id: r.level for r in default.rules}
+    unknown = [r for r in decided if r not in level_of]
+    if unknown:
+        return f"{where}.by_rule: '{literal(unknown[0])}' is not a rule of the policy the counts name"
+    for level in ("exposed", "at_risk"):
+        if sum(c for r, c in decided.items() if level_of[r] == level) != levels[level]:
+            return f"{where}.by_rule: the rules of level {level} add up to another count than {level}'s"
+    return None
+
+
+def _claims_problem(predicate: dict[str, Any], names: list[str], current: bool = False) -> str | None:
     claims, n = predicate["claims"], predicate["claims"]["n_records"]
     pp = claims.get("permuted_privacy")
     if pp is not None and pp["distance"] > n - 1:
@@ -178,6 +222,9 @@ def _claims_problem(predicate: dict[str, Any], names: list[str]) -> str | None:
                 or levels["records"] != released_people(predicate):
             return ("$.predicate.claims.policy_levels: exposed, at risk and protected add up to the records checked, "
                     "at most the records released")
+        problem = levels_problem(levels, "$.predicate.claims.policy_levels", every=current)
+        if problem:
+            return problem
     together = claims.get("composition")
     return None if together is None else composition_problem(together, released_people(predicate), predicate)
 
@@ -193,6 +240,9 @@ def composition_problem(together: dict[str, Any], n: int, predicate: dict[str, A
             or levels["checked"] > levels["records"] or levels["records"] != linked:
         return (f"{where}.policy_levels: exposed, at risk and protected add up to the people checked, at most the "
                 "people released before")
+    problem = levels_problem(levels, f"{where}.policy_levels", rules=False)
+    if problem:
+        return problem
     if together["newly_exposed"] > levels["exposed"]:
         return f"{where}.newly_exposed: more than the people exposed together"
     if len({e["manifest_sha256"] for e in together["earlier"]}) != len(shared):
@@ -208,8 +258,9 @@ def composition_problem(together: dict[str, Any], n: int, predicate: dict[str, A
     return None
 
 
-def coherence_problem(predicate: dict[str, Any]) -> str | None:
-    """What no run of the published methods produces, as ``<json path>: <what>``, or None.
+def coherence_problem(predicate: dict[str, Any], *, current: bool = False) -> str | None:
+    """What no run of the published methods produces, as ``<json path>: <what>``, or None. ``current``: the
+    manifest is of this format (its level counts count every record).
 
     Called on a predicate that passed the schema and the model checks.
     """
@@ -223,7 +274,8 @@ def coherence_problem(predicate: dict[str, Any]) -> str | None:
         step_wrong = step_problem(step, n)
         if step_wrong:
             return f"$.predicate.methods[{i}].parameters.{step_wrong[0]}: {step_wrong[1]}"
-    problem = _counterfeits_problem(predicate) or _claims_problem(predicate, names) or _marginal_problem(predicate)
+    problem = (_counterfeits_problem(predicate) or _claims_problem(predicate, names, current)
+               or _marginal_problem(predicate))
     if problem:
         return problem
     for i, name in enumerate(predicate.get("dropped_identifiers") or ()):

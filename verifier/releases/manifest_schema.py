@@ -138,14 +138,15 @@ def model_problem(predicate: dict[str, Any]) -> str | None:
     return _created_problem(predicate["createdAt"])
 
 
-def validate_manifest(statement: Any, shown: str) -> None:
+def validate_manifest(statement: Any, shown: str, *, current: bool = False) -> None:
     """Raise ``SCHEMA_INVALID`` naming the JSON path of the first violation of the schema, then
     ``MANIFEST_INCOHERENT`` for what no run of the published methods produces
-    (:mod:`verifier.releases.coherence`), then ``SCHEMA_INVALID`` for claims outside the model."""
+    (:mod:`verifier.releases.coherence`; ``current``: a manifest of this format), then ``SCHEMA_INVALID`` for claims
+    outside the model."""
     problem = schema_problem(statement)
     if problem:
         raise fail(shown, "SCHEMA_INVALID", problem)
-    incoherent = coherence_problem(statement["predicate"])
+    incoherent = coherence_problem(statement["predicate"], current=current)
     if incoherent:
         raise fail(shown, "MANIFEST_INCOHERENT", incoherent)
     problem = model_problem(statement["predicate"])

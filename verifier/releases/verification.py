@@ -475,7 +475,8 @@ def _check_statement(statement: Any, shown: str) -> list[tuple[str, str, int]]:
     for field_name, ok in checks.items():
         if not ok(predicate.get(field_name)):
             raise bad(f"predicate.{field_name} is missing or malformed")
-    validate_manifest(statement, shown)  # every other field, typed and bounded, and the claims under their model
+    # every other field, typed and bounded, and the claims under their model
+    validate_manifest(statement, shown, current=statement["predicateType"] == PREDICATE_TYPE)
     return data + [e for e in entries if e not in data]
 
 
