@@ -77,8 +77,28 @@ def test_the_same_release_given_twice_counts_once(tmp_path, capsys):
     # her class {HIV, flu, flu, HIV} once: 1/2, not the product 1/4 : 1/4 renormalised with the prior twice
     assert entry["left"] == {"HIV": 0.5, "flu": 0.5} and entry["risk"] == 0.5
     assert out["repeated"] == [str(a)] and len(out["releases"]) == 1
-    assert f"{a} is a release given before (the same manifest digest): it counts once." in out["verdict"]["lines"]
+    assert f"{a} is a release given before, or the same data signed again: it counts once." in out["verdict"]["lines"]
     assert out["verdict"]["level"] == out["releases"][0]["level_alone"]
+
+
+def test_the_same_data_re_signed_as_new_versions_counts_once(tmp_path, capsys):
+    """Issue 59, item 5: one output published as versions 1 to 10 (the same seed, so the same rows) holds the same
+    data ten times: one release's evidence. Her joint figures are one release's, and the report names the copies."""
+    _hospital(tmp_path)
+    versions = []
+    for version in range(1, 11):
+        assert publisher(["release", "--input", str(tmp_path / "original.csv"), "--schema",
+                          str(tmp_path / "schema.json"), "--anonymized", str(tmp_path / "a.csv"), "--produced-by",
+                          "a hospital's tool 1.0", "--seed", "7", "--key", str(tmp_path / "keys" / "private.pem"),
+                          "--dataset-id", "hospital-a", "--release-version", str(version), "--out",
+                          str(tmp_path / f"v{version}")]) == 0
+        versions.append(tmp_path / f"v{version}")
+    assert (versions[0] / "release.csv").read_bytes() == (versions[-1] / "release.csv").read_bytes()
+    out = _joint(tmp_path, capsys, versions)
+    entry = out["attribute_disclosure"]["disease"]
+    # her class {HIV, flu, flu, HIV} once, as in one release (ten copies used to multiply it ten times)
+    assert entry["risk"] == 0.5 and entry["left"] == {"HIV": 0.5, "flu": 0.5}
+    assert out["repeated"] == [str(v) for v in versions[1:]] and len(out["releases"]) == 1
 
 
 def test_overlapping_cells_give_the_worst_combination_of_her_possible_classes(tmp_path, capsys):

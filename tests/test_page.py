@@ -1280,3 +1280,25 @@ def test_level_counts_that_contradict_themselves_are_refused_in_the_page_as_on_t
     page = _in_page(browser, copy, root / "keys" / "public.pem", record)
     assert code == 1 and cli["reason"] == page["reason"] == "MANIFEST_INCOHERENT", (cli, page)
     assert "claims.policy_levels" in cli["message"] and page["message"].endswith(cli["message"]), (cli, page)
+
+
+def test_the_same_data_re_signed_counts_once_in_the_page_as_on_the_command_line(browser, capsys, tmp_path):
+    """Issue 59, item 5: one randomized-response output published as three versions (the same seed, so the same
+    rows): the page counts it once, every field as `verifier joint --json` gives it."""
+    import csv
+
+    root = Path(__file__).resolve().parents[1]
+    sample = root / "experiments" / "data" / "adult_sample_3000.csv"
+    schema = root / "docs" / "examples" / "adult-one-sensitive.json"
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    versions = []
+    for version in (1, 2, 3):
+        assert publisher(["release", "--input", str(sample), "--schema", str(schema), "--method",
+                          "randomized_response", "--param", "l=2", "--seed", "4", "--samples", "100", "--key",
+                          str(tmp_path / "keys" / "private.pem"), "--dataset-id", "rr", "--release-version",
+                          str(version), "--out", str(tmp_path / f"v{version}")]) == 0
+        versions.append(tmp_path / f"v{version}")
+    names = [a["name"] for a in json.loads(schema.read_text())["attributes"]]
+    record = {n: v for n, v in next(csv.DictReader(sample.open())).items() if n in names}
+    cli = _joint_in_both(browser, capsys, versions, tmp_path / "keys" / "public.pem", record, tmp_path)
+    assert cli["repeated"] == [str(v) for v in versions[1:]] and len(cli["releases"]) == 1

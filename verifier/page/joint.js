@@ -279,8 +279,9 @@
     // release given again (the same manifest digest) counts once (joint.py's _once_each).
     const seen = new Set(), parts = [], repeated = [];
     for (const p of given) {
-      if (seen.has(p.release.manifestSha256)) { repeated.push(p.name); continue; }
+      if (seen.has(p.release.manifestSha256) || seen.has(p.release.contentKey)) { repeated.push(p.name); continue; }
       seen.add(p.release.manifestSha256);
+      seen.add(p.release.contentKey);
       parts.push(p);
     }
     const first = parts[0], schema = first.predicate.schema;
@@ -311,7 +312,7 @@
     const details = Object.entries(candidates).map(([name, entry]) => candidatesLine(name, entry));
     if (match) details.push(`A random record matches you as closely as you are matched in every release at once ${pp.number(match.p_joint, true)} of the time (each release alone: ${match.p_each.map((p) => pp.number(p, true)).join(", ")}).`);
     for (const [name, why] of Object.entries(leftOut)) details.push(`${name} is left out: ${why}.`);
-    for (const path of repeated) details.push(`${path} is a release given before (the same manifest digest): it counts once.`);
+    for (const path of repeated) details.push(`${path} is a release given before, or the same data signed again: it counts once.`);
     // JointCheck._propagates: two releases of groups or more, and a value left more than one candidate
     if (grouped.length >= 2 && Object.values(candidates).some((e) => e.mode === "joint" && e.left && (e.left.size ?? Object.keys(e.left).length) > 1)) details.push(pp.PROPAGATION);
     const signed = (p) => new Set((((p.predicate.claims || {}).composition || {}).earlier || []).map((e) => e.manifest_sha256));

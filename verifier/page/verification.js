@@ -99,6 +99,13 @@
     return ["SIZE_MISMATCH", `holds ${size} bytes, more than the ${limit} allowed`];
   };
 
+  pp.content_key = function content_key(statement) {
+    // verification.py's VerifiedRelease.content_key: every listed file's name and SHA-256 but datapackage.json,
+    // sorted; what a copy of a release re-signed as a new version shares with it.
+    return statement.subject.filter((s) => s.name !== "datapackage.json").map((s) => `${s.name} ${s.digest.sha256}`)
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join("\n");
+  };
+
   pp.verifyRelease = async function verifyRelease(files, publicKeyPem) {
     // files: {name: Uint8Array} of one release folder. Returns {statement, fingerprint, data: {name: bytes}}.
     for (const [name, bytes] of Object.entries(files)) {
@@ -170,6 +177,6 @@
       if (naming) throw new ReleaseError("WEIGHT_IDENTIFYING", "weights.csv", naming);
     }
     return { statement, fingerprint: trusted.fingerprint, data, dataName: listed[0].name,
-      manifestSha256: await pp.sha256(payload) };
+      manifestSha256: await pp.sha256(payload), contentKey: pp.content_key(statement) };
   };
 })();

@@ -201,7 +201,7 @@ class JointCheck:
             details.append(f"A random record matches you as closely as you are matched in every release at once "
                            f"{number(self.match.p_joint, share=True)} of the time (each release alone: {each}).")
         details += [f"{name} is left out: {why}." for name, why in self.left_out.items()]
-        details += [f"{path} is a release given before (the same manifest digest): it counts once."
+        details += [f"{path} is a release given before, or the same data signed again: it counts once."
                     for path in self.repeated]
         if self._propagates():
             details.append(PROPAGATION)
@@ -340,17 +340,19 @@ def check_jointly(checks: Sequence[Any], *, policy: Policy | None = None, sample
 
 
 def _once_each(checks: Sequence[Any]) -> tuple[list[Any], tuple[str, ...]]:
-    """The checks of distinct releases (by manifest digest), in their order, and the paths of those given again:
-    the same release twice is one release's evidence, and multiplying its shares would invent certainty. Two
-    versions of one dataset are two releases."""
+    """The checks of distinct releases, in their order, and the paths of those given again: the same release twice
+    (by manifest digest), or the same data re-signed (by :attr:`~verifier.releases.verification.VerifiedRelease.
+    content_key`: a copy signed as a new version), is one release's evidence, and multiplying its shares would
+    invent certainty. Two versions of one dataset with their own data are two releases."""
     seen: set[str] = set()
     kept, repeated = [], []
     for check in checks:
-        digest = check.prepared.release.manifest_sha256
-        if digest in seen:
-            repeated.append(check.prepared.release.path)
+        release = check.prepared.release
+        keys = (release.manifest_sha256, release.content_key)
+        if any(k in seen for k in keys):
+            repeated.append(release.path)
             continue
-        seen.add(digest)
+        seen.update(keys)
         kept.append(check)
     return kept, tuple(repeated)
 

@@ -269,6 +269,14 @@ class VerifiedRelease:
     base rates and class-level models, the audit read them)."""
 
     @property
+    def content_key(self) -> str:
+        """What two releases of the same data share, whatever else they sign: every listed file's name and SHA-256
+        but ``datapackage.json`` (derived from the manifest), sorted. A copy of a release re-signed as a new version
+        is new evidence of nothing (issue 59, item 5)."""
+        return "\n".join(sorted(f"{s['name']} {s['digest']['sha256']}" for s in self.statement["subject"]
+                                 if s["name"] != DATAPACKAGE))
+
+    @property
     def data_files(self) -> list[str]:
         """The data's file names: the one data file, or the parts in order."""
         return [p[0] for p in self.parts] or [self.data_name]
