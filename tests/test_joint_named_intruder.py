@@ -159,3 +159,28 @@ def test_a_release_that_exposes_her_alone_decides_her_joint_level(tmp_path, caps
     assert any(line.startswith("Their joint figures alone would say protected: ") for line in verdict["lines"])
     # under the default policy the joint random-match test links her too: the joint level is exposed by itself
     assert _joint(tmp_path, capsys, [noisy, same])["verdict"]["level"] == "exposed"
+
+
+def test_her_joint_words_never_contradict_her_level(tmp_path, capsys):
+    """Issue 59, item 5: where the releases leave her none of her own value, her joint report says so, not that someone
+    would guess her value right 0% of the time; and a joint figure that breaks a rule of the policy is read as bad
+    for her even when one release alone decides a worse level (its findings stay beside that release's)."""
+    a, b = _hospital(tmp_path)
+    (tmp_path / "me.json").write_text(json.dumps({"age": 34, "sex": "F", "disease": "cancer"}))  # not among a's
+    out = _joint(tmp_path, capsys, [a, b])
+    entry = out["attribute_disclosure"]["disease"]
+    assert "cancer" not in entry["left"] and entry["risk"] == 0.0
+    summary = " ".join(out["plain"]["summary"])
+    assert "0% of the time from these releases together" not in summary
+    assert ("Your disease is not among the values these releases together leave for you: check your record, or "
+            "these are not all releases of you.") in summary
+    from verifier.releases.plain_words import joint_plain_words
+
+    # a joint finding kept beside the release's that decided her level: the joint risk is read as bad
+    decided = {**out, "verdict": {**out["verdict"], "level": "exposed", "findings": [
+        {"rule": "singled_out", "figure": "class_size", "attribute": None, "severity": "exposed", "text": "alone"},
+        {"rule": "value_gain", "figure": "beta", "attribute": "disease", "severity": "at_risk", "text": "joint"},
+        {"rule": "value_near_certain", "figure": "posterior", "attribute": "disease", "severity": "exposed",
+         "text": "joint"}]}, "attribute_disclosure": {"disease": {**entry, "left": {"HIV": 0.87}, "risk": 0.87}}}
+    risk = next(d for d in joint_plain_words(decided)["details"] if d["figure"] == "risk of disease, together")
+    assert risk["reading"] == "bad"

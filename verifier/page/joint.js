@@ -266,7 +266,7 @@
       const head = `${parts[worst].name} alone makes you ${words(own[worst])}, whatever the others add: ${a.headline}`;
       const together = `Their joint figures alone would say ${words(joint.level)}: ${joint.headline}`;
       return { level: own[worst], headline: head, rule: a.rule, policy: joint.policy,
-        findings: [...a.findings, ...joint.findings.filter((f) => f.severity === "notice")],
+        findings: [...a.findings, ...joint.findings.filter((f) => f.severity !== "notice"), ...joint.findings.filter((f) => f.severity === "notice")],
         lines: [head, ...a.findings.slice(1).map((f) => f.text), together, ...joint.lines.slice(1)] };
     }
     if (LEVELS.indexOf(joint.level) <= LEVELS.indexOf(own[worst])) return joint;

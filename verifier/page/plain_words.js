@@ -90,7 +90,10 @@
       const prior = pp.chance(entry.prior);
       const risk = entry.risk ?? null;
       if (risk === null) continue;
-      if (risk >= CERTAIN) {
+      if (entry.mode === "joint" && entry.left && typeof entry.left === "object" && !risk) {
+        // plain_words.py: hers is not among the values left
+        lines.push(`Your ${shown} is not among the values ${source} leave for you: check your record, or these are not all releases of you.`);
+      } else if (risk >= CERTAIN) {
         lines.push(`Someone could tell your ${shown} for certain from ${source}. Without ${absent}, they would ` +
           `guess it right ${prior} of the time.`);
       } else {

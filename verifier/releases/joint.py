@@ -234,7 +234,10 @@ class JointCheck:
         alone = policy_verdict(self.policy, self._own(j))
         path = self.checks[j].prepared.release.path
         head = f"{path} alone makes you {level.replace('_', ' ')}, whatever the others add: {alone.headline}"
-        findings = (*alone.findings, *[f for f in joint.findings if f.severity == NOTICE])
+        # the joint figures' own findings stay, after the release's: a joint risk that breaks a rule is never read
+        # as good for her because one release alone says worse (issue 59, item 5)
+        findings = (*alone.findings, *[f for f in joint.findings if f.severity != NOTICE],
+                    *[f for f in joint.findings if f.severity == NOTICE])
         together = f"Their joint figures alone would say {joint.level.replace('_', ' ')}: {joint.headline}"
         return Verdict(level, head, findings, (head, *[f.text for f in alone.findings[1:]], together,
                                                *joint.lines[1:]), joint.policy)

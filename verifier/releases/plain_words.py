@@ -131,7 +131,10 @@ def _attribute_sentences(entries: Mapping[str, Any], source: str, absent: str) -
         shown, prior, risk = literal(name), chance(entry.get("prior")), entry.get("risk")
         if risk is None:
             continue
-        if risk >= CERTAIN:
+        if entry.get("mode") == "joint" and isinstance(entry.get("left"), dict) and not risk:  # hers is not left
+            lines.append(f"Your {shown} is not among the values {source} leave for you: check your record, or these "
+                         "are not all releases of you.")
+        elif risk >= CERTAIN:
             lines.append(f"Someone could tell your {shown} for certain from {source}. Without {absent}, they would "
                          f"guess it right {prior} of the time.")
         else:
