@@ -360,3 +360,47 @@ def test_a_fork_at_the_size_she_remembers_is_equivocation(tmp_path, capsys):
     (other / "state").symlink_to(tmp_path / "state")  # her one memory
     err = _verify(other, capsys, 1, code=1).err
     assert ": LOG_EQUIVOCATION: the log signed two trees of size 1 with different roots" in err
+
+
+def test_a_look_alike_log_never_spoils_the_genuine_log_s_memory(tmp_path, capsys):
+    """Issue 59, item 4: she once verifies a release of a look-alike log (the genuine origin, another key); her
+    memory of the genuine log is kept apart, so every proof of the genuine log still verifies. A memory kept by the
+    origin alone (before issue 59) that another key signed is set aside, and she is told."""
+    import json
+    import shutil
+
+    from publisher.cli import main as publisher
+    from conftest import PAPER
+
+    _logged_releases(tmp_path, capsys, versions=(1,))
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    assert publisher(["keygen", "--out", str(fake / "logkeys"), "--unencrypted"]) == 0
+    capsys.readouterr()
+    assert publisher(["log", "init", str(fake / "log"), "--origin", "stats.example/releases", "--key",
+                      str(fake / "logkeys" / "private.pem"), "--json"]) == 0
+    (fake / "log.vkey").write_text(json.loads(capsys.readouterr().out)["verifier_key"] + "\n")
+    assert publisher(["release", "--input", str(PAPER / "original.csv"), "--method", "additive_noise", "--param",
+                      "relative_sd=0.8", "--then", "reverse_mapping", "--samples", "200", "--seed", "5",
+                      "--allow-degenerate", "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "demo",
+                      "--release-version", "7", "--log", str(fake / "log"), "--log-key",
+                      str(fake / "logkeys" / "private.pem"), "--out", str(fake / "r7")]) == 0
+    capsys.readouterr()
+    from verifier.cli import main as verifier
+
+    assert verifier(["verify", str(fake / "r7"), "--key", str(tmp_path / "keys" / "public.pem"), "--proof",
+                     str(fake / "r7.tlog-proof"), "--log-key", str(fake / "log.vkey"), "--state",
+                     str(tmp_path / "state")]) == 0
+    out = _verify(tmp_path, capsys, 1).out  # the genuine log's proof, after the look-alike's
+    assert "remembered: size 1" in out
+    # a memory kept by the origin alone, signed by the look-alike's key: set aside, in words
+    legacy = tmp_path / "state" / "logs"
+    for path in legacy.iterdir():
+        path.unlink()
+    import hashlib
+
+    old = legacy / f"{hashlib.sha256(b'stats.example/releases').hexdigest()[:32]}.checkpoint"
+    shutil.copyfile(fake / "log" / "checkpoint", old)
+    out = _verify(tmp_path, capsys, 1).out
+    assert "was signed by another key (another log with the same origin): it is not this log's, and it is set " \
+           "aside, not compared" in out and "remembered: size 1" in out

@@ -1,7 +1,8 @@
 """What a subject's client remembers of each log, and the log's files checked against it (issue 39, item 4).
 
 As Go's checksum database client does, the verifier keeps the newest checkpoint it has verified of each log (by
-origin) in her state folder: ``$PERMUTED_PRIVACY_STATE``, else ``$XDG_STATE_HOME/permuted-privacy``, else
+origin and key, so that a look-alike log of the same origin never spoils the genuine log's memory) in her state
+folder: ``$PERMUTED_PRIVACY_STATE``, else ``$XDG_STATE_HOME/permuted-privacy``, else
 ``~/.local/state/permuted-privacy``. A log that shows her two histories is caught:
 
 - a checkpoint of the size she saw before with another root: ``LOG_EQUIVOCATION``;
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Sequence
 
 from verifier.data.tables import write_atomic_bytes
-from verifier.releases.listed_files import fail, read_capped
+from verifier.releases.listed_files import ReleaseError, fail, read_capped
 from verifier.transparency.merkle import Tree
 from verifier.transparency.note import MAX_NOTE_BYTES, Checkpoint, signed_checkpoint
 from verifier.transparency.proof import logged_versions
@@ -40,8 +41,36 @@ def state_folder() -> Path:
     return Path(base) / "permuted-privacy"
 
 
-def _remembered_path(state: Path, origin: str) -> Path:
+def _remembered_path(state: Path, origin: str, public_raw: bytes) -> Path:
+    """Where she remembers the newest checkpoint of the log of ``origin`` and key ``public_raw``: a look-alike log
+    (its origin, another key) has a memory of its own, and never spoils the genuine log's (issue 59, item 4)."""
+    name = hashlib.sha256(origin.encode() + b"\n" + public_raw).hexdigest()[:32]
+    return state / "logs" / f"{name}.checkpoint"
+
+
+def _origin_only_path(state: Path, origin: str) -> Path:
+    """Where a verifier before issue 59 remembered a log's checkpoint: by its origin alone."""
     return state / "logs" / f"{hashlib.sha256(origin.encode()).hexdigest()[:32]}.checkpoint"
+
+
+def _remembered(state: Path, origin: str, public_raw: bytes, view: LogView) -> tuple[Path, Checkpoint | None]:
+    """Her memory of this log (origin and key), and the checkpoint in it. A memory kept by the origin alone is
+    read when this log's key signed it; one another key signed is set aside, and she is told."""
+    kept = _remembered_path(state, origin, public_raw)
+    if kept.is_file():
+        return kept, signed_checkpoint(read_capped(kept, MAX_NOTE_BYTES, str(kept)), origin, public_raw, str(kept))
+    legacy = _origin_only_path(state, origin)
+    if not legacy.is_file():
+        return kept, None
+    try:
+        return kept, signed_checkpoint(read_capped(legacy, MAX_NOTE_BYTES, str(legacy)), origin, public_raw,
+                                       str(legacy))
+    except ReleaseError as exc:
+        if exc.reason != "LOG_SIGNATURE":
+            raise
+        view.lines.append(f"a checkpoint remembered for {origin} in {legacy} was signed by another key (another log "
+                          "with the same origin): it is not this log's, and it is set aside, not compared")
+        return kept, None
 
 
 @dataclass
@@ -89,9 +118,7 @@ def check_history(release, proof_checkpoint: Checkpoint, proof_note: bytes, orig
     id and version)."""
     state = state or state_folder()
     view = LogView()
-    kept = _remembered_path(state, origin)
-    before = signed_checkpoint(read_capped(kept, MAX_NOTE_BYTES, str(kept)), origin, public_raw, str(kept)) \
-        if kept.is_file() else None
+    kept, before = _remembered(state, origin, public_raw, view)
     given = [(where, signed_checkpoint(raw, origin, public_raw, where)) for where, raw in seen]
     if before is not None:
         given.insert(0, (str(kept), before))
