@@ -19,7 +19,7 @@ counts.
   per changed class) but may leave values that no full assignment allows.
 - :func:`values_left` is exact: it searches for full assignments (depth first, propagating after each choice)
   and keeps a value only when one assignment that satisfies every class gives it to her. A search cut short by its
-  budget leaves the pairs it could not decide in ``not_excluded`` but not in ``possible``: the values proven
+  budget of work (:data:`SEARCH_BUDGET`) leaves the pairs it could not decide in ``not_excluded`` but not in ``possible``: the values proven
   possible are then fewer than the true ones, so a risk read from them is never milder than the exact one.
 
 Both are held to a brute-force enumeration of every assignment on small tables (tests/test_propagation.py).
@@ -28,12 +28,16 @@ Both are held to a brute-force enumeration of every assignment on small tables (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 __all__ = ["PublishedClass", "Contradiction", "ValuesLeft", "propagate", "values_left", "SEARCH_BUDGET"]
 
-#: the most search nodes :func:`values_left` visits before it leaves the undecided values undecided
-SEARCH_BUDGET = 200_000
+#: the most work :func:`values_left` does before it leaves the undecided values undecided, in units of one person's
+#: domain read or copied at a search node or one class member counted by a rule: its time, and the memory of the
+#: domains its search keeps (at most this many), are bounded whatever the number of people (issue 59, item 6: 800
+#: people in one class took 52 s under a budget of nodes, each node costing them all). The search keeps its own
+#: stack, so no number of people reaches Python's (1,200 free people raised RecursionError).
+SEARCH_BUDGET = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -107,10 +111,13 @@ def _tighten(domains: list[int], each: PublishedClass) -> list[int]:
 
 
 def _fixpoint(domains: list[int], classes: Sequence[PublishedClass], memberships: list[list[int]],
-              dirty: set[int]) -> None:
-    """Apply the rules of the classes in ``dirty``, and of every class a change touches, until none changes."""
+              dirty: set[int], spend: Callable[[int], None] | None = None) -> None:
+    """Apply the rules of the classes in ``dirty``, and of every class a change touches, until none changes;
+    ``spend`` is charged each class's members times its values."""
     while dirty:
         c = dirty.pop()
+        if spend is not None:
+            spend(len(classes[c].members) * len(classes[c].counts))
         for person in _tighten(domains, classes[c]):
             dirty.update(memberships[person])
 
@@ -125,35 +132,45 @@ def propagate(domains: Sequence[int], classes: Sequence[PublishedClass]) -> list
 
 class _Search:
     """Depth-first search for one assignment that satisfies every class, with propagation after each choice and
-    a budget of nodes shared by every search of one :func:`values_left` call."""
+    a budget of work shared by every search of one :func:`values_left` call."""
 
     def __init__(self, classes: Sequence[PublishedClass], memberships: list[list[int]], budget: int):
         self.classes, self.memberships, self.left = classes, memberships, budget
 
-    def solve(self, domains: list[int], touched: set[int]) -> list[int] | None:
-        """An assignment (every domain one bit) from ``domains``, after propagating the classes in ``touched``;
-        None when there is none; raises :class:`TimeoutError` when the budget runs out."""
-        self.left -= 1
+    def spend(self, work: int) -> None:
+        """Charge ``work`` to the budget; :class:`TimeoutError` when it runs out."""
+        self.left -= work
         if self.left < 0:
             raise TimeoutError
-        try:
-            _fixpoint(domains, self.classes, self.memberships, touched)
-        except Contradiction:
-            return None
-        open_ = [p for p, d in enumerate(domains) if d & (d - 1)]
-        if not open_:
-            return domains
-        person = min(open_, key=lambda p: bin(domains[p]).count("1"))
-        rest = domains[person]
-        while rest:
+
+    def solve(self, domains: list[int], touched: set[int]) -> list[int] | None:
+        """An assignment (every domain one bit) from ``domains``, after propagating the classes in ``touched``;
+        None when there is none; raises :class:`TimeoutError` when the budget runs out. Depth first, each choice
+        followed by propagation, on a stack of its own: each frame a node's domains, the person it branches on
+        and the values not tried yet."""
+        stack: list[tuple[list[int], int, int]] = []
+        current, dirty = domains, touched
+        while True:
+            self.spend(1 + len(current))  # the node's scan and copy of every domain
+            try:
+                _fixpoint(current, self.classes, self.memberships, dirty, self.spend)
+                open_ = [p for p, d in enumerate(current) if d & (d - 1)]
+                if not open_:
+                    return current
+                person = min(open_, key=lambda p: bin(current[p]).count("1"))
+                stack.append((current, person, current[person]))
+            except Contradiction:
+                pass
+            while stack and not stack[-1][2]:  # a node whose values were all tried: back to its parent
+                stack.pop()
+            if not stack:
+                return None
+            base, person, rest = stack[-1]
             bit = rest & -rest
-            rest ^= bit
-            trial = list(domains)
-            trial[person] = bit
-            found = self.solve(trial, set(self.memberships[person]))
-            if found is not None:
-                return found
-        return None
+            stack[-1] = (base, person, rest ^ bit)
+            current = list(base)
+            current[person] = bit
+            dirty = set(self.memberships[person])
 
 
 def values_left(domains: Sequence[int], classes: Sequence[PublishedClass],
