@@ -35,10 +35,10 @@ def logged(tmp_path_factory):
     assert publisher(["log", "init", str(root / "log"), "--origin", ORIGIN, "--key", log_pem]) == 0
     log_key = serialization.load_pem_private_key(Path(log_pem).read_bytes(), None)
     (root / "log.vkey").write_text(vkey(ORIGIN, 1, _raw(log_key)) + "\n")
-    for version in (1, 2):
+    for version in (1, 2):  # two seeds: two releases of their own data (a copy would count once in her joint check)
         assert publisher(["release", "--input", str(PAPER / "original.csv"), "--method", "additive_noise",
                           "--param", "relative_sd=0.8", "--then", "reverse_mapping", "--samples", "200", "--seed",
-                          "5", "--allow-degenerate", "--key", str(root / "keys" / "private.pem"), "--dataset-id",
+                          str(4 + version), "--allow-degenerate", "--key", str(root / "keys" / "private.pem"), "--dataset-id",
                           "demo", "--release-version", str(version), "--log", str(root / "log"), "--log-key",
                           log_pem, "--out", str(root / f"r{version}")]) == 0
     witnesses = []
