@@ -447,3 +447,34 @@ def test_a_parquet_footers_row_count_is_held_to_n_records_before_a_row_is_decode
     assert verifier(["check", str(release), "--key", str(keys["public"]), "--record", str(me), "--json"]) == 1
     printed = json.loads(capsys.readouterr().out)
     assert printed["verified"] is False and printed["reason"] == "MANIFEST_INCOHERENT"  # refused as it verifies
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\ufeff", "\u2060", "\u00ad", "\u200d"])
+def test_an_invisible_character_in_a_name_is_shown_as_an_escape(built, keys, tmp_path, capsys, invisible):
+    """Issue 59, item 9: a zero-width or otherwise invisible character in a publisher's name is no layout (a name may
+    hold it), but printed raw `x1` and `x<ZWSP>1` read alike: every front end writes it as an escape, the command
+    line's lines as the page's literal does (tests/test_page.py holds the twin)."""
+    from verifier.text import literal
+
+    release = shutil.copytree(built / "csv", tmp_path / "release")
+    rows = list(csv.reader(io.StringIO((release / "release.csv").read_text())))
+    fake = f"x{invisible}9"
+    republish(release, keys["private"], "release.csv", _csv(_with_column(rows, fake, lambda i: 1)))
+    capsys.readouterr()
+    line = _one_fail(verifier(["verify", str(release), "--key", str(keys["public"])]), capsys.readouterr().err,
+                     "DATA_COLUMNS_MISMATCH")
+    shown = literal(fake)
+    assert shown != fake and shown.startswith("x\\") and f"column '{shown}' is in the data" in line
+    assert invisible not in line
+
+
+def test_verify_says_the_claims_are_the_publisher_s_word(built, keys, tmp_path, capsys):
+    """Issue 59, item 9: verify checks whose word the claims are, not the figures; it says so rather than print
+    them under OK as facts (the audit recomputes them)."""
+    release = shutil.copytree(built / "csv", tmp_path / "release")
+    capsys.readouterr()
+    assert verifier(["verify", str(release), "--key", str(keys["public"])]) == 0
+    out = capsys.readouterr().out
+    line = next(l for l in out.splitlines() if "claims" in l and "signed" in l)
+    assert line.startswith("  claims as the publisher signed them, not recomputed here (verifier audit recomputes "
+                           "them): ")

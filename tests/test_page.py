@@ -1302,3 +1302,15 @@ def test_the_same_data_re_signed_counts_once_in_the_page_as_on_the_command_line(
     record = {n: v for n, v in next(csv.DictReader(sample.open())).items() if n in names}
     cli = _joint_in_both(browser, capsys, versions, tmp_path / "keys" / "public.pem", record, tmp_path)
     assert cli["repeated"] == [str(v) for v in versions[1:]] and len(cli["releases"]) == 1
+
+
+def test_the_page_writes_invisible_characters_as_the_command_line_does(browser):
+    """Issue 59, item 9: the page's literal (every name it shows goes through it) escapes the characters that show
+    nothing, each as verifier.text.literal does, and leaves every other character as it is."""
+    from verifier.text import literal
+
+    every = [chr(c) for c in range(0x10000) if 0xD800 > c or c > 0xDFFF]
+    text = "".join(every)
+    page = browser.execute_script("return window.permutedPrivacy.literal(arguments[0]);", text)
+    assert page == literal(text)
+    assert "\\u200b" in page and "\\ufeff" in page and "é" in page

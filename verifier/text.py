@@ -14,6 +14,12 @@ __all__ = ["figure", "has_layout", "html_table", "literal", "markdown", "markdow
 # C0/C1 controls, line/paragraph separators and the bidirectional overrides
 # that can reorder what a terminal shows (Trojan Source, CVE-2021-42574)
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: characters that show nothing where they stand (zero-width spaces and joiners, the soft hyphen, the byte order mark,
+#: word joiners, fillers, variation selectors): read as text they make two names look alike, so every front end
+#: writes them as escapes too (issue 59, item 9). They are not layout: a name may hold them
+INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2065\u3164"
+             "\ufe00-\ufe0f\ufeff\uffa0")
+_SHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069" + INVISIBLE + "]")
 
 
 def number(x: float | int | None, *, share: bool = False) -> str:
@@ -103,7 +109,7 @@ def plural(n: int, noun: str, *, number: bool = True, plural_form: str | None = 
 
 
 def literal(text: object) -> str:
-    r"""``text`` with every control or direction-changing character written as an escape.
+    r"""``text`` with every control, direction-changing or invisible character written as an escape.
 
     Column names, categories and manifest strings come from the publisher; a
     terminal must show them as they are, never act on them.
@@ -111,8 +117,8 @@ def literal(text: object) -> str:
     >>> literal("\x1b[2J\rOK")
     '\\x1b[2J\\x0dOK'
     """
-    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
-                       str(text))
+    return _SHOWN.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                      str(text))
 
 
 def has_layout(text: str) -> bool:
@@ -122,7 +128,8 @@ def has_layout(text: str) -> bool:
 
 
 class LiteralStream:
-    """A text stream that writes every control or direction-changing character as an escape, but newlines and tabs.
+    """A text stream that writes every control, direction-changing or invisible character as an escape, but newlines
+    and tabs.
 
     The command lines print tables and sentences built from publisher-supplied
     names; wrapped around stdout, this keeps any of them from moving the
@@ -136,7 +143,7 @@ class LiteralStream:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        safe = _UNSAFE.sub(lambda m: self._KEEP.get(m.group()) or literal(m.group()), text)
+        safe = _SHOWN.sub(lambda m: self._KEEP.get(m.group()) or literal(m.group()), text)
         self._stream.write(safe)
         return len(text)
 

@@ -87,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"    {line}")
     if standing.logged is not None and standing.unwitnessed:
         print(f"    {standing.unwitnessed}")
-    print(f"  claims: {claims_summary(release)}")
+    # the publisher's word, signed: verify checks whose word it is, not the figures (issue 59, item 9)
+    print(f"  claims as the publisher signed them, not recomputed here (verifier audit recomputes them): "
+          f"{claims_summary(release)}")
     targets = target_words(release.predicate.get("targets"))
     print("  targets the publisher promised: " + (", ".join(targets) if targets else
                                                   "none (only the method's own bounds apply)"))

@@ -61,8 +61,8 @@
   };
 
   pp.literal = function literal(text) {
-    // Every control or direction-changing character as an escape (verifier.text.literal).
-    return String(text).replace(/[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    // Every control, direction-changing or invisible character as an escape (verifier.text.literal, its INVISIBLE).
+    return String(text).replace(/[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2065\u3164\ufe00-\ufe0f\ufeff\uffa0]/g, (c) => {
       const code = c.charCodeAt(0);
       return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
     });
