@@ -1314,3 +1314,46 @@ def test_the_page_writes_invisible_characters_as_the_command_line_does(browser):
     page = browser.execute_script("return window.permutedPrivacy.literal(arguments[0]);", text)
     assert page == literal(text)
     assert "\\u200b" in page and "\\ufeff" in page and "é" in page
+
+
+PROTOTYPE_CHECK = """
+const [files, pem, recordText, done] = arguments;
+const bytes = Object.create(null);
+for (const [k, v] of Object.entries(files)) bytes[k] = Uint8Array.from(atob(v), c => c.charCodeAt(0));
+window.permutedPrivacy.checkRecord({files: bytes, publicKeyPem: pem, record: JSON.parse(recordText),
+                                    options: {randomMatch: false}})
+  .then((r) => done(JSON.stringify(r)), (e) => done(JSON.stringify({error: String(e)})));
+"""
+
+
+@pytest.mark.parametrize("name", ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf",
+                                  "__defineGetter__"])
+@pytest.mark.parametrize("method", [["sd_k_anonymity", "--param", "k=2"],
+                                    ["additive_noise", "--param", "relative_sd=0.5", "--then", "reverse_mapping"]],
+                         ids=["generalized", "ranked"])
+def test_an_attribute_named_as_javascript_s_own_members_is_checked_as_on_the_command_line(
+        browser, capsys, tmp_path, name, method):
+    """Issue 59, item 1: a nominal quasi-identifier named `__proto__`, `constructor`, `toString`,
+    `hasOwnProperty`, `valueOf` or `__defineGetter__` made the page throw (a plain object indexed by it returned an
+    inherited member) where the command line gave a level. Every per-name table of the page is read by its own
+    properties now: her level, figures and lines are the command line's. (The result crosses as JSON text: the
+    browser's driver itself reads an object's `hasOwnProperty`.)"""
+    rows = [f"age,{name},disease"] + [f"{20 + i},{'ab'[i % 2]},{'xyz'[i % 3]}" for i in range(12)]
+    (tmp_path / "x.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": name, "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["x", "y", "z"]}]}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
+                      "--method", *method, "--seed", "1", "--samples", "100", "--allow-degenerate", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "p", "--out", str(tmp_path / "r")]) == 0
+    record = {"age": 20, name: "a", "disease": "x"}
+    code, cli = _cli(capsys, tmp_path / "r", tmp_path / "keys" / "public.pem", record, tmp_path)
+    files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in (tmp_path / "r").iterdir()}
+    page = json.loads(browser.execute_async_script(PROTOTYPE_CHECK, files,
+                                                   (tmp_path / "keys" / "public.pem").read_text(),
+                                                   json.dumps(record)))
+    assert code == 0 and "error" not in page, page
+    for field in ("verdict", "attribute_disclosure"):
+        _same(page[field], cli[field], field)

@@ -37,8 +37,8 @@
       }
     }
     return schema.attributes.map((a) => {
-      if (!(a.name in record)) throw new pp.ReleaseError("RECORD_FIELD_MISSING", "record", `field ${JSON.stringify(a.name)} is missing`);
-      const v = record[a.name];
+      if (!Object.prototype.hasOwnProperty.call(record, a.name)) throw new pp.ReleaseError("RECORD_FIELD_MISSING", "record", `field ${JSON.stringify(a.name)} is missing`);
+      const v = pp.own(record, a.name);
       if (a.kind === "numeric") {
         const [x, why] = pp.parse_number(v, pp.float_literal(record, a.name));
         if (why !== null) throw new pp.ReleaseError("RECORD_VALUE_INVALID", "record", `field ${JSON.stringify(a.name)}: the value ${why}`);

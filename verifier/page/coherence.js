@@ -145,7 +145,7 @@
     const ls = Object.values(disclosure).flatMap((e) => [num(e && e.distinct_l), num(e && e.l)]).filter((v) => v !== null);
     const lows = { min_distance: num((claims.permuted_privacy || {}).distance), min_k: num(claims.k), min_l: ls.length ? Math.min(...ls) : null };
     for (const [name, value] of Object.entries(lows)) {
-      const bound = num(targets[name]);
+      const bound = num(pp.own(targets, name));
       if (bound !== null && value !== null && value < bound - SLACK) out.push(name);
     }
     const linked = num((claims.intruder || {}).confidently_linked_share), bound = num(targets.max_linked_share);
@@ -156,7 +156,7 @@
     }
     const levels = claims.policy_levels || {};
     for (const [name, figure] of [["max_exposed", "exposed"], ["max_at_risk_share", "at_risk_share"]]) {
-      const value = num(levels[figure]), b = num(targets[name]);
+      const value = num(levels[figure]), b = num(pp.own(targets, name));
       if (value !== null && b !== null && value > b + SLACK) out.push(name);
     }
     return out;

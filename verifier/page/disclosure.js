@@ -44,7 +44,7 @@
     // exactly her categorical quasi-identifiers), the share whose released value is hers (within 5% of the
     // range for a number), their most frequent value.
     const attrs = schema.attributes;
-    const out = {};
+    const out = pp.table();
     attrs.forEach((attr, s) => {
       if (attr.role !== "sensitive") return;
       const [members, mode] = pp.candidate_rows(keys, schema, record);

@@ -167,10 +167,10 @@
     // classes.py's read_published: every quasi-identifier and sensitive cell parsed, a category the signed schema
     // does not list refused (DATA_MALFORMED, as prepare says it).
     const header = rows[0], body = rows.slice(1);
-    const cells = {};
+    const cells = pp.table();
     for (const a of schema.attributes) {
       if (a.role === "other") continue;
-      const tree = pp.column_hierarchy(a, hierarchies[a.name]);
+      const tree = pp.column_hierarchy(a, pp.own(hierarchies, a.name));
       const at = header.indexOf(a.name);
       cells[a.name] = body.map((r) => pp.parse_cell(r[at], a, tree));
       if (a.kind !== "numeric" && Array.isArray(a.categories)) {
@@ -339,7 +339,7 @@
     found.class_size -= counterfeits; // her anonymity set is the real people among her candidates
     const k = Number.isInteger((predicate.claims || {}).k) ? predicate.claims.k : null;
     const holds = k === null ? null : found.smallest_class >= k;
-    const disclosure = {};
+    const disclosure = pp.table();
     for (const [name, entry] of Object.entries(found.attribute_disclosure)) {
       const weaker = pp.with_base_rate(entry.candidate_set, entry.prior);
       disclosure[name] = { ...pp.with_base_rate(entry, entry.prior), candidate_set: { risk: weaker.risk, beta: weaker.beta,

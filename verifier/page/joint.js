@@ -207,7 +207,7 @@
     // joint.py's _prior: her value's share among all records of one release; of a generalized release, her own
     // check's (the least share of its people the release shows holding it).
     const s = part.predicate.schema.attributes.findIndex((a) => a.name === name);
-    if (part.family === "generalized") return part.out.attribute_disclosure[name].prior;
+    if (part.family === "generalized") return pp.own(part.out.attribute_disclosure, name).prior;
     return part.keys.length ? part.keys.filter((r) => r[s] === part.mine[s]).length / part.keys.length : 0.0;
   }
 
@@ -286,7 +286,7 @@
     }
     const first = parts[0], schema = first.predicate.schema;
     const families = new Set(parts.map((p) => p.family));
-    const candidates = {}, leftOut = {};
+    const candidates = pp.table(), leftOut = pp.table();
     schema.attributes.forEach((attr, s) => {
       if (attr.role !== "sensitive") return;
       if (attr.kind === "numeric") { leftOut[attr.name] = "it is numeric, and a joint check intersects categorical values"; return; }

@@ -110,7 +110,7 @@
     }
     const targets = predicate.targets || {};
     for (const name of Object.keys(targets)) {
-      const families = TARGET_FAMILIES[name];
+      const families = pp.own(TARGET_FAMILIES, name);
       if (families && !families.includes(family)) return `$.predicate.targets.${name}: no such figure to promise`;
     }
     for (const name of Object.keys(targets.max_attribute_risk || {})) {

@@ -74,7 +74,7 @@
     // Her posterior risk per sensitive attribute, from the release and the published parameters.
     const attrs = schema.attributes;
     const [cols, p, k] = pp.replacement_model(schema, params);
-    const out = {};
+    const out = pp.table();
     if (!cols.length) return out;
     const released = keys.map((r) => cols.map((j) => r[j]));
     const L = pp.replacement_likelihood(cols.map((j) => record[j]), released, p, k);

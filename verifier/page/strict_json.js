@@ -18,6 +18,13 @@
     FLOATS.get(container).add(key);
   };
 
+  // A name the publisher chose (an attribute, a file, a target) read from an object by its own properties alone:
+  // "constructor", "toString" or "__proto__" as a name is never a member every object inherits (issue 59, item 1).
+  pp.own = (container, key) => (container !== null && container !== undefined
+    && Object.prototype.hasOwnProperty.call(container, key) ? container[key] : undefined);
+  // A table the page fills by those names: no prototype, so no name reads or sets an inherited member.
+  pp.table = () => Object.create(null);
+
   pp.loads_strict = function loads_strict(text, interoperable = false) {
     // The value of a JSON text; throws an Error whose message says why the text is not strict JSON.
     let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;

@@ -28,7 +28,7 @@
       const big = pp.size_problem(f.name, f.size);
       if (big) throw new pp.ReleaseError(big[0], f.name, big[1]);
     }
-    const files = {};
+    const files = pp.table();  // file names are the publisher's: none reads or sets an inherited member
     for (const f of list) files[f.name] = new Uint8Array(await f.arrayBuffer());
     return files;
   }
@@ -255,7 +255,7 @@
   }
 
   async function runCheck() {
-    const record = {};
+    const record = pp.table();  // keyed by the release's attribute names, "__proto__" among them
     for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
     showVerdict(null);
     say("result", "Checking ...");

@@ -220,8 +220,9 @@
     targets = targets || {};
     const out = [];
     for (const [name, bound] of Object.entries(targets.max_attribute_risk || {})) {
-      const risk = promised(risks[name]);
-      if (risk !== null && risk - margin(risks[name]) > bound + SLACK) out.push(`The publisher promised no ${pp.literal(name)} guessed with probability above ${pp.number(bound)}; yours is ${pp.number(risk)}${beyond(risks[name])}.`);
+      const mine = pp.own(risks, name);
+      const risk = promised(mine);
+      if (risk !== null && risk - margin(mine) > bound + SLACK) out.push(`The publisher promised no ${pp.literal(name)} guessed with probability above ${pp.number(bound)}; yours is ${pp.number(risk)}${beyond(mine)}.`);
     }
     let bound = num(targets.min_distance);
     if (bound !== null && distance !== null && distance < bound) out.push(`The publisher promised every record at least ${pp.number(bound)} ranks from its closest match; yours is ${distance}.`);
@@ -237,7 +238,7 @@
     const out = [];
     for (const [name, entry] of Object.entries(figures)) {
       const value = promised(entry);
-      const claimed = claimedAll && typeof claimedAll === "object" ? claimedAll[name] : undefined;
+      const claimed = claimedAll && typeof claimedAll === "object" ? pp.own(claimedAll, name) : undefined;
       if (value === null || !claimed || typeof claimed !== "object") continue;
       const top = num(claimed.max), target = num(claimed.target);
       const low = value - margin(entry), said = beyond(entry);  // an estimate is above a bound only beyond its noise
@@ -260,8 +261,9 @@
     const out = [];
     for (const [name, entry] of Object.entries(figures)) {
       const value = promised(entry), m = margin(entry);
-      const claimed = claimedAll && typeof claimedAll === "object" && claimedAll[name] && typeof claimedAll[name] === "object" ? claimedAll[name] : {};
-      const bounds = [num(claimed.max), num(claimed.target), num(((targets || {}).max_attribute_risk || {})[name] ?? null)].filter((b) => b !== null);
+      const mine = claimedAll && typeof claimedAll === "object" ? pp.own(claimedAll, name) : undefined;
+      const claimed = mine && typeof mine === "object" ? mine : {};
+      const bounds = [num(claimed.max), num(claimed.target), num(pp.own((targets || {}).max_attribute_risk, name) ?? null)].filter((b) => b !== null);
       if (value === null || !m || !bounds.length) continue;
       const bound = Math.min(...bounds);
       if (value > bound + SLACK && value - m <= bound + SLACK) {

@@ -93,7 +93,7 @@
   pp.size_problem = function size_problem(name, size) {
     // [reason, why] when a file of this name and size is refused before it is read, else null.
     const dataLike = /^release(-\d{5})?\.(csv|parquet)$/.test(name) || name === "weights.csv";
-    const limit = pp.LIMITS[name] || (dataLike ? pp.LIMITS.data : pp.LIMITS.extra);
+    const limit = pp.own(pp.LIMITS, name) || (dataLike ? pp.LIMITS.data : pp.LIMITS.extra);
     if (size <= limit) return null;
     if (dataLike) return ["NOT_COMPUTED", `holds ${size} bytes, more than the ${limit / MIB} MiB this page reads; check it with verifier check`];
     return ["SIZE_MISMATCH", `holds ${size} bytes, more than the ${limit} allowed`];
@@ -144,9 +144,9 @@
     if (missing.length) throw new ReleaseError("FILE_MISSING", missing[0], "is listed in the manifest but not in the release");
     const extra = present.filter((n) => !expected.includes(n));
     if (extra.length) throw new ReleaseError("UNLISTED_FILE", extra[0], "is not listed in the manifest; a release holds only its listed files");
-    const data = {};
+    const data = pp.table();
     for (const { name, sha256, size } of listed) {
-      const bytes = files[name];
+      const bytes = pp.own(files, name);
       if (bytes.length !== size) throw new ReleaseError("SIZE_MISMATCH", name, `holds ${bytes.length} bytes, the manifest says ${size}`);
       if ((await pp.sha256(bytes)) !== sha256) throw new ReleaseError("DIGEST_MISMATCH", name, "its sha256 differs from the manifest's: the file was changed");
       data[name] = bytes;
