@@ -1357,3 +1357,71 @@ def test_an_attribute_named_as_javascript_s_own_members_is_checked_as_on_the_com
     assert code == 0 and "error" not in page, page
     for field in ("verdict", "attribute_disclosure"):
         _same(page[field], cli[field], field)
+
+
+def test_a_category_holding_a_byte_order_mark_is_read_as_on_the_command_line(browser, capsys, tmp_path):
+    """Issue 59, item 1: JavaScript's trim strips U+FEFF, Python's strip keeps it; a category holding one was
+    refused by the page and accepted by the command line. The page strips as Python does now."""
+    rows = ["age,place,disease"] + [f"{20 + i},{['﻿a', 'b'][i % 2]},{'xyz'[i % 3]}" for i in range(12)]
+    (tmp_path / "x.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "place", "kind": "nominal", "role": "quasi_identifier", "categories": ["﻿a", "b"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["x", "y", "z"]}]}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
+                      "--method", "sd_k_anonymity", "--param", "k=2", "--seed", "1", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "p", "--out", str(tmp_path / "r")]) == 0
+    record = {"age": 20, "place": "﻿a", "disease": "x"}
+    code, cli = _cli(capsys, tmp_path / "r", tmp_path / "keys" / "public.pem", record, tmp_path)
+    files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in (tmp_path / "r").iterdir()}
+    page = json.loads(browser.execute_async_script(PROTOTYPE_CHECK, files,
+                                                   (tmp_path / "keys" / "public.pem").read_text(),
+                                                   json.dumps(record)))
+    assert code == 0 and "error" not in page, page
+    _same(page["verdict"], cli["verdict"], "verdict")
+
+
+def test_a_record_integer_beyond_2_53_is_refused_by_the_page_as_by_the_command_line(browser, tmp_path):
+    """Issue 59, item 1: 2**53 + 1 in her record file reads as 2**53 in JavaScript; the page kept the level the
+    command line refuses. Strict JSON keeps such an integer whole now, and her record's reader refuses it."""
+    from verifier.data.schema import Schema
+    from verifier.errors import InvalidInputError
+    from verifier.releases.record import parse_record
+
+    schema = {"attributes": [{"name": "x1", "kind": "numeric", "role": "quasi_identifier"}]}
+    text = '{"x1": 9007199254740993}'
+    with pytest.raises(InvalidInputError) as refused:
+        parse_record(json.loads(text), Schema.from_dict(schema))
+    page = browser.execute_script("""
+const pp = window.permutedPrivacy;
+try { pp.parse_record(pp.record_from_file(new TextEncoder().encode(arguments[0]), "me.json"), arguments[1]);
+      return null; } catch (e) { return [e.reason, e.message]; }""", text, schema)
+    assert page is not None and page[0] == refused.value.reason == "RECORD_VALUE_INVALID", page
+    assert "is an integer too large for a 64-bit float to hold exactly" in page[1] and \
+        "is an integer too large for a 64-bit float to hold exactly" in refused.value.message
+
+
+def test_a_data_cell_beyond_the_field_limit_is_refused_by_the_page_as_by_the_command_line(
+        browser, releases, capsys, tmp_path):
+    """Issue 59, item 1: a 1 MB data cell, refused by the command line's CSV reader (its field limit, 131,072
+    characters), was read by the page; both refuse it now, with one line."""
+    import csv
+    import io
+
+    from conftest import republish
+
+    root, made = releases
+    release, table = made["paper-noise"]
+    copy = shutil.copytree(release, tmp_path / "big")
+    rows = list(csv.reader(io.StringIO((copy / "release.csv").read_text())))
+    rows[1][0] = "1" * 1_000_000
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    republish(copy, root / "keys" / "private.pem", "release.csv", buf.getvalue().encode())
+    record = _records(table, 1)[0]
+    code, cli = _cli(capsys, copy, root / "keys" / "public.pem", record, tmp_path)
+    page = _in_page(browser, copy, root / "keys" / "public.pem", record)
+    assert code == 1 and cli["reason"] == page["reason"] == "DATA_MALFORMED", (cli, page)
+    said = "line 3: field larger than field limit (131072)"  # the first row's cell, as Python's csv module counts
+    assert cli["message"].endswith(said) and page["message"].endswith(said), (cli, page)

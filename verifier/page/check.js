@@ -11,13 +11,16 @@
     // [number, null], or [null, why] for anything but a finite ASCII decimal (record.py's parse_number). `floated`:
     // the record's JSON wrote the number with a fraction or exponent (1e300 is a float there, as Python reads it).
     if (typeof value === "boolean" || value === null || value === undefined) return [null, "is not a number"];
+    if (typeof value === "bigint") {  // an integer beyond 2**53 as strict JSON keeps it (Python's int)
+      return value > BigInt(EXACT_INT_LIMIT) || value < -BigInt(EXACT_INT_LIMIT) ? [null, "is an integer too large for a 64-bit float to hold exactly"] : [Number(value), null];
+    }
     if (typeof value === "number") {
       if (!Number.isFinite(value)) return [null, "is not a finite number"];
       if (!floated && Number.isInteger(value) && Math.abs(value) > EXACT_INT_LIMIT) return [null, "is an integer too large for a 64-bit float to hold exactly"];
       return [value, null];
     }
     if (typeof value !== "string") return [null, "is not a number"];
-    const text = value.trim();
+    const text = pp.strip(value);
     if (!DECIMAL.test(text)) return [null, "is not a decimal number (ASCII digits, optional sign, . and exponent)"];
     const number = Number(text);
     if (!Number.isFinite(number)) return [null, "is too large for a 64-bit float"];

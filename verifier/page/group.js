@@ -39,7 +39,7 @@
   pp.parse_cell = function parse_cell(text, attr, hierarchy = null) {
     // What one published cell covers: {lo, hi, openHi} for a number, {values} for categories or a hierarchy
     // node's leaves; "*" everything.
-    text = text.trim();
+    text = pp.strip(text);
     const numeric = attr.kind === "numeric";
     if (text === "*" && numeric) return { lo: -Infinity, hi: Infinity, openHi: false };  // every number, tree or not
     if (hierarchy && hierarchy.has(text)) return { values: new Set(hierarchy.get(text)) };
@@ -51,7 +51,7 @@
       if (whyLo !== null || whyHi !== null) throw new pp.ReleaseError("DATA_MALFORMED", "release", `${JSON.stringify(text)} is neither a number nor an interval [a,b]`);  // the command line's reason for a cell it cannot read
       return { lo, hi, openHi: Boolean(m) && m[3] === ")" };
     }
-    if (text.startsWith("{") && text.endsWith("}")) return { values: new Set(text.slice(1, -1).split(",").map((t) => t.trim())) };
+    if (text.startsWith("{") && text.endsWith("}")) return { values: new Set(text.slice(1, -1).split(",").map((t) => pp.strip(t))) };
     return { values: new Set([text]) };
   };
 
@@ -223,7 +223,7 @@
     for (const step of methods) {
       if (step.method !== "m_invariant") continue;
       for (const entry of step.parameters.counterfeits || []) {
-        const key = JSON.stringify(names.map((n) => String(entry.cells[n]).trim()));
+        const key = JSON.stringify(names.map((n) => pp.strip(String(entry.cells[n]))));
         out.set(key, (out.get(key) || 0) + entry.count);
       }
     }
@@ -233,7 +233,7 @@
   const qi_keys = (rows, schema, members) => {
     const header = rows[0];
     const at = schema.attributes.filter((a) => a.role === "quasi_identifier").map((a) => header.indexOf(a.name));
-    return members.map((i) => JSON.stringify(at.map((j) => rows[i + 1][j].trim())));
+    return members.map((i) => JSON.stringify(at.map((j) => pp.strip(rows[i + 1][j]))));
   };
 
   pp.counterfeits_among = function counterfeits_among(rows, schema, members, methods) {
@@ -301,7 +301,7 @@
     const qi = schema.attributes.filter((a) => a.role === "quasi_identifier").map((a) => header.indexOf(a.name));
     const out = [];
     if (!qi.length) return out;
-    rows.slice(1).forEach((r, i) => { if (qi.every((j) => r[j].trim() === "*")) out.push(i + 1); });
+    rows.slice(1).forEach((r, i) => { if (qi.every((j) => pp.strip(r[j]) === "*")) out.push(i + 1); });
     return out;
   };
 

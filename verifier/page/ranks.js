@@ -5,6 +5,8 @@
   const pp = globalThis.permutedPrivacy;
   const { ReleaseError } = pp;
 
+  const FIELD_LIMIT = 131072;  // Python's csv.field_size_limit(), which the command line's reader keeps
+
   pp.csv_rows = function csv_rows(bytes, path, most = Infinity) {
     // A CSV file's records as Python's csv module reads them (RFC 4180: quoted cells may hold commas and line
     // breaks, quotes doubled), the first `most` of them; a blank line is an empty record.
@@ -15,9 +17,13 @@
       throw new ReleaseError("DATA_MALFORMED", path, "is not UTF-8 text");
     }
     const rows = [];
-    let row = [], cell = "", quoted = false, wasQuoted = false, i = 0;
+    let row = [], cell = "", quoted = false, wasQuoted = false, i = 0, line = 1;
+    const push = () => {  // Python's csv module refuses a field longer than its limit, as the command line reads it
+      if (cell.length > FIELD_LIMIT) throw new ReleaseError("DATA_MALFORMED", path, `line ${line + 1}: field larger than field limit (${FIELD_LIMIT})`);
+      row.push(cell);
+    };
     const endRow = () => {
-      if (row.length || cell !== "" || wasQuoted) row.push(cell);
+      if (row.length || cell !== "" || wasQuoted) push();
       rows.push(row); row = []; cell = ""; wasQuoted = false;
     };
     while (i < text.length && rows.length < most) {
@@ -25,13 +31,15 @@
       if (quoted) {
         if (c === '"' && text[i + 1] === '"') { cell += '"'; i += 2; continue; }
         if (c === '"') { quoted = false; i += 1; continue; }
+        if (c === "\n") line += 1;
         cell += c; i += 1; continue;
       }
       if (c === '"' && cell === "") { quoted = true; wasQuoted = true; i += 1; continue; }
-      if (c === ",") { row.push(cell); cell = ""; wasQuoted = false; i += 1; continue; }
+      if (c === ",") { push(); cell = ""; wasQuoted = false; i += 1; continue; }
       if (c === "\n" || c === "\r") {
         endRow();
         i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
+        line += 1;
         continue;
       }
       cell += c; i += 1;

@@ -25,6 +25,11 @@
   // A table the page fills by those names: no prototype, so no name reads or sets an inherited member.
   pp.table = () => Object.create(null);
 
+  // Python's str.strip(): its whitespace, which is not JavaScript's trim's (Python strips \x1c-\x1f and \x85,
+  // and keeps U+FEFF, a category may hold; issue 59, item 1).
+  const PY_EDGES = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+  pp.strip = (text) => String(text).replace(PY_EDGES, "");
+
   pp.loads_strict = function loads_strict(text, interoperable = false) {
     // The value of a JSON text; throws an Error whose message says why the text is not strict JSON.
     let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -41,10 +46,10 @@
       const v = Number(literal);
       if (!Number.isFinite(v)) fail(`number ${literal.slice(0, 40)} is out of range`);
       if (v === 0 && /[1-9]/.test(literal.split(/[eE]/)[0])) fail(`number ${literal.slice(0, 40)} is too small (it would become 0)`);
-      if (interoperable && !/[.eE]/.test(literal) && BigInt(literal) > 2n ** 53n || interoperable && !/[.eE]/.test(literal) && BigInt(literal) < -(2n ** 53n)) {
-        fail(`integer ${literal.slice(0, 40)} is beyond 2**53, which not every JSON reader holds exactly`);
-      }
-      return v;
+      const beyond = !/[.eE]/.test(literal) && (BigInt(literal) > 2n ** 53n || BigInt(literal) < -(2n ** 53n));
+      if (interoperable && beyond) fail(`integer ${literal.slice(0, 40)} is beyond 2**53, which not every JSON reader holds exactly`);
+      // an integer a float cannot hold, kept whole (as Python reads it) for its reader to refuse (issue 59, item 1)
+      return beyond ? BigInt(literal) : v;
     }
     function string() {
       const start = i;

@@ -75,7 +75,7 @@
   };
 
   pp.parse_vkey = async function parse_vkey(text, where) {
-    const t = text.trim();
+    const t = pp.strip(text);
     const i = t.indexOf("+");
     const j = i < 0 ? -1 : t.indexOf("+", i + 1);
     const parts = j < 0 ? null : [t.slice(0, i), t.slice(i + 1, j), t.slice(j + 1)];
