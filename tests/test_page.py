@@ -1326,6 +1326,29 @@ window.permutedPrivacy.checkRecord({files: bytes, publicKeyPem: pem, record: JSO
 """
 
 
+def _small_release_in_both(browser, capsys, tmp_path, qi: str, categories: list[str], method: list[str],
+                           record: dict) -> tuple[dict, dict]:
+    """Twelve people (an age, a nominal quasi-identifier ``qi`` of ``categories``, a disease) released by
+    ``method``; her check on the command line and in the page (the result crossing as JSON text)."""
+    rows = [f"age,{qi},disease"] + [f"{20 + i},{categories[i % 2]},{'xyz'[i % 3]}" for i in range(12)]
+    (tmp_path / "x.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": qi, "kind": "nominal", "role": "quasi_identifier", "categories": categories},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["x", "y", "z"]}]}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
+                      "--method", *method, "--seed", "1", "--samples", "100", "--allow-degenerate", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "p", "--out", str(tmp_path / "r")]) == 0
+    code, cli = _cli(capsys, tmp_path / "r", tmp_path / "keys" / "public.pem", record, tmp_path)
+    files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in (tmp_path / "r").iterdir()}
+    page = json.loads(browser.execute_async_script(PROTOTYPE_CHECK, files,
+                                                   (tmp_path / "keys" / "public.pem").read_text(),
+                                                   json.dumps(record)))
+    assert code == 0 and "error" not in page, page
+    return cli, page
+
+
 @pytest.mark.parametrize("name", ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf",
                                   "__defineGetter__"])
 @pytest.mark.parametrize("method", [["sd_k_anonymity", "--param", "k=2"],
@@ -1338,23 +1361,8 @@ def test_an_attribute_named_as_javascript_s_own_members_is_checked_as_on_the_com
     inherited member) where the command line gave a level. Every per-name table of the page is read by its own
     properties now: her level, figures and lines are the command line's. (The result crosses as JSON text: the
     browser's driver itself reads an object's `hasOwnProperty`.)"""
-    rows = [f"age,{name},disease"] + [f"{20 + i},{'ab'[i % 2]},{'xyz'[i % 3]}" for i in range(12)]
-    (tmp_path / "x.csv").write_text("\n".join(rows) + "\n")
-    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
-        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
-        {"name": name, "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b"]},
-        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["x", "y", "z"]}]}))
-    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
-    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
-                      "--method", *method, "--seed", "1", "--samples", "100", "--allow-degenerate", "--key",
-                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "p", "--out", str(tmp_path / "r")]) == 0
-    record = {"age": 20, name: "a", "disease": "x"}
-    code, cli = _cli(capsys, tmp_path / "r", tmp_path / "keys" / "public.pem", record, tmp_path)
-    files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in (tmp_path / "r").iterdir()}
-    page = json.loads(browser.execute_async_script(PROTOTYPE_CHECK, files,
-                                                   (tmp_path / "keys" / "public.pem").read_text(),
-                                                   json.dumps(record)))
-    assert code == 0 and "error" not in page, page
+    cli, page = _small_release_in_both(browser, capsys, tmp_path, name, ["a", "b"], method,
+                                       {"age": 20, name: "a", "disease": "x"})
     for field in ("verdict", "attribute_disclosure"):
         _same(page[field], cli[field], field)
 
@@ -1362,23 +1370,9 @@ def test_an_attribute_named_as_javascript_s_own_members_is_checked_as_on_the_com
 def test_a_category_holding_a_byte_order_mark_is_read_as_on_the_command_line(browser, capsys, tmp_path):
     """Issue 59, item 1: JavaScript's trim strips U+FEFF, Python's strip keeps it; a category holding one was
     refused by the page and accepted by the command line. The page strips as Python does now."""
-    rows = ["age,place,disease"] + [f"{20 + i},{['﻿a', 'b'][i % 2]},{'xyz'[i % 3]}" for i in range(12)]
-    (tmp_path / "x.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
-        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
-        {"name": "place", "kind": "nominal", "role": "quasi_identifier", "categories": ["﻿a", "b"]},
-        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["x", "y", "z"]}]}))
-    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
-    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
-                      "--method", "sd_k_anonymity", "--param", "k=2", "--seed", "1", "--key",
-                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "p", "--out", str(tmp_path / "r")]) == 0
-    record = {"age": 20, "place": "﻿a", "disease": "x"}
-    code, cli = _cli(capsys, tmp_path / "r", tmp_path / "keys" / "public.pem", record, tmp_path)
-    files = {p.name: base64.b64encode(p.read_bytes()).decode() for p in (tmp_path / "r").iterdir()}
-    page = json.loads(browser.execute_async_script(PROTOTYPE_CHECK, files,
-                                                   (tmp_path / "keys" / "public.pem").read_text(),
-                                                   json.dumps(record)))
-    assert code == 0 and "error" not in page, page
+    cli, page = _small_release_in_both(browser, capsys, tmp_path, "place", ["\ufeffa", "b"],
+                                       ["sd_k_anonymity", "--param", "k=2"],
+                                       {"age": 20, "place": "\ufeffa", "disease": "x"})
     _same(page["verdict"], cli["verdict"], "verdict")
 
 
