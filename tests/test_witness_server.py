@@ -102,3 +102,29 @@ def test_honest_requests_are_answered_within_a_second_while_slow_clients_are_cut
     assert found["failed"] == 0 and found["answered_200"] > 400, found
     assert found["slowest_answer_s"] < 1.0, found
     assert found["slow_clients_cut"] == 40 and found["cut_after_s"][1] < 6.0, found
+
+
+def test_a_head_request_gets_headers_alone_and_the_connection_stays_in_step(witness):
+    """Issue 59, item 3: HEAD /<hash>/checkpoint sent the note's body too, which a kept-alive connection then read as
+    the next answer. HEAD gets the GET's status and length, and no body; the next GET on the connection is whole."""
+    host, port, note, _ = witness
+    connection = http.client.HTTPConnection(host, port, timeout=10)
+    path = f"/{hashlib.sha256(ORIGIN.encode()).hexdigest()}/checkpoint"
+    connection.request("POST", "/add-checkpoint", body=request_text(0, [], note))
+    connection.getresponse().read()
+    connection.request("GET", path)
+    got = connection.getresponse()
+    body = got.read()
+    connection.request("HEAD", path)
+    head = connection.getresponse()
+    assert head.status == 200 and head.read() == b"" and head.getheader("Content-Length") == str(len(body))
+    connection.request("GET", path)  # the same connection: the answer is the note, not HEAD's stray body
+    again = connection.getresponse()
+    assert again.status == 200 and again.read() == body
+    missing = "/" + "0" * 64 + "/checkpoint"
+    connection.request("HEAD", missing)
+    gone = connection.getresponse()
+    assert gone.status == 404 and gone.read() == b""
+    connection.request("GET", path)
+    assert connection.getresponse().read() == body
+    connection.close()

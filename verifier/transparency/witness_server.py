@@ -82,12 +82,16 @@ def witness_app(state: Path, cosigner: Cosigner, logs: dict[str, bytes]) -> Call
             return answer(start_response, HTTP_STATUS.get(exc.reason, 400), f"{exc.reason}: {exc.message}\n".encode())
         return answer(start_response, 200, line.encode("utf-8"))
 
-    def checkpoint(start_response, digest: str) -> list[bytes]:
+    def checkpoint(start_response, digest: str, head: bool) -> list[bytes]:
+        """The last checkpoint cosigned of the log ``digest`` names; for HEAD its headers alone: a body after a
+        HEAD answer would be read as the next answer on a kept-alive connection (issue 59, item 3)."""
         origin = by_hash.get(digest)
         note = None if origin is None else last_cosigned_note(state, origin, logs[origin], cosigner)
         if note is None:
-            return answer(start_response, 404, b"this witness has cosigned no checkpoint of that log\n")
-        return answer(start_response, 200, note)
+            sent = answer(start_response, 404, b"this witness has cosigned no checkpoint of that log\n")
+        else:
+            sent = answer(start_response, 200, note)
+        return [] if head else sent
 
     def app(environ, start_response) -> list[bytes]:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
@@ -100,7 +104,7 @@ def witness_app(state: Path, cosigner: Cosigner, logs: dict[str, bytes]) -> Call
             if method not in ("GET", "HEAD"):
                 return answer(start_response, 405, b"GET /<sha256(origin)>/checkpoint\n",
                               extra=(("Allow", "GET, HEAD"),))
-            return checkpoint(start_response, found.group(1))
+            return checkpoint(start_response, found.group(1), method == "HEAD")
         return answer(start_response, 404, b"POST /add-checkpoint, or GET /<sha256(origin)>/checkpoint\n")
 
     return app
