@@ -38,8 +38,8 @@ from verifier.attacks.replacement import (distinct_release, replacement_claims, 
                                          value_masses)
 from verifier.data.schema import Schema
 
-__all__ = ["rr_model", "rr_claims", "rr_marginal_shares", "rr_record", "rr_records", "rr_value_bound", "rr_joint_record", "replacement_model",
-           "replacement_release_claims", "replacement_record", "replacement_records", "replacement_shares"]
+__all__ = ["rr_model", "rr_bayes_bound", "rr_claims", "rr_marginal_shares", "rr_record", "rr_records", "rr_value_bound",
+           "rr_joint_record", "replacement_model", "replacement_release_claims", "replacement_record", "replacement_records", "replacement_shares"]
 
 
 def rr_model(schema: Schema, keep: Mapping[str, float]) -> tuple[list[int], int | None, list[float]]:
@@ -68,19 +68,27 @@ def _estimate(y: np.ndarray, schema: Schema, cols: list[int], ps: list[float]) -
     return estimate_distribution(lam, ps) if invertible else lam
 
 
+def rr_bayes_bound(share: np.ndarray | float, keep: float, move: float) -> np.ndarray:
+    """Bayes' rule for a value of share ``share`` on released rows that all show it: share keep / (share keep +
+    (1 - share) move), ``keep`` the chance that her value is shown as it is (in every release), ``move`` that
+    another value is shown as hers; 0 for a value no one holds."""
+    share = np.asarray(share, dtype=np.float64)
+    kept = share * keep
+    moved = (1.0 - share) * move
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(kept > 0, kept / (kept + moved), 0.0)
+
+
 def rr_value_bound(share: np.ndarray | float, p: float, d: int) -> np.ndarray:
     """The named intruder's posterior of a value v of the randomized sensitive attribute, at the most (SPEC
     section 16): pi_v p / (pi_v p + (1 - pi_v) (1 - p) / (d - 1)), Bayes' rule with the population's share pi_v
-    on a released row showing v. Whatever row is hers, his exact posterior is a mixture, over the rows he weighs
-    as hers, of Bayes' rule on each (the values are drawn and randomized person by person, and a row's
-    quasi-identifiers weigh every value of hers alike), and a row showing v gives v the most, as p >= 1/d."""
-    share = np.asarray(share, dtype=np.float64)
+    on a released row showing v (:func:`rr_bayes_bound`). Whatever row is hers, his exact posterior is a mixture,
+    over the rows he weighs as hers, of Bayes' rule on each (the values are drawn and randomized person by
+    person, and a row's quasi-identifiers weigh every value of hers alike), and a row showing v gives v the most,
+    as p >= 1/d."""
     if d <= 1:
-        return np.where(share > 0, 1.0, 0.0)
-    moved = (1.0 - share) * (1.0 - p) / (d - 1)
-    kept = share * p
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(kept > 0, kept / (kept + moved), 0.0)
+        return np.where(np.asarray(share, dtype=np.float64) > 0, 1.0, 0.0)
+    return rr_bayes_bound(share, p, (1.0 - p) / (d - 1))
 
 
 def rr_marginal_shares(entry: Mapping[str, Any] | None, categories: Sequence[str]) -> np.ndarray | None:
@@ -221,9 +229,8 @@ def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Ma
     if shares is not None and entry["risk"] is not None:
         d = len(schema.attributes[s].categories or ())
         pi_v = float(shares[int(record[s])])
-        kept = pi_v * math.prod(p[-1] for p in ps)
-        moved = (1.0 - pi_v) * math.prod((1.0 - p[-1]) / (d - 1) if d > 1 else 0.0 for p in ps)
-        bound = kept / (kept + moved) if kept > 0 else 0.0
+        bound = float(rr_bayes_bound(pi_v, math.prod(p[-1] for p in ps),
+                                     math.prod((1.0 - p[-1]) / (d - 1) if d > 1 else 0.0 for p in ps)))
         entry.update(risk=max(entry["risk"], bound), paper_risk=entry["risk"], value_bound=bound, prior=pi_v)
     return {schema.attributes[s].name: entry}
 

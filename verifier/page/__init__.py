@@ -21,6 +21,7 @@ import hashlib
 import json
 from importlib import resources
 
+from verifier.releases.coherence import MOST_CHECKED
 from verifier.releases.policy import DEFAULT_POLICY
 
 __all__ = ["SCRIPTS", "VENDORED", "page_html"]
@@ -46,6 +47,8 @@ def page_html() -> str:
     published += "\nglobalThis.permutedPrivacy.DEFAULT_POLICY_TEXT = " + json.dumps(policy) + ";"
     digest = hashlib.sha256(policy.encode("utf-8")).hexdigest()  # coherence.js holds signed counts to it at once
     published += "\nglobalThis.permutedPrivacy.DEFAULT_POLICY_SHA256 = " + json.dumps(digest) + ";"
+    # the public draw earlier manifests signed their level counts from, which coherence.js allows as coherence.py does
+    published += f"\nglobalThis.permutedPrivacy.MOST_CHECKED = {MOST_CHECKED};"
     scripts = [here.joinpath(name).read_text(encoding="utf-8") for name in SCRIPTS]
     licence = here.joinpath("vendor/hyparquet.LICENSE").read_text(encoding="utf-8").replace("*/", "* /")
     vendored = (f"/* hyparquet 1.31.5, the page's Parquet reader:\n{licence}*/\n"

@@ -76,11 +76,7 @@
       let keep = null;
       for (const step of predicate.methods) if (step.method === "randomized_response") keep = step.parameters.keep_probabilities;
       if (keep && typeof keep === "object") {
-        const s = pp.rr_model(predicate.schema, keep)[1];
-        const attr = s === null ? null : predicate.schema.attributes[s];
-        const claimed = ((predicate.claims || {}).attribute_disclosure) || {};
-        const shares = attr && Object.prototype.hasOwnProperty.call(claimed, attr.name) ? pp.rr_marginal_shares(claimed[attr.name], attr.categories || []) : null;
-        Object.assign(out, pp.rr_record(keys, predicate.schema, keep, mine, shares));
+        Object.assign(out, pp.rr_record(keys, predicate.schema, keep, mine, pp.rr_shares(predicate.claims, predicate.schema, keep)));
       }
     } else if (family === "random_replacement") {
       let params = {};

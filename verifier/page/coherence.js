@@ -91,12 +91,10 @@
     return l ? pp.levels_problem(l, "$.predicate.claims.policy_levels", current) : null;
   }
 
-  const MOST_CHECKED = 200;  // coherence.py's MOST_CHECKED: the public draw earlier manifests signed their counts from
-
   pp.levels_problem = function levels_problem(levels, where, every = false, rules = true) {
     // coherence.py's levels_problem: level counts that contradict themselves.
     const checked = levels.checked;
-    if (every && checked !== levels.records && !(checked === MOST_CHECKED && MOST_CHECKED < levels.records)) return `${where}.checked: ${checked} of ${levels.records} records; a manifest of this format counts every record (or, signed before it did, a public draw of ${MOST_CHECKED})`;
+    if (every && checked !== levels.records && !(checked === pp.MOST_CHECKED && pp.MOST_CHECKED < levels.records)) return `${where}.checked: ${checked} of ${levels.records} records; a manifest of this format counts every record (or, signed before it did, a public draw of ${pp.MOST_CHECKED})`;
     for (const [key, count] of [["at_risk_share", "at_risk"], ["exposed_share", "exposed"]]) {
       if (Object.prototype.hasOwnProperty.call(levels, key) && levels[key] !== (checked ? levels[count] / checked : 0.0)) {
         return `${where}.${key}: not ${count} / checked = ${levels[count]} / ${checked}`;

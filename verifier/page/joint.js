@@ -81,9 +81,8 @@
       best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)), conditioned_on: names.slice(0, -1) };
     if (shares && entry.risk !== null) {
       const d = (schema.attributes[s].categories || []).length, piV = shares[record[s]];
-      const kept = piV * ps.reduce((a, p) => a * p[p.length - 1], 1.0);
-      const moved = (1.0 - piV) * ps.reduce((a, p) => a * (d > 1 ? (1.0 - p[p.length - 1]) / (d - 1) : 0.0), 1.0);
-      const bound = kept > 0 ? kept / (kept + moved) : 0.0;
+      const bound = pp.rr_bayes_bound(piV, ps.reduce((a, p) => a * p[p.length - 1], 1.0),
+        ps.reduce((a, p) => a * (d > 1 ? (1.0 - p[p.length - 1]) / (d - 1) : 0.0), 1.0));
       Object.assign(entry, { risk: Math.max(entry.risk, bound), paper_risk: entry.risk, value_bound: bound, prior: piV });
     }
     return { [name]: entry };
@@ -219,10 +218,7 @@
     }
     const keeps = parts.map((p) => ((p.predicate.methods.find((step) => step.method === "randomized_response") || {}).parameters || {}).keep_probabilities);
     if (!keeps.every((k) => k && typeof k === "object" && !Array.isArray(k))) return "a release does not publish its keep probabilities";
-    const s0 = pp.rr_model(schema, keeps[0])[1];
-    const claimed = ((first.predicate.claims || {}).attribute_disclosure) || {};
-    const sensitive = s0 === null ? null : schema.attributes[s0];
-    const shares = sensitive && Object.prototype.hasOwnProperty.call(claimed, sensitive.name) ? pp.rr_marginal_shares(claimed[sensitive.name], sensitive.categories || []) : null;
+    const shares = pp.rr_shares(first.predicate.claims, schema, keeps[0]);
     const entry = pp.rr_joint_record(parts.map((p) => p.keys), schema, keeps, first.mine, shares)[name];
     if (!entry) return "it is not randomized in every release";
     if (entry.risk === null) return `its joint randomized distribution has more than ${JOINT_RR_CELLS.toLocaleString("en-US")} cells`;

@@ -233,11 +233,25 @@
     return Z_ONE_SIDED * Math.sqrt(Math.max((second - first * first) / n, 0.0));
   };
 
+  pp.rr_bayes_bound = function rr_bayes_bound(share, keep, move) {
+    // models.py's rr_bayes_bound: Bayes' rule for a value on released rows that all show it.
+    const kept = share * keep, moved = (1.0 - share) * move;
+    return kept > 0 ? kept / (kept + moved) : 0.0;
+  };
+
   pp.rr_value_bound = function rr_value_bound(share, p, d) {
     // models.py's rr_value_bound: the named intruder's posterior of a value, at the most, whatever row is hers.
     if (d <= 1) return share > 0 ? 1.0 : 0.0;
-    const moved = (1.0 - share) * (1.0 - p) / (d - 1), kept = share * p;
-    return kept > 0 ? kept / (kept + moved) : 0.0;
+    return pp.rr_bayes_bound(share, p, (1.0 - p) / (d - 1));
+  };
+
+  pp.rr_shares = function rr_shares(claims, schema, keep) {
+    // exposure.py's rr_shares: the randomized sensitive attribute's signed shares, or null where none is signed.
+    const s = pp.rr_model(schema, keep)[1];
+    const claimed = claims && typeof claims === "object" ? claims.attribute_disclosure : undefined;
+    if (s === null || !claimed || typeof claimed !== "object") return null;
+    const attr = schema.attributes[s];
+    return pp.rr_marginal_shares(pp.own(claimed, attr.name), attr.categories || []);
   };
 
   pp.rr_marginal_shares = function rr_marginal_shares(entry, categories) {

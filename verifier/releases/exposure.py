@@ -76,12 +76,11 @@ def _model(methods: list[dict[str, Any]]) -> tuple[str | None, dict[str, Any]]:
 def rr_shares(claims: Any, schema: Schema, keep: dict[str, Any]) -> np.ndarray | None:
     """The randomized sensitive attribute's signed shares (its claim's ``marginal``), None where none is signed."""
     s = rr_model(schema, keep)[1]
-    if s is None or not isinstance(claims, dict):
+    claimed = claims.get("attribute_disclosure") if isinstance(claims, dict) else None
+    if s is None or not isinstance(claimed, dict):
         return None
     attr = schema.attributes[s]
-    entry = (claims.get("attribute_disclosure") or {}).get(attr.name) if isinstance(
-        claims.get("attribute_disclosure"), dict) else None
-    return rr_marginal_shares(entry, attr.categories or ())
+    return rr_marginal_shares(claimed.get(attr.name), attr.categories or ())
 
 
 def her_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: Schema, record: np.ndarray, *,
@@ -137,8 +136,8 @@ def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: 
 def base_rates(release: Any) -> dict[str, dict[str, Any]]:
     """Per categorical sensitive attribute of a verified release, what anyone guesses right about a person
     knowing nothing of her: its most common released ``value`` and that value's ``share`` of the released
-    records (a masked cell of N values giving 1/N to each; randomized response: of the signed marginal). The protector's summary and the audit show it
-    beside the release's risks."""
+    records (a masked cell of N values giving 1/N to each; randomized response: of the people, by the signed
+    marginal). The protector's summary and the audit show it beside the release's risks."""
     schema = release.schema()
     names = [a.name for a in schema.attributes if a.role == "sensitive" and a.kind != "numeric"]
     if not names:
@@ -156,9 +155,9 @@ def base_rates(release: Any) -> dict[str, dict[str, Any]]:
         attr = schema.attributes[schema.names.index(name)]
         counts = np.bincount(table.values[:, schema.names.index(name)].astype(np.int64),
                              minlength=len(attr.categories or ()))
-        signed = (release.claims.get("attribute_disclosure") or {}).get(name)
-        if release.family == "randomized_response" and isinstance(signed, dict) and isinstance(signed.get("marginal"), dict):
-            counts = np.array([signed["marginal"].get(c, 0) for c in attr.categories or ()], dtype=np.int64)
+        marginal = ((release.claims.get("attribute_disclosure") or {}).get(name) or {}).get("marginal")
+        if release.family == "randomized_response" and isinstance(marginal, dict):  # the people's, as signed
+            counts = np.array([marginal.get(c, 0) for c in attr.categories or ()], dtype=np.int64)
         top = int(np.argmax(counts)) if counts.size else None
         out[name] = {"value": None if top is None else (attr.categories or ())[top],
                      "share": float(counts[top] / counts.sum()) if top is not None and counts.sum() else 0.0}

@@ -27,7 +27,7 @@ import numpy as np
 
 from verifier.attacks.intruder import ALPHA, SAMPLES, random_match_distribution
 from verifier.releases.class_figures import class_figures
-from verifier.releases.coherence import MOST_CHECKED as COHERENT_DRAW
+from verifier.releases.coherence import MOST_CHECKED
 from verifier.releases.level_arrays import LEVEL_CODES, array_levels
 from verifier.releases.policy import Policy
 from verifier.releases.record_figures import ranked_figures
@@ -36,9 +36,8 @@ from verifier.releases.subject import Prepared
 __all__ = ["MOST_CHECKED", "Levels", "every_level", "counted_levels", "public_draw", "record_levels",
            "records_not_protected"]
 
-#: people checked at the most in the joint figures of people released before; beyond, a public draw of this many
-#: (the draw the manifests of this format once signed their own counts from, which coherence.py allows)
-MOST_CHECKED = COHERENT_DRAW
+# MOST_CHECKED (coherence.py's): people checked at the most in the joint figures of people released before; beyond,
+# a public draw of this many, the draw the manifests of this format once signed their own counts from
 #: the public seed of that draw, and of the random-match test (the CLI's default)
 SEED = 0
 
