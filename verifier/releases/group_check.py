@@ -198,14 +198,14 @@ def group_disclosure_line(name: str, entry: dict[str, Any]) -> str:
     and beside it the share among all her candidates (what an intruder who knows only her values learns)."""
     if entry.get("bound") != "worst_class":
         return disclosure_line(name, entry, MODEL_WORDS["group"])
-    base = number(entry.get("prior"), share=True)
+    base, held = number(entry.get("prior"), share=True), held_words(entry)
     weaker = entry["candidate_set"]
     return (f"Your {literal(name)} is guessed right with probability {number(entry['risk'], share=True)} by an "
             "intruder who knows everyone's quasi-identifiers and the published method, if your record is in the "
             f"group of {plural(int(entry['worst_class_rows']), 'released record')} where that is likeliest (one of "
             f"{entry['classes']} groups consistent with your values); knowing only your own values, with probability "
             f"{number(weaker['risk'], share=True)} ({plural(int(entry['candidates']), 'candidate record')}). "
-            f"{held_words(entry)[0].upper()}{held_words(entry)[1:]}, so anyone could guess it right with probability "
+            f"{held[0].upper()}{held[1:]}, so anyone could guess it right with probability "
             f"{base} knowing nothing about you.")
 
 
