@@ -1419,3 +1419,34 @@ def test_a_data_cell_beyond_the_field_limit_is_refused_by_the_page_as_by_the_com
     assert code == 1 and cli["reason"] == page["reason"] == "DATA_MALFORMED", (cli, page)
     said = "line 3: field larger than field limit (131072)"  # the first row's cell, as Python's csv module counts
     assert cli["message"].endswith(said) and page["message"].endswith(said), (cli, page)
+
+
+def test_masks_re_signed_without_their_probability_are_refused_by_both(browser, capsys, tmp_path):
+    """Issue 58, item 4: masks drawn at random count as the most of each value's share; dropping mask_probability
+    from the signed parameters would have them read as a method's decision (1/N each), a milder figure. An
+    sd_k_anonymity step that signs no mask_probability publishes every sensitive value as it is, so the command
+    line and the page both refuse its masked cells, with one line."""
+    from conftest import resign_statement
+
+    rows = ["age,place,disease"] + [f"{20 + i},{'ab'[i % 2]},{'xyz'[i % 3]}" for i in range(12)]
+    (tmp_path / "x.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "schema.json").write_text(json.dumps({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "place", "kind": "nominal", "role": "quasi_identifier", "categories": ["a", "b"]},
+        {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["x", "y", "z"]}]}))
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    assert publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
+                      "--method", "sd_k_anonymity", "--param", "k=2", "--param", "mask_probability=0.5", "--seed",
+                      "1", "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "p", "--out",
+                      str(tmp_path / "r")]) == 0
+    assert "*" in (tmp_path / "r" / "release.csv").read_text()
+    key, record = tmp_path / "keys" / "public.pem", {"age": 20, "place": "a", "disease": "x"}
+    code, honest = _cli(capsys, tmp_path / "r", key, record, tmp_path)
+    assert code == 0 and _in_page(browser, tmp_path / "r", key, record)["verdict"] == honest["verdict"]
+    resign_statement(tmp_path / "r", tmp_path / "keys" / "private.pem",
+                     lambda s: s["predicate"]["methods"][0]["parameters"].pop("mask_probability"))
+    code, cli = _cli(capsys, tmp_path / "r", key, record, tmp_path)
+    page = _in_page(browser, tmp_path / "r", key, record)
+    assert code == 1 and cli["reason"] == page["reason"] == "MANIFEST_INCOHERENT", (cli, page)
+    said = "an sd_k_anonymity step that signs no mask_probability publishes every sensitive value as it is"
+    assert said in cli["message"] and page["message"].endswith(cli["message"]), (cli, page)

@@ -35,8 +35,9 @@ from verifier.data.schema import Attribute, Schema
 from verifier.data.tables import format_rows
 from verifier.data.tuple_codes import first_seen, label_members, tuple_codes
 from verifier.errors import InvalidInputError
+from verifier.text import literal
 
-__all__ = ["base_rate_bounds", "cell_share", "her_value", "mask_probability", "mask_weights", "leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
+__all__ = ["base_rate_bounds", "cell_share", "her_value", "mask_probability", "mask_problem", "mask_weights", "leaf_confidence", "PublishedCells", "value_shares", "column_hierarchy", "group_claims", "published_cell", "read_published", "subject_class"]
 
 WILDCARD = "*"
 
@@ -217,6 +218,22 @@ def mask_probability(methods: Sequence[Any]) -> float:
             value = params.get("mask_probability")
             q = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
     return q
+
+
+def mask_problem(published: PublishedCells, methods: Sequence[Any]) -> str | None:
+    """Why the data cannot be an ``sd_k_anonymity`` run's (a manifest that is ``MANIFEST_INCOHERENT`` with its data):
+    a masked sensitive cell where the step signs no ``mask_probability``, which would have the verifier read the
+    masks as a method's decision (1/N to each value) rather than as drawn at random (issue 58). None otherwise."""
+    where = next((i for i, step in enumerate(methods) if isinstance(step, Mapping)
+                  and step.get("method") == "sd_k_anonymity"), None)
+    if where is None or mask_probability(methods) > 0.0:
+        return None
+    for a in published.sensitive:
+        if a.kind != "numeric" and any(c.everything or c.values is None or len(c.values) != 1
+                                       for c in published.distinct_cells(a.name)[0]):
+            return (f"$.predicate.methods[{where}].parameters: an sd_k_anonymity step that signs no mask_probability "
+                    f"publishes every sensitive value as it is, and '{literal(a.name)}' holds a masked cell")
+    return None
 
 
 def mask_weights(published: PublishedCells, name: str, methods: Sequence[Any] = ()) -> dict[str, float] | None:

@@ -111,7 +111,8 @@
     // them, in VerifiedRelease.published's order.
     const rows = await pp.read_rows(release.data[release.dataName], release.dataName);
     if (hierarchies !== null) pp.read_published(rows, predicate.schema, hierarchies);
-    const counted = pp.rows_problem(rows.length - 1, predicate) || pp.counterfeit_problem(rows, predicate.schema, predicate.methods);
+    const counted = pp.rows_problem(rows.length - 1, predicate) || pp.counterfeit_problem(rows, predicate.schema, predicate.methods)
+      || (hierarchies !== null ? pp.mask_problem(rows, predicate.schema, predicate.methods) : null);
     if (counted) throw new pp.ReleaseError("MANIFEST_INCOHERENT", "manifest.json", counted);
     return rows;
   }

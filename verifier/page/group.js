@@ -262,6 +262,20 @@
     return null;
   };
 
+  pp.mask_problem = function mask_problem(rows, schema, methods) {
+    // classes.py's mask_problem: a masked sensitive cell where an sd_k_anonymity step signs no mask_probability.
+    const where = (methods || []).findIndex((s) => s && s.method === "sd_k_anonymity");
+    if (where < 0 || pp.mask_probability(methods) > 0.0) return null;
+    for (const a of schema.attributes) {
+      if (a.role !== "sensitive" || a.kind === "numeric") continue;
+      const at = rows[0].indexOf(a.name);
+      if (rows.slice(1).some((r) => { const c = pp.parse_cell(r[at], a, null); return !c.values || c.values.size !== 1; })) {
+        return `$.predicate.methods[${where}].parameters: an sd_k_anonymity step that signs no mask_probability publishes every sensitive value as it is, and '${pp.literal(a.name)}' holds a masked cell`;
+      }
+    }
+    return null;
+  };
+
   pp.class_line = function class_line(rows, counterfeits) {
     // Her anonymity set in words (group_check.py's class_line).
     if (!counterfeits) return `${pp.plural(rows, "released record")} ${rows === 1 ? "is" : "are"} consistent with your quasi-identifiers: an attacker who knows them cannot tell which one is yours.`;

@@ -337,7 +337,7 @@ class VerifiedRelease:
         return self.cells[0]
 
     def _parsed_cells(self):
-        from verifier.attacks.classes import read_published
+        from verifier.attacks.classes import mask_problem, read_published
         from verifier.attacks.counterfeits import counterfeit_problem
         from verifier.data.tables import read_text_cells
 
@@ -348,7 +348,7 @@ class VerifiedRelease:
         published = read_published(self.schema(), header, columns, typed=typed, hierarchies=self.hierarchies,
                                    path=shown)
         self._counted(published, published.n_records)
-        problem = counterfeit_problem(published, self.methods)
+        problem = counterfeit_problem(published, self.methods) or mask_problem(published, self.methods)
         if problem:
             raise _fail(f"{self.path}/{MANIFEST}", "MANIFEST_INCOHERENT", problem)
         return published
