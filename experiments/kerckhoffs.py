@@ -177,8 +177,6 @@ def tally_family(name: str, quick: bool, folder: Path) -> Tally:
 WHY = {
     "two-step generalization, alpha 0.7": "step one stops specializing where a finer class would break alpha: the "
     "intruder who reruns it learns which finer class holds the frequent value (the minimality attack)",
-    "random replacement, k = 1": "her posterior reads her own record alone; the intruder who knows everyone's "
-    "quasi-identifiers matches the other records to their people first",
 }
 
 

@@ -72,10 +72,11 @@ def _family_cases():
 #: the families whose verdict models what the method tells the intruder: classes decided on the quasi-identifiers
 #: alone (SD, with or without masks drawn at random, a declared generalization), groups formed in the seed's order
 #: (m-invariance), randomized response
-#: read with its signed marginal (the named intruder's bound beside the paper's risk); for the others
+#: read with its signed marginal (the named intruder's bound beside the paper's risk), random replacement read with
+#: the bound from matching everyone else to the released rows; for the others
 #: `python -m experiments kerckhoffs` counts the subjects their verdict still rates milder (issue 58)
 SOUND = {"SD k-anonymity, k = 2", "ARX-like output, ages in bands of 4", "m-invariance, m = 2",
-         "randomized response, keep 0.7", "SD k-anonymity, k = 2, masks q = 0.5"}
+         "randomized response, keep 0.7", "SD k-anonymity, k = 2, masks q = 0.5", "random replacement, k = 1"}
 #: people in a table of two values and of three: m-invariance is rerun in all n! orders
 PEOPLE = {"m-invariance, m = 2": (4, 4)}
 
@@ -154,3 +155,56 @@ def _covers(cell: str, age: int) -> bool:
     text = str(cell)
     lo, hi = (float(x) for x in text.strip("[]").split(",")) if "," in text else (float(text),) * 2
     return lo <= age <= hi
+
+
+def test_matching_the_others_first_pins_her_row_and_the_bound_says_so():
+    """Random replacement (paper 004): two people, two released rows. B's quasi-identifiers could only have become
+    the second row's, so the intruder who knows B's gives A the first row and reads A's value for certain. Paper
+    004's posterior reads A's record alone and weighs both rows; the bound from matching (her value's largest share
+    among the groups of rows alike in what they show that she could have become) is 1."""
+    from verifier.attacks.replacement import match_bound, qi_groups, replacement_likelihood, replacement_risk
+
+    released = np.array([[1.0, 5.0], [2.0, 5.0]])  # (age, sex) as published
+    values = np.array([0.0, 1.0])
+    a = np.array([1.0, 5.0])  # A: published as she is (row 1) or with age re-drawn (row 2)
+    L = replacement_likelihood(a, released, [0.5, 0.5], 1)
+    assert (L > 0).all()
+    paper = replacement_risk(a, 0.0, released, values, [0.5, 0.5], 1, groups=qi_groups(released))
+    assert paper["risk"] == pytest.approx(L[0] / L.sum()) and paper["risk"] < 0.9
+    assert paper["match_bound"] == 1.0
+    # rows alike in what they show are one group: her value's share in it, whatever the matching
+    twins = np.array([[1.0, 5.0], [1.0, 5.0], [1.0, 5.0]])
+    assert match_bound(np.ones(3), qi_groups(twins), np.array([0.0, 1.0, 1.0]), 1.0) == pytest.approx(2 / 3)
+    assert match_bound(np.zeros(3), qi_groups(twins), np.array([0.0, 1.0, 1.0]), 1.0) == 0.0
+
+
+@pytest.mark.parametrize("tied, values, seed", [(True, ["a", "b"], 3), (False, ["a", "b"], 4), (True, ["x", "y", "z"], 5),
+                                                (False, ["x", "y", "z"], 6)])
+def test_random_replacement_risk_is_never_below_the_exact_posterior(tmp_path, tied, values, seed):
+    """Every subject's risk in her check of a random-replacement release is at least the oracle's exact posterior of
+    her value (the permanent over every matching of people to rows), and paper 004's figure alone is below it for
+    some subject: the matching is what the bound adds."""
+    import publisher
+    from publisher.keys import keygen
+    from verifier.data.tables import table_from_frame
+    from verifier.releases.exposure import every_disclosure
+    from verifier.releases.facts import open_release
+    from verifier.releases.subject import prepare
+
+    keygen(tmp_path / "keys", None)
+    rng = np.random.default_rng(seed)
+    schema, below = tiny_schema(values), 0
+    for attempt in range(4):
+        table = tiny_table(rng, 7 if len(values) == 2 else 6, values, tied)
+        out = tmp_path / f"release-{attempt}"
+        publisher.release(table, "random_attribute_replacement", key=tmp_path / "keys" / "private.pem", out=out,
+                          dataset_id="tiny", schema=schema, seed=seed + attempt, samples=200, allow_degenerate=True,
+                          allow_uninformative=True, k=1)
+        prepared = prepare(open_release(str(out), str(tmp_path / "keys" / "public.pem")))
+        mine = every_disclosure(prepared.release.methods, prepared.values, schema,
+                                table_from_frame(table, schema).values)["s"]
+        exact = exact_posteriors(table, schema, "random_attribute_replacement", {"k": 1}, seed=seed + attempt,
+                                 allow_degenerate=True).posterior_of("s", table["s"])
+        assert (mine["risk"] >= exact - 1e-9).all(), (table.to_dict("list"), mine, exact)
+        below += int((mine["paper_risk"] < exact - 1e-6).sum())
+    assert below >= 1

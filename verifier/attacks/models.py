@@ -21,7 +21,10 @@ claim, recomputed by the audit) and for one subject (her check):
 - **random attribute replacement** (paper 004): the attacker's posterior
   probability of a subject's sensitive value
   (:mod:`verifier.attacks.replacement`), over every original record for the
-  claim (recomputed with the original), for her own record in her check.
+  claim (recomputed with the original), for her own record in her check,
+  where it is the higher of that posterior (``paper_risk``) and the named
+  intruder's bound from matching everyone else to the released rows
+  (``match_bound``).
 """
 
 from __future__ import annotations
@@ -34,12 +37,13 @@ import numpy as np
 from verifier.attacks.composition import joint_rr_risk
 from verifier.attacks.disclosure import CERTAIN, estimate_distribution, rr_risk
 from verifier.attacks.sampling_error import CONFIDENCE, rr_sampling_error
-from verifier.attacks.replacement import (distinct_release, replacement_claims, replacement_likelihood, replacement_risk,
-                                         value_masses)
+from verifier.attacks.replacement import (distinct_release, qi_groups, replacement_claims, replacement_likelihood,
+                                         replacement_risk, value_masses)
 from verifier.data.schema import Schema
 
 __all__ = ["rr_model", "rr_bayes_bound", "rr_claims", "rr_marginal_shares", "rr_record", "rr_records", "rr_value_bound",
-           "rr_joint_record", "replacement_model", "replacement_release_claims", "replacement_record", "replacement_records", "replacement_shares"]
+           "rr_joint_record", "replacement_groups", "replacement_model", "replacement_release_claims", "replacement_record",
+           "replacement_records", "replacement_shares"]
 
 
 def rr_model(schema: Schema, keep: Mapping[str, float]) -> tuple[list[int], int | None, list[float]]:
@@ -256,22 +260,26 @@ def replacement_release_claims(x: np.ndarray, y: np.ndarray, schema: Schema, par
 
 
 def replacement_record(y: np.ndarray, schema: Schema, params: Mapping[str, Any], record: np.ndarray) -> dict[str, Any]:
-    """Her posterior risk per sensitive attribute, from the release and the published parameters."""
+    """Her risk per sensitive attribute, from the release and the published parameters: the higher of paper 004's
+    posterior (``paper_risk``, the figure the claims and targets are about) and the named intruder's
+    :func:`~verifier.attacks.replacement.match_bound` (``match_bound``)."""
     every = replacement_records(y, schema, params, np.asarray(record, dtype=np.float64)[None])
     out = {}
     for name, entry in every.items():
         guess = float(entry["best_guess"][0])
         out[name] = {"mode": "random_replacement", "risk": float(entry["risk"][0]),
+                     "paper_risk": float(entry["paper_risk"][0]), "match_bound": float(entry["match_bound"][0]),
                      "candidates": int(entry["candidates"][0]), "best_guess": None if np.isnan(guess) else guess}
     return out
 
 
 def replacement_records(y: np.ndarray, schema: Schema, params: Mapping[str, Any],
                         records: np.ndarray) -> dict[str, dict[str, Any]]:
-    """Every record's posterior per sensitive attribute (arrays of ``risk``, ``candidates`` and ``best_guess``,
-    NaN where there is none), weighed against the release's distinct rows with their counts, as the claims are
-    (:func:`~verifier.attacks.replacement.replacement_claims`): records with the same quasi-identifiers and
-    value are one computation, and one record's figure is :func:`replacement_record`'s to the last bit."""
+    """Every record's risk per sensitive attribute (arrays of ``risk``, ``paper_risk``, ``match_bound``,
+    ``candidates`` and ``best_guess``, NaN where there is none), weighed against the release's distinct rows with
+    their counts, as the claims are (:func:`~verifier.attacks.replacement.replacement_claims`): records with the
+    same quasi-identifiers and value are one computation, and one record's figure is :func:`replacement_record`'s
+    to the last bit."""
     cols, p, k = replacement_model(schema, params)
     out: dict[str, dict[str, Any]] = {}
     if not cols:
@@ -282,16 +290,31 @@ def replacement_records(y: np.ndarray, schema: Schema, params: Mapping[str, Any]
         rows, weights, F = distinct_release(y[:, cols], y[:, s])
         keys = np.column_stack([records[:, cols], records[:, s]]).astype(np.float64) + 0.0
         distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
-        found = [replacement_risk(row[:-1], row[-1], rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights)
-                 for row in distinct]
+        groups = qi_groups(rows[:, :-1])
+        found = [replacement_risk(row[:-1], row[-1], rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights,
+                                  groups=groups) for row in distinct]
         pick = inverse.ravel()
+        paper = np.array([f["risk"] for f in found], dtype=np.float64)[pick]
+        bound = np.array([f["match_bound"] for f in found], dtype=np.float64)[pick]
         out[attr.name] = {
-            "mode": "random_replacement",
-            "risk": np.array([f["risk"] for f in found], dtype=np.float64)[pick],
+            "mode": "random_replacement", "risk": np.maximum(paper, bound), "paper_risk": paper, "match_bound": bound,
             "candidates": np.array([f["candidates"] for f in found], dtype=np.int64)[pick],
             "best_guess": np.array([np.nan if f["best_guess"] is None else f["best_guess"] for f in found],
                                    dtype=np.float64)[pick]}
     return out
+
+
+def replacement_groups(y: np.ndarray, schema: Schema, params: Mapping[str, Any], record: np.ndarray,
+                       s: int) -> list[np.ndarray]:
+    """The values of sensitive column ``s`` in each group of released rows alike in their quasi-identifiers that she
+    could have become (:func:`~verifier.attacks.replacement.match_bound`'s groups), in the groups' sorted order:
+    the named intruder's posterior of her value is a mixture of their shares, whatever the matching."""
+    cols, p, k = replacement_model(schema, params)
+    if not cols:
+        return []
+    L = replacement_likelihood(record[cols], y[:, cols], p, k)
+    groups = qi_groups(y[:, cols])
+    return [y[groups == g, s] for g in np.unique(groups[L > 0]).tolist()]
 
 
 def replacement_shares(y: np.ndarray, schema: Schema, params: Mapping[str, Any], record: np.ndarray,

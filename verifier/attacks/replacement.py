@@ -19,12 +19,22 @@ released row ``r`` by the likelihood that ``q`` became its published values
   that is ``prod_{i in D} f_i(q'_i) e_{k-|D|}(f_j(q'_j), j not in D)`` with
   ``e_t`` the elementary symmetric polynomial, and 0 when ``|D| > k``.
 
-Her risk is the posterior probability of her own sensitive value,
+Paper 004's risk is the posterior probability of her own sensitive value,
 ``sum_{r: S_r = s} L_r / sum_r L_r``: the chance that an attacker who
 predicts the most likely value, or samples one, is right about her. The
 frequencies ``f_i`` are estimated from the release: a re-draw follows the
 original marginal, so the released marginal equals it in expectation.
 docs/attribute-disclosure.md gives the derivation.
+
+That posterior reads her record alone. The intruder of SPEC section 16
+knows everyone's quasi-identifiers, so he matches the other people to the
+released rows too, and his exact posterior is a ratio of permanents. Two
+released rows that show the same quasi-identifiers are alike to every
+person, so whatever the matching, she is as likely to be either: his
+posterior is a mixture, over the groups of rows alike in what they show
+that she could have become (``L_r > 0``), of her value's share in the
+group. Its largest share, :func:`match_bound`, bounds it whatever the others'
+quasi-identifiers are.
 """
 
 from __future__ import annotations
@@ -36,7 +46,8 @@ import numpy as np
 
 from verifier.attacks.disclosure import CERTAIN
 
-__all__ = ["distinct_release", "replacement_likelihood", "replacement_risk", "replacement_claims", "value_masses"]
+__all__ = ["distinct_release", "match_bound", "qi_groups", "replacement_likelihood", "replacement_risk", "replacement_claims",
+           "value_masses"]
 
 
 def _frequencies(released: np.ndarray) -> list[dict[float, float]]:
@@ -63,6 +74,28 @@ def distinct_release(released_qi: np.ndarray, released_s: np.ndarray) -> tuple[n
     released_qi = np.asarray(released_qi, dtype=np.float64)
     rows, weights = np.unique(np.column_stack([released_qi, released_s]) + 0.0, axis=0, return_counts=True)
     return rows, weights, _published_frequencies(rows[:, :-1], _frequencies(released_qi))
+
+
+def qi_groups(released_qi: np.ndarray) -> np.ndarray:
+    """Each released row's group: the rows that show the same quasi-identifiers share one number."""
+    released_qi = np.asarray(released_qi, dtype=np.float64) + 0.0
+    if released_qi.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    return np.unique(released_qi, axis=0, return_inverse=True)[1].ravel()
+
+
+def match_bound(L: np.ndarray, groups: np.ndarray, released_s: np.ndarray, s: float,
+                weights: np.ndarray | None = None) -> float:
+    """The most the named intruder's posterior of her value ``s`` can be: its largest share among the groups of
+    released rows alike in their quasi-identifiers (:func:`qi_groups`) that she could have become (``L > 0``);
+    ``weights`` counts the rows each row of ``released_s`` stands for. 0 where she could have become none."""
+    reachable = L > 0
+    if not reachable.any():
+        return 0.0
+    w = np.ones(len(groups)) if weights is None else np.asarray(weights, dtype=np.float64)
+    size = np.bincount(groups, weights=w)
+    mine = np.bincount(groups, weights=np.where(np.asarray(released_s) == s, w, 0.0), minlength=len(size))
+    return float((mine / size)[np.unique(groups[reachable])].max())
 
 
 def replacement_likelihood(q: np.ndarray, released: np.ndarray, p: Sequence[float], k: int,
@@ -96,22 +129,25 @@ def replacement_likelihood(q: np.ndarray, released: np.ndarray, p: Sequence[floa
 
 def replacement_risk(q: np.ndarray, s: float, released_qi: np.ndarray, released_s: np.ndarray, p: Sequence[float],
                      k: int, frequencies: list[dict[float, float]] | None = None, *, F: np.ndarray | None = None,
-                     weights: np.ndarray | None = None) -> dict:
-    """One subject's posterior: ``risk`` of her sensitive value ``s``, ``candidates`` (rows with L > 0), ``best_guess``.
+                     weights: np.ndarray | None = None, groups: np.ndarray | None = None) -> dict:
+    """One subject's posterior: ``risk`` of her sensitive value ``s`` (paper 004's), ``candidates`` (rows with
+    L > 0), ``best_guess``, and with ``groups`` (:func:`qi_groups` of ``released_qi``) the named intruder's
+    :func:`match_bound`.
 
     ``weights`` counts how many released rows each row of ``released_qi`` stands for (distinct rows).
     """
     L = replacement_likelihood(q, released_qi, p, k, frequencies, F=F)
+    bound = {} if groups is None else {"match_bound": match_bound(L, groups, released_s, s, weights)}
     candidates = int(np.count_nonzero(L)) if weights is None else int(weights[L > 0].sum())
     if weights is not None:
         L = L * weights
     total = float(L.sum())
     if total <= 0.0:
-        return {"risk": 0.0, "candidates": 0, "best_guess": None}
+        return {"risk": 0.0, "candidates": 0, "best_guess": None, **bound}
     values, mass = value_masses(L, released_s)
     # a probability: two sums of the same terms in another order may put it an ulp above 1
     return {"risk": min(1.0, float(L[released_s == s].sum() / total)), "candidates": candidates,
-            "best_guess": float(values[int(np.argmax(mass))])}
+            "best_guess": float(values[int(np.argmax(mass))]), **bound}
 
 
 def value_masses(L: np.ndarray, released_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -153,8 +153,15 @@
 
   pp.possible_shares = function possible_shares(part, name) {
     // joint.py's possible_shares: her candidate values' shares in each published class she could be in (a
-    // generalized release), else her one candidate set's; null where the release gives none.
+    // generalized release; a random-replacement release, in each group of rows alike in what they show that she
+    // could have become), else her one candidate set's; null where the release gives none.
     const whole = pp.candidate_shares(part, name);
+    if (whole !== null && part.family === "random_replacement") {
+      const s = part.predicate.schema.attributes.findIndex((a) => a.name === name);
+      const params = (part.predicate.methods.find((step) => step.method === "random_attribute_replacement") || {}).parameters || {};
+      const groups = pp.replacement_groups(part.keys, part.predicate.schema, params, part.mine, s);
+      return groups.length ? groups.map((values) => shareOf(values.map((v) => valueName(part, s, v)))) : [whole];
+    }
     if (whole === null || part.family !== "generalized" || !part.out.class_rows.length) return whole === null ? null : [whole];
     const at = part.rows[0].indexOf(name);
     const possible = pp.possible_classes(part.rows, part.predicate.schema, part.out.class_rows.map((r) => r - 1), part.predicate.methods);

@@ -1,6 +1,6 @@
 "use strict";
 // Her attribute disclosure under random attribute replacement (paper 004; replacement.py's
-// replacement_likelihood and replacement_risk, models.py's replacement_model and replacement_record).
+// replacement_likelihood, replacement_risk and match_bound, models.py's replacement_model and replacement_record).
 
 (function () {
   const pp = globalThis.permutedPrivacy;
@@ -58,6 +58,25 @@
     return [values, values.map((v) => mass.get(v))];
   };
 
+  pp.replacement_groups = function replacement_groups(keys, schema, params, record, s) {
+    // models.py's replacement_groups: the values of column s in each group of released rows alike in their
+    // quasi-identifiers that she could have become, the groups in their quasi-identifiers' sorted order.
+    const [cols, p, k] = pp.replacement_model(schema, params);
+    if (!cols.length) return [];
+    const released = keys.map((r) => cols.map((j) => r[j]));
+    const L = pp.replacement_likelihood(cols.map((j) => record[j]), released, p, k);
+    const groups = new Map();
+    released.forEach((row, r) => {
+      const g = row.join(",");
+      if (!groups.has(g)) groups.set(g, { row, values: [], reachable: false });
+      const group = groups.get(g);
+      group.values.push(keys[r][s]);
+      if (L[r] > 0) group.reachable = true;
+    });
+    const byRow = (a, b) => { for (let j = 0; j < a.row.length; j++) if (a.row[j] !== b.row[j]) return a.row[j] - b.row[j]; return 0; };
+    return [...groups.values()].filter((g) => g.reachable).sort(byRow).map((g) => g.values);
+  };
+
   pp.replacement_shares = function replacement_shares(keys, schema, params, record, s) {
     // The attacker's posterior over her value of column s: each published value (sorted) and its probability
     // (models.py's replacement_shares).
@@ -70,8 +89,24 @@
     return out;
   };
 
+  pp.match_bound = function match_bound(L, released, keys, s, v) {
+    // replacement.py's match_bound: her value v's largest share among the groups of released rows alike in their
+    // quasi-identifiers that she could have become (L > 0); 0 where she could have become none.
+    const size = new Map(), mine = new Map(), reachable = new Set();
+    released.forEach((row, r) => {
+      const g = row.join(",");
+      size.set(g, (size.get(g) || 0) + 1);
+      if (keys[r][s] === v) mine.set(g, (mine.get(g) || 0) + 1);
+      if (L[r] > 0) reachable.add(g);
+    });
+    let most = 0.0;
+    for (const g of reachable) most = Math.max(most, (mine.get(g) || 0) / size.get(g));
+    return most;
+  };
+
   pp.replacement_record = function replacement_record(keys, schema, params, record) {
-    // Her posterior risk per sensitive attribute, from the release and the published parameters.
+    // Her risk per sensitive attribute, from the release and the published parameters: the higher of paper 004's
+    // posterior (paper_risk) and the named intruder's match_bound.
     const attrs = schema.attributes;
     const [cols, p, k] = pp.replacement_model(schema, params);
     const out = pp.table();
@@ -82,12 +117,14 @@
       if (attr.role !== "sensitive") return;
       const candidates = L.filter((x) => x > 0).length;
       const total = L.reduce((a, b) => a + b, 0.0);
-      if (total <= 0.0) { out[attr.name] = { mode: "random_replacement", risk: 0.0, candidates: 0, best_guess: null }; return; }
+      const bound = pp.match_bound(L, released, keys, s, record[s]);
+      if (total <= 0.0) { out[attr.name] = { mode: "random_replacement", risk: bound, paper_risk: 0.0, match_bound: bound, candidates: 0, best_guess: null }; return; }
       const [values, mass] = pp.value_masses(L, keys, s);
       let top = 0;  // the first of the largest masses, in the values' order
       mass.forEach((m, i) => { if (m > mass[top]) top = i; });
       const mine = values.includes(record[s]) ? mass[values.indexOf(record[s])] : 0.0;
-      out[attr.name] = { mode: "random_replacement", risk: Math.min(1.0, mine / total), candidates, best_guess: values[top] };
+      const paper = Math.min(1.0, mine / total);
+      out[attr.name] = { mode: "random_replacement", risk: Math.max(paper, bound), paper_risk: paper, match_bound: bound, candidates, best_guess: values[top] };
     });
     return out;
   };

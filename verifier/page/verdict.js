@@ -197,12 +197,14 @@
 
   pp.disclosure_line = function disclosure_line(name, entry, how) {
     // Her risk for one sensitive attribute with its base rate (and the interval of an estimate; under randomized
-    // response with a signed marginal, her value's signed share, and no interval where the bound decides).
+    // response with a signed marginal, her value's signed share, and no interval where the bound decides; under
+    // random replacement, the words of the bound from matching where it decides).
     const base = pp.number(num(entry.prior), true);
     const bound = num(entry.value_bound);
     const decides = bound !== null && bound >= (num(entry.paper_risk) || 0.0);
     let noise = Array.isArray(entry.interval) && !decides ? `, estimated within ${pp.number(num(entry.interval[0]), true)} to ${pp.number(num(entry.interval[1]), true)} (${pp.number(num(entry.confidence), true)} interval)` : "";
     if (decides) noise = " at the most, by someone who knows the method, its parameters and how common each value is, whichever released record is yours";
+    else if (num(entry.match_bound) !== null && num(entry.match_bound) > (num(entry.paper_risk) || 0.0)) noise = " at the most, by someone who knows the method, its parameters and everyone else's quasi-identifiers, and so which released records are theirs";
     return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release${noise} (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${pp.held_words(entry, true)}, so anyone could guess it right with probability ${base} knowing nothing about you.`;
   };
 

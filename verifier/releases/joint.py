@@ -26,7 +26,7 @@ import numpy as np
 
 from verifier.attacks.composition import JOINT_RR_CELLS, JointDraws, JointMatch, joint_candidates, joint_draws
 from verifier.attacks.disclosure import candidate_rows
-from verifier.attacks.models import replacement_shares, rr_joint_record
+from verifier.attacks.models import replacement_groups, replacement_shares, rr_joint_record
 from verifier.releases.exposure import rr_shares, with_base_rate
 from verifier.releases.family import step_parameters
 from verifier.releases.policy import Policy, default_policy
@@ -74,10 +74,16 @@ def _shares_of(values: Sequence[str]) -> dict[str, float]:
 
 def possible_shares(check: Any, name: str, whole: dict[str, float] | None = None) -> list[dict[str, float]] | None:
     """Her candidate values' shares in each published class she could be in (a generalized release whose
-    candidates span several classes: :mod:`verifier.attacks.possible_classes`), else her one candidate set's
-    (:func:`candidate_shares`, or ``whole`` when the caller has it); None where the release gives no candidate set
-    for ``name``."""
+    candidates span several classes: :mod:`verifier.attacks.possible_classes`; a random-replacement release, in
+    each group of rows alike in what they show that she could have become:
+    :func:`verifier.attacks.models.replacement_groups`), else her one candidate set's (:func:`candidate_shares`,
+    or ``whole`` when the caller has it); None where the release gives no candidate set for ``name``."""
     whole = candidate_shares(check, name) if whole is None else whole
+    if whole is not None and check.prepared.release.family == "random_replacement":
+        s = check.prepared.schema.names.index(name)
+        params = step_parameters(check.prepared.release.methods, "random_attribute_replacement") or {}
+        groups = replacement_groups(check.prepared.values, check.prepared.schema, params, check.record, s)
+        return [_shares_of([_value_name(check, s, v) for v in rows]) for rows in groups] or [whole]
     if whole is None or check.ranks_apply or not check.rows:
         return None if whole is None else [whole]
     text = check.prepared.published.text[name]

@@ -282,11 +282,13 @@ def held_words(entry: Mapping[str, Any], *, signed: bool = False) -> str:
 def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
     """Her risk for one sensitive attribute with its base rate: what the release tells, and what anyone knows.
     Under randomized response with a signed marginal, the base rate is her value's signed share of the people,
-    and where the named intruder's bound decides her risk, no estimate's interval stands beside it."""
+    and where the named intruder's bound decides her risk, no estimate's interval stands beside it. Under random
+    replacement, where his bound from matching everyone else to the released records decides, the words say so."""
     base = number(as_number(entry.get("prior")), share=True)
     interval = entry.get("interval")
     bound = as_number(entry.get("value_bound"))
     decides = bound is not None and bound >= (as_number(entry.get("paper_risk")) or 0.0)
+    matched = as_number(entry.get("match_bound"))
     noise = ""
     if isinstance(interval, list) and not decides:
         low, high = (number(as_number(v), share=True) for v in interval)
@@ -294,6 +296,9 @@ def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
     if decides:
         noise = (" at the most, by someone who knows the method, its parameters and how common each value is, "
                  "whichever released record is yours")
+    elif matched is not None and matched > (as_number(entry.get("paper_risk")) or 0.0):
+        noise = (" at the most, by someone who knows the method, its parameters and everyone else's "
+                 "quasi-identifiers, and so which released records are theirs")
     records = plural(int(entry.get("candidates") or 0), "candidate record")
     return (f"Your {literal(name)} is guessed right with probability {number(as_number(entry.get('risk')), share=True)} "
             f"from this release{noise} ({records}, {how}); {held_words(entry, signed=True)}, so anyone could guess it "
