@@ -107,6 +107,8 @@ def test_a_release_that_tells_nothing_is_refused_and_the_loss_is_signed_and_audi
     assert utility["sensitive_at_root"] == ["salary-class"]
     assert f"quasi-identifier cells published exactly: {utility['exact_cell_share'] * 100:.4g}%" in out
     assert "salary-class is generalized to the root on every record: the release tells nothing of it" in out
+    # ...nor of its base rate: a masked cell is counted for no value, never as half of each (issue 58, item 3)
+    assert "base rate: no cell of salary-class names one value, so the release proves no base rate of it" in out
     key = str(tmp_path / "keys" / "public.pem")
     capsys.readouterr()
     assert verifier(["audit", str(tmp_path / "five"), "--key", key, "--original", str(sample), "--json"]) == 0

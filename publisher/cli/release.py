@@ -19,7 +19,7 @@ from verifier.releases.facts import claims_summary, composition_lines, counterfe
 from verifier.releases.family import family_of
 from verifier.releases.targets import parse_targets, target_words
 from verifier.releases.verification import TrustedKey, load_public_key, verify_release
-from verifier.releases.exposure import base_rates, class_model_lines, class_models
+from verifier.releases.exposure import base_rate_line, base_rates, class_model_lines, class_models
 from verifier.releases.policy import load_policy
 from verifier.text import literal, number, plural
 
@@ -193,8 +193,7 @@ def exposure_lines(claims: dict, protector: dict, rates: dict, report: str | Non
             lines.append(f"    {literal(name)}: guessed with certainty for {number(share, share=True)} of records "
                          f"(largest risk {number(entry.get('max', 0.0), share=True)})")
         if name in rates:
-            lines.append(f"      base rate: {number(rates[name]['share'], share=True)} of the released records are "
-                         f"{literal(rates[name]['value'])}, so anyone guesses that right for them knowing nothing")
+            lines.append(f"      base rate: {base_rate_line(name, rates[name])}")
     linked = (claims.get("intruder") or {}).get("confidently_linked_share")
     if linked is not None:
         lines.append(f"    records the intruder links with confidence: {number(linked, share=True)}")

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     from verifier.releases.audit import audit_release, audit_rows
     from verifier.releases.audit_report import report_paths, rounded, write_report
     from verifier.releases.links import read_link_column
-    from verifier.releases.exposure import base_rates, class_model_lines, class_models
+    from verifier.releases.exposure import base_rate_line, base_rates, class_model_lines, class_models
 
     if args.out and not args.original:
         raise UsageError("--out lists every original record's figures: give --original X.csv too")
@@ -152,8 +152,7 @@ def run(args: argparse.Namespace) -> int:
         for reason, paths in by_reason.items():
             print(f"not checked ({reason}): " + ", ".join(paths))
         for name, rate in rates.items():  # beside the risks above: what anyone guesses knowing nothing
-            print(f"base rate of {json.dumps(name)}: {number(rate['share'], share=True)} of the released records "
-                  f"are {json.dumps(rate['value'])}, so anyone guesses that right for them knowing nothing")
+            print(f"base rate of {json.dumps(name)}: {base_rate_line(name, rate, json.dumps)}")
         for line in class_model_lines(models):  # the release class by class, as ARX's models judge it
             print(line)
         for path in written + ([out] if out else []):

@@ -19,7 +19,7 @@ gain between them (:func:`with_base_rate`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import json
 import math
@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from verifier.attacks.class_models import class_model_violations
-from verifier.attacks.classes import value_shares
+from verifier.attacks.classes import base_rate_bounds, value_shares
 from verifier.attacks.disclosure import record_disclosure
 from verifier.attacks.candidate_sets import candidate_risks, value_shares_of
 from verifier.attacks.models import (replacement_record, replacement_records, rr_marginal_shares, rr_model, rr_record,
@@ -35,7 +35,7 @@ from verifier.attacks.models import (replacement_record, replacement_records, rr
 from verifier.data.schema import Schema
 from verifier.releases.family import family_of, step_parameters
 from verifier.releases.verdict import SLACK
-from verifier.text import number
+from verifier.text import literal, number
 
 __all__ = ["base_rate", "base_rates", "class_models", "class_model_lines", "every_disclosure", "her_disclosure",
            "rr_shares", "with_base_rate"]
@@ -136,8 +136,11 @@ def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: 
 def base_rates(release: Any) -> dict[str, dict[str, Any]]:
     """Per categorical sensitive attribute of a verified release, what anyone guesses right about a person
     knowing nothing of her: its most common released ``value`` and that value's ``share`` of the released
-    records (a masked cell of N values giving 1/N to each; randomized response: of the people, by the signed
-    marginal). The protector's summary and the audit show it beside the release's risks."""
+    records (randomized response: of the people, by the signed marginal). In a generalized release whose cells
+    mask or generalize a value, or that holds counterfeits, the share is the least of the people the release
+    proves (:func:`~verifier.attacks.classes.base_rate_bounds`, the base rate her check reads), and ``least`` says
+    so (issue 58); ``value`` is None where no cell names one value. The protector's summary and the audit show it
+    beside the release's risks."""
     schema = release.schema()
     names = [a.name for a in schema.attributes if a.role == "sensitive" and a.kind != "numeric"]
     if not names:
@@ -146,9 +149,12 @@ def base_rates(release: Any) -> dict[str, dict[str, Any]]:
     if release.family == "generalized":
         published = release.published()
         for name in names:
-            shares = value_shares(published, name)
-            value = max(shares, key=lambda v: (shares[v], v)) if shares else None
-            out[name] = {"value": value, "share": shares.get(value, 0.0) if value is not None else 0.0}
+            shares, bounds = value_shares(published, name), base_rate_bounds(published, name, release.methods)
+            least = any(abs(bounds.get(v, 0.0) - shares.get(v, 0.0)) > SLACK for v in {*shares, *bounds})
+            value = max(bounds, key=lambda v: (bounds[v], v)) if bounds else None
+            out[name] = {"value": value, "share": bounds.get(value, 0.0) if value is not None else 0.0}
+            if least:
+                out[name]["least"] = True
         return out
     table = release.table()
     for name in names:
@@ -162,6 +168,16 @@ def base_rates(release: Any) -> dict[str, dict[str, Any]]:
         out[name] = {"value": None if top is None else (attr.categories or ())[top],
                      "share": float(counts[top] / counts.sum()) if top is not None and counts.sum() else 0.0}
     return out
+
+
+def base_rate_line(name: str, rate: dict[str, Any], show: Callable[[str], str] = literal) -> str:
+    """:func:`base_rates`' entry for ``name`` in words: what anyone guesses right knowing nothing of a person
+    (``show`` writes a name or value: escaped, or quoted)."""
+    if rate.get("value") is None:
+        return f"no cell of {show(name)} names one value, so the release proves no base rate of it"
+    whose = "of the people in this release" if rate.get("least") else "of the released records"
+    return (f"{'at least ' if rate.get('least') else ''}{number(rate['share'], share=True)} {whose} are "
+            f"{show(rate['value'])}, so anyone guesses that right for them knowing nothing")
 
 
 def class_models(release: Any) -> dict[str, dict[str, Any]]:
