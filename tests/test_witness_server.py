@@ -1,7 +1,9 @@
 """A witness that survives the internet (issue 52, item 3): verifier witness serve on 127.0.0.1, served by waitress.
 
 Keep-alive, GET /<sha256(origin)>/checkpoint, a Content-Length of 5,000 digits answered (it ended in a traceback and
-a dropped connection), and a bounded load test: honest clients answered within a second while slow ones are cut off.
+a dropped connection), a bounded load test: honest clients answered within a second while slow ones are cut off, and
+one hostile client's idle connections, held, reopened or past the file limit, never keeping an honest request
+waiting (issue 59, item 3).
 """
 
 from __future__ import annotations
@@ -25,23 +27,11 @@ from verifier.transparency.witness import request_text
 @pytest.fixture()
 def witness(tmp_path):
     """A running witness of a 3-entry log: its host, port, the log's checkpoint note, and the witness's key."""
-    log_key = Ed25519PrivateKey.generate()
-    _vkey_file(tmp_path / "log.vkey", ORIGIN, ED25519_TYPE, log_key)
-    key = _key(tmp_path / "w.pem")
-    note = _log(tmp_path / "log", log_key, [f"entry {i}\n".encode() for i in range(3)])
-    server = subprocess.Popen([sys.executable, "-m", "verifier", "witness", "serve", "--state", str(tmp_path / "st"),
-                               "--key", str(tmp_path / "w.pem"), "--name", "w.example/witness", "--log-key",
-                               str(tmp_path / "log.vkey"), "--listen", "127.0.0.1:0", "--request-timeout", "2"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    server, host, port, note, key = _serving(tmp_path, timeout=2)
     try:
-        ready = server.stdout.readline()
-        assert ready.startswith("witness w.example/witness serving on http://127.0.0.1:"), server.stderr.read()
-        host, port = ready.split("http://")[1].split("/")[0].split(":")
-        yield host, int(port), note, key
+        yield host, port, note, key
     finally:
-        server.terminate()
-        assert server.wait(timeout=30) == 0
+        _stop(server)
 
 
 def test_keep_alive_and_the_last_cosigned_checkpoint(witness):
@@ -128,3 +118,137 @@ def test_a_head_request_gets_headers_alone_and_the_connection_stays_in_step(witn
     connection.request("GET", path)
     assert connection.getresponse().read() == body
     connection.close()
+
+
+def _serving(tmp_path, files: int | None = None, timeout: float = 10.0):
+    """A witness of a 3-entry log in its own process (its file limit ``files`` where given, its request timeout
+    ``timeout``): the process, its host and port, the log's checkpoint note and the witness's key."""
+    import resource
+
+    log_key = Ed25519PrivateKey.generate()
+    _vkey_file(tmp_path / "log.vkey", ORIGIN, ED25519_TYPE, log_key)
+    key = _key(tmp_path / "w.pem")
+    note = _log(tmp_path / "log", log_key, [f"entry {i}\n".encode() for i in range(3)])
+
+    def limit() -> None:
+        if files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    server = subprocess.Popen([sys.executable, "-m", "verifier", "witness", "serve", "--state", str(tmp_path / "st"),
+                               "--key", str(tmp_path / "w.pem"), "--name", "w.example/witness", "--log-key",
+                               str(tmp_path / "log.vkey"), "--listen", "127.0.0.1:0", "--request-timeout",
+                               str(timeout)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=limit, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    ready = server.stdout.readline()
+    assert ready.startswith("witness w.example/witness serving on http://127.0.0.1:"), server.stderr.read()
+    host, port = ready.split("http://")[1].split("/")[0].split(":")
+    return server, host, int(port), note, key
+
+
+def _honest_seconds(host: str, port: int, note: bytes, times: int = 5) -> list[float]:
+    """How long each of ``times`` honest clients waits for its answer: a new connection, add-checkpoint, 200."""
+    import time
+
+    waited = []
+    for _ in range(times):
+        start = time.monotonic()
+        connection = http.client.HTTPConnection(host, port, timeout=20)
+        connection.request("POST", "/add-checkpoint", body=request_text(3, [], note))
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 200
+        connection.close()
+        waited.append(time.monotonic() - start)
+    return waited
+
+
+def _stop(server) -> str:
+    server.terminate()
+    assert server.wait(timeout=30) == 0
+    return server.stderr.read()
+
+
+@pytest.mark.parametrize("reopen", [False, True], ids=["held", "reopened"])
+def test_one_client_s_idle_connections_never_keep_an_honest_request_waiting(tmp_path, reopen):
+    """Issue 59, item 3: 600 idle connections from one client (the witness holds 512) left an honest request
+    unanswered for 8 s, and reopened as they closed, 6 to 11 s. The witness now closes the longest-idle connection
+    to take a new one: every honest request is answered within 2 s, with the connections held or reopened."""
+    import threading
+    import time
+
+    server, host, port, note, _ = _serving(tmp_path)
+    first = http.client.HTTPConnection(host, port, timeout=10)
+    first.request("POST", "/add-checkpoint", body=request_text(0, [], note))
+    assert first.getresponse().status == 200
+    first.close()
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def flood() -> None:
+        while not stop.is_set() and len(held) < 600:
+            try:
+                held.append(socket.create_connection((host, port), timeout=5))
+            except OSError:
+                time.sleep(0.01)
+        while reopen and not stop.is_set():  # every connection the witness closes is opened again
+            for i, sock in enumerate(held):
+                sock.setblocking(False)
+                try:
+                    closed = sock.recv(1) == b""
+                except BlockingIOError:
+                    closed = False
+                except OSError:
+                    closed = True
+                if closed and not stop.is_set():
+                    sock.close()
+                    try:
+                        held[i] = socket.create_connection((host, port), timeout=5)
+                    except OSError:
+                        pass
+            time.sleep(0.01)
+
+    flooding = threading.Thread(target=flood)
+    flooding.start()
+    try:
+        deadline = time.monotonic() + 20
+        while len(held) < 600 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(held) >= 600
+        waited = _honest_seconds(host, port, note)
+        assert max(waited) < 2.0, waited
+    finally:
+        stop.set()
+        flooding.join(timeout=30)
+        for sock in held:
+            sock.close()
+        err = _stop(server)
+    assert "Traceback" not in err, err
+
+
+def test_a_file_limit_below_the_connection_cap_leaves_honest_requests_answered(tmp_path):
+    """Issue 59, item 3: under ``ulimit -n 64`` 70 idle connections left an honest request unanswered for 20 s and
+    printed an ``OSError: Too many open files`` traceback. The witness keeps its connections below its file limit
+    (:func:`~verifier.transparency.witness_server.connection_cap`), so it answers within 2 s and says nothing of it."""
+    import time
+
+    from verifier.transparency.witness_server import RESERVED_FILES, connection_cap, per_client_cap
+
+    assert connection_cap(512) <= 512 and per_client_cap(32) == 16 and per_client_cap(3) == 2
+    server, host, port, note, _ = _serving(tmp_path, files=64)
+    held = []
+    try:
+        first = http.client.HTTPConnection(host, port, timeout=10)
+        first.request("POST", "/add-checkpoint", body=request_text(0, [], note))
+        assert first.getresponse().status == 200
+        first.close()
+        for _ in range(70):
+            held.append(socket.create_connection((host, port), timeout=5))
+        time.sleep(0.5)
+        waited = _honest_seconds(host, port, note)
+        assert max(waited) < 2.0, waited
+    finally:
+        for sock in held:
+            sock.close()
+        err = _stop(server)
+    assert "Too many open files" not in err and "Traceback" not in err, err
+    assert 64 - RESERVED_FILES == 32  # the cap it held: 32 connections, 16 of them one client's

@@ -63,7 +63,8 @@ def register(sub, common) -> None:
     serve.add_argument("--listen", default="127.0.0.1:0", metavar="HOST:PORT",
                        help="where to listen (default 127.0.0.1:0, a free port; the address is printed)")
     serve.add_argument("--max-connections", type=_positive(int), default=512, metavar="N",
-                       help="connections held at once (default 512); more wait to be accepted")
+                       help="connections held at once (default 512, and never more than the file limit less 32; one "
+                       "address holds at most half): a new one past it closes the longest-idle connection")
     serve.add_argument("--idle-timeout", type=_positive(float), default=10.0, metavar="SECONDS",
                        help="close a connection idle this long (default 10)")
     serve.add_argument("--request-timeout", type=_positive(float), default=10.0, metavar="SECONDS",

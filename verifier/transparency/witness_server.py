@@ -7,9 +7,14 @@ Around it, this module sets the bounds:
 
 - a request body of at most :data:`~verifier.transparency.witness.MAX_REQUEST_BYTES` (413 past it, unread);
   headers of at most 16 KiB; a ``Content-Length`` no number holds is a 400;
-- at most :data:`CONNECTIONS` connections at once; a connection idle for :data:`IDLE_SECONDS` is closed, and so is
-  one that has not finished sending its request after :data:`REQUEST_SECONDS` (a client trickling a byte at a time
-  is cut off as an idle one is);
+- at most :data:`CONNECTIONS` connections at once, and never more than the process may open files for
+  (:func:`connection_cap`); a connection idle for :data:`IDLE_SECONDS` is closed, and so is one that has not
+  finished sending its request after :data:`REQUEST_SECONDS` (a client trickling a byte at a time is cut off as an
+  idle one is);
+- one client (one address) holds at most half of the connections (:func:`per_client_cap`). A new connection
+  past either cap closes the longest-idle connection of that client, or of anyone, that has no request in hand
+  (issue 59, item 3): idle connections cannot keep an honest request waiting, and one that is being answered is
+  never cut. When every connection is busy, a new one waits to be accepted;
 - ``POST /add-checkpoint``: :func:`verifier.transparency.witness.add_checkpoint` on the witness's state folder
   (which it locks: two requests, or a server and ``verifier witness cosign``, never race): 200 and the
   cosignature line, or the protocol's status with one line saying why; a 409 carries the size the witness last
@@ -23,8 +28,10 @@ requests to an answer within a second while 100 slow clients are cut off.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -34,7 +41,8 @@ from verifier.releases.listed_files import ReleaseError
 from verifier.transparency.witness import (HTTP_STATUS, MAX_REQUEST_BYTES, Conflict, Cosigner, add_checkpoint,
                                            last_cosigned_note)
 
-__all__ = ["CONNECTIONS", "IDLE_SECONDS", "REQUEST_SECONDS", "Limits", "serve", "witness_app", "witness_server"]
+__all__ = ["CONNECTIONS", "IDLE_SECONDS", "REQUEST_SECONDS", "Limits", "connection_cap", "per_client_cap", "serve",
+           "witness_app", "witness_server"]
 
 PATH = "/add-checkpoint"
 _CHECKPOINT = re.compile(r"/([0-9a-f]{64})/checkpoint")
@@ -45,6 +53,27 @@ CONNECTIONS = 512
 IDLE_SECONDS = 10
 #: a request not received whole after this long is cut off
 REQUEST_SECONDS = 10
+
+
+#: file descriptors kept for what is not a connection: the standard streams, the listening socket, waitress's
+#: trigger pipe, the state folder's lock and files, the interpreter's own
+RESERVED_FILES = 32
+
+
+def connection_cap(wanted: int) -> int:
+    """The connections a witness holds at once: ``wanted``, below the process's file limit by
+    :data:`RESERVED_FILES` (at least 4), so that accepting one never fails with "Too many open files"."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(4, min(wanted, int(soft) - RESERVED_FILES))
+
+
+def per_client_cap(cap: int) -> int:
+    """The connections one client address holds at once: half of ``cap``, at least 2."""
+    return max(2, cap // 2)
 
 
 @dataclass(frozen=True)
@@ -132,12 +161,64 @@ def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: 
     class Channel(HTTPChannel):
         parser_class = Parser
 
+    cap = connection_cap(limits.connections)
+    each = per_client_cap(cap)
+
     class Server(TcpWSGIServer):
-        """Closes a connection whose request is not received whole within ``limits.request_seconds``."""
+        """Closes a connection whose request is not received whole within ``limits.request_seconds``, and makes room
+        for a new connection by closing the longest-idle one (:func:`per_client_cap`, :func:`connection_cap`)."""
 
         channel_class = Channel
 
         started: dict = {}
+
+        def _idle(self, host: str | None = None) -> list:
+            """The connections with no request in hand and nothing to send (of ``host``), longest idle first."""
+            return sorted((c for c in self.active_channels.values()
+                           if not c.requests and getattr(c, "request", None) is None and not c.total_outbufs_len
+                           and not c.will_close and (host is None or c.addr[0] == host)),
+                          key=lambda c: c.last_activity)
+
+        def _make_room(self, host: str | None = None) -> bool:
+            """Close the longest-idle connection (of ``host``); False where every one is busy."""
+            idle = self._idle(host)
+            if not idle:
+                return False
+            idle[0].handle_close()
+            return True
+
+        def readable(self) -> bool:
+            now = time.time()
+            if now >= self.next_channel_cleanup:
+                self.next_channel_cleanup = now + self.adj.cleanup_interval
+                self.maintenance(now)
+            # accept whenever a slot is free or an idle connection can give its own up
+            return self.accepting and (len(self.active_channels) < cap or bool(self._idle()))
+
+        def handle_accept(self) -> None:
+            if len(self.active_channels) >= cap and not self._make_room():
+                return
+            try:
+                accepted = self.accept()
+            except OSError as exc:  # out of file descriptors after all: free one, and take the connection next turn
+                if exc.errno in (errno.EMFILE, errno.ENFILE):
+                    self._make_room()
+                return
+            if accepted is None:
+                return
+            conn, addr = accepted
+            try:
+                self.set_socket_options(conn)
+            except OSError:
+                conn.close()
+                return
+            addr = self.fix_addr(addr)
+            host = addr[0] if isinstance(addr, tuple) else None
+            if host is not None and sum(1 for c in self.active_channels.values() if c.addr[0] == host) >= each \
+                    and not self._make_room(host):
+                conn.close()  # this client holds its share, every one of them busy
+                return
+            self.channel_class(self, conn, addr, self.adj, map=self._map)
 
         def maintenance(self, now: float) -> None:
             super().maintenance(now)
@@ -162,7 +243,7 @@ def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: 
     # lines, which stall the witness once whatever reads its stderr falls behind. Its errors are still said.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
-    adj = Adjustments(host=host, port=port, threads=4, connection_limit=limits.connections,
+    adj = Adjustments(host=host, port=port, threads=4, connection_limit=cap,
                       channel_timeout=max(1, int(limits.idle_seconds)),
                       cleanup_interval=1, max_request_body_size=MAX_REQUEST_BYTES, max_request_header_size=16384,
                       asyncore_use_poll=True, ident="permuted-privacy-witness", expose_tracebacks=False)
