@@ -41,7 +41,7 @@ from verifier.releases.listed_files import ReleaseError
 from verifier.transparency.witness import (HTTP_STATUS, MAX_REQUEST_BYTES, Conflict, Cosigner, add_checkpoint,
                                            last_cosigned_note)
 
-__all__ = ["CONNECTIONS", "IDLE_SECONDS", "REQUEST_SECONDS", "Limits", "connection_cap", "per_client_cap", "serve",
+__all__ = ["CONNECTIONS", "IDLE_SECONDS", "REQUEST_SECONDS", "Limits", "connection_cap", "idle_channels", "per_client_cap", "serve",
            "witness_app", "witness_server"]
 
 PATH = "/add-checkpoint"
@@ -143,10 +143,18 @@ _REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 4
             409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content"}
 
 
-def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: dict[str, bytes],
-                   limits: Limits = Limits()):
-    """A waitress server bound to ``host:port`` (0: a free port), not yet serving: ``.run()`` serves,
-    ``.close()`` stops, ``.effective_host`` and ``.effective_port`` say where."""
+def idle_channels(channels, host: str | None = None) -> list:
+    """The connections with no request in hand and nothing to send (of the address ``host``), longest idle first:
+    those a witness may close to make room."""
+    return sorted((c for c in channels if not c.requests and getattr(c, "request", None) is None
+                   and not c.total_outbufs_len and not c.will_close and (host is None or c.addr[0] == host)),
+                  key=lambda c: c.last_activity)
+
+
+def _server_class(limits: Limits, cap: int):
+    """The waitress server class of a witness: it bounds a request's header, cuts off a request not received whole
+    within ``limits.request_seconds``, and holds ``cap`` connections at most, one address half of them, making room
+    for a new one by closing the longest-idle one (:func:`per_client_cap`, :func:`connection_cap`)."""
     from waitress.channel import HTTPChannel
     from waitress.parser import HTTPRequestParser
     from waitress.server import TcpWSGIServer
@@ -161,7 +169,6 @@ def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: 
     class Channel(HTTPChannel):
         parser_class = Parser
 
-    cap = connection_cap(limits.connections)
     each = per_client_cap(cap)
 
     class Server(TcpWSGIServer):
@@ -173,11 +180,7 @@ def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: 
         started: dict = {}
 
         def _idle(self, host: str | None = None) -> list:
-            """The connections with no request in hand and nothing to send (of ``host``), longest idle first."""
-            return sorted((c for c in self.active_channels.values()
-                           if not c.requests and getattr(c, "request", None) is None and not c.total_outbufs_len
-                           and not c.will_close and (host is None or c.addr[0] == host)),
-                          key=lambda c: c.last_activity)
+            return idle_channels(self.active_channels.values(), host)
 
         def _make_room(self, host: str | None = None) -> bool:
             """Close the longest-idle connection (of ``host``); False where every one is busy."""
@@ -234,6 +237,14 @@ def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: 
                     channel.will_close = True
             self.started = seen
 
+    return Server
+
+
+def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: dict[str, bytes],
+                   limits: Limits = Limits()):
+    """A waitress server bound to ``host:port`` (0: a free port), not yet serving: ``.run()`` serves,
+    ``.close()`` stops, ``.effective_host`` and ``.effective_port`` say where."""
+    cap = connection_cap(limits.connections)
     state.mkdir(parents=True, exist_ok=True)
     import logging
 
@@ -247,7 +258,7 @@ def witness_server(host: str, port: int, state: Path, cosigner: Cosigner, logs: 
                       channel_timeout=max(1, int(limits.idle_seconds)),
                       cleanup_interval=1, max_request_body_size=MAX_REQUEST_BYTES, max_request_header_size=16384,
                       asyncore_use_poll=True, ident="permuted-privacy-witness", expose_tracebacks=False)
-    return Server(witness_app(state, cosigner, logs), adj=adj)
+    return _server_class(limits, cap)(witness_app(state, cosigner, logs), adj=adj)
 
 
 def serve(host: str, port: int, state: Path, cosigner: Cosigner, logs: dict[str, bytes], *,
