@@ -94,7 +94,7 @@ def test_her_levels_in_plain_words(checks):
     assert sd["verdict"]["rule"] == "small_group"
     # her place among the levels the publisher signed for every record (issue 51, item 4)
     signed = sd["signed_levels"]
-    assert signed["checked"] == signed["records"] == 60 and signed["policy"] == sd["verdict"]["policy"]
+    assert signed["checked"] == signed["records"] == 60 and signed["policy"] == {k: v for k, v in sd["verdict"]["policy"].items() if k != "reads"}
     assert words["summary"][1] == f"You are one of {signed['at_risk']} records at risk among the 60 in this release."
     assert words["summary"][2] == (f"Someone who knows a few facts about you could narrow this release down to {n} "
                                    f"records, and one of them is yours. They would pick yours with a chance of 1 in "
@@ -104,8 +104,15 @@ def test_her_levels_in_plain_words(checks):
     assert set(figures) >= {"k, your group size", "risk of disease", "base rate of disease", "beta of disease",
                             "delta of disease", "the publisher's claims", "log proof"}
     assert figures["k, your group size"]["value"] == str(n)
-    assert figures["log proof"]["reading"] == "bad"  # checked without a proof
-    assert all(d["reading"] in ("good", "bad", "not judged") and d["meaning"].endswith(".") for d in words["details"])
+    # the figure that decides her level first; on a record at risk no figure is called good: one that passes its
+    # rule says it is not what decides her level, and what no rule reads is not judged (issue 60, item 1)
+    assert words["details"][0]["figure"] == "k, your group size" and words["details"][0]["reading"] == "bad"
+    assert figures["log proof"]["reading"] == "not judged"  # checked without a proof: a notice, no rule reads it
+    assert figures["base rate of disease"]["reading"] == "not judged"
+    assert figures["the publisher's claims"]["reading"] == "passes its rule, not what decides your level"
+    assert not any(d["reading"] == "good" for d in words["details"])
+    assert all(d["reading"] in ("bad", "not judged", "passes its rule, not what decides your level")
+               and d["meaning"].endswith(".") for d in words["details"])
     # the protected paper example: no steps, her random-match test in words
     noise = checks["noise"][0]
     assert noise["verdict"]["level"] == "protected" and noise["plain"]["steps"] == []
@@ -115,6 +122,10 @@ def test_her_levels_in_plain_words(checks):
     assert {d["figure"] for d in noise["plain"]["details"]} >= {"d, your permutation distance",
                                                                  "spread of x1 (variance)",
                                                                  "F_rand, your random-match p-value"}
+    # protected: a figure that passes the rule reading it is good; the spreads, which no rule reads, are not judged
+    readings = {d["figure"]: d["reading"] for d in noise["plain"]["details"]}
+    assert readings["d, your permutation distance"] == readings["F_rand, your random-match p-value"] == "good"
+    assert readings["spread of x1 (variance)"] == "not judged"
     # randomized response publishes her age as it is: found, and her disease read from her record by the named
     # intruder, who finds it (issue 58: the bound beside the model's risk), which the policy's first rule says
     rr = checks["rr"][0]

@@ -83,7 +83,8 @@ def test_each_rule_of_the_default_policy_fires_on_its_figure(figures, level, rul
     assert (verdict.level, verdict.rule) == (level, rule)
     assert verdict.lines[0] == verdict.headline and verdict.lines[-1] == "d"
     assert verdict.to_json()["policy"] == {"name": "permuted-privacy default", "version": 1,
-                                           "sha256": default_policy().sha256}
+                                           "sha256": default_policy().sha256,
+                                           "reads": sorted({r.figure for r in default_policy().rules})}
     if rule == "publisher_promise_broken":
         assert [f.text for f in verdict.findings] == ["a broken promise.", "another."]
 
@@ -246,7 +247,8 @@ def test_another_policy_decides_her_level_in_the_cli(adult_sd, tmp_path, capsys)
     out = _check(adult_sd, capsys, "--policy", str(strict))
     verdict = out["verdict"]
     assert verdict["policy"] == {"name": "strict office", "version": 3,
-                                 "sha256": hashlib.sha256(strict.read_bytes()).hexdigest()}
+                                 "sha256": hashlib.sha256(strict.read_bytes()).hexdigest(),
+                                 "reads": sorted({r["figure"] for r in json.loads(strict.read_text())["rules"]})}
     assert verdict["level"] == "exposed" and verdict["rule"] == "any_gain"
     assert [f["rule"] for f in verdict["findings"]] == ["any_gain", "groups_of_fifty", "unwitnessed"]
     assert verdict["headline"].endswith("(delta = 0.2908, above the policy's 0.2).")  # her worst group's value

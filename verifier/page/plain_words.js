@@ -93,15 +93,21 @@
       if (entry.mode === "joint" && entry.left && typeof entry.left === "object" && !risk) {
         // plain_words.py: hers is not among the values left
         lines.push(`Your ${shown} is not among the values ${source} leave for you: check your record, or these are not all releases of you.`);
-      } else if (risk >= CERTAIN) {
-        lines.push(`Someone could tell your ${shown} for certain from ${source}. Without ${absent}, they would ` +
-          `guess it right ${prior} of the time.`);
       } else {
-        lines.push(`Someone could guess your ${shown} right ${pp.chance(risk)} of the time from ${source}. ` +
-          `Without ${absent}, they would guess it right ${prior} of the time.`);
+        const who = pp.is_bound(entry) ? "At worst, someone who knows how the release was made" : "Someone";
+        const guess = risk >= CERTAIN ? `tell your ${shown} for certain` : `guess your ${shown} right ${pp.chance(risk)} of the time`;
+        lines.push(`${who} could ${guess} from ${source}. Without ${absent}, they would guess it right ${prior} of the time.`);
       }
     }
     return lines;
+  };
+
+  pp.is_bound = function is_bound(entry) {
+    // plain_words.py's is_bound: her risk is the named intruder's bound (signed shares, or matching), above the
+    // paper's figure.
+    const paper = typeof entry.paper_risk === "number" ? entry.paper_risk : 0.0;
+    return (typeof entry.value_bound === "number" && entry.value_bound >= paper) ||
+      (typeof entry.match_bound === "number" && entry.match_bound > paper);
   };
 
   pp.plain_summary = function plain_summary(out) {
@@ -118,62 +124,85 @@
 
   const detail = (figure, value, meaning, reading) => ({ figure, value, meaning, reading });
 
+  // plain_words.py's PASSES: a figure that passes the rule reading it, on a record that rule does not protect.
+  const PASSES = "passes its rule, not what decides your level";
+
+  const reading = (out, figures, attribute = null) => {
+    // plain_words.py's _reading: bad where a rule on these figures fired; good (protected) or PASSES where one
+    // reads them; not judged where none of her policy's rules does.
+    if (figures.some((f) => fired(out, f, attribute))) return "bad";
+    const reads = (out.verdict.policy || {}).reads;
+    if (Array.isArray(reads) && !figures.some((f) => reads.includes(f))) return "not judged";
+    return out.verdict.level === "protected" ? "good" : PASSES;
+  };
+
+  const decidingFirst = (out, found) => {
+    // plain_words.py's _deciding_first: the head finding's detail first, then those a rule fired on, then the rest.
+    const findings = out.verdict.findings.filter((f) => f.severity === "at_risk" || f.severity === "exposed");
+    const head = findings.length ? findings[0] : null;
+    const rank = ([d, figures, attribute]) => {
+      if (head !== null && figures.includes(head.figure) && (attribute === null || attribute === head.attribute)) return 0;
+      return d.reading === "bad" ? 1 : 2;
+    };
+    return found.map((item, i) => [rank(item), i, item[0]]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map((x) => x[2]);
+  };
+
   const rankedDetails = (out) => {
     const claimed = out.claimed || {};
     const promised = claimed.distance ?? null;
-    const reading = fired(out, "distance") || fired(out, "unchanged") ? "bad" : promised === null ? "not judged"
-      : out.distance >= promised ? "good" : "bad";
-    const found = [detail("d, your permutation distance", pp.number(out.distance),
+    const found = [[detail("d, your permutation distance", pp.number(out.distance),
       "How far your values were moved among the others when the release was made: the larger, the " +
-      "better mixed." + (promised === null ? "" : ` The publisher claimed at least ${pp.number(promised)} (D).`), reading)];
+      "better mixed." + (promised === null ? "" : ` The publisher claimed at least ${pp.number(promised)} (D).`),
+      reading(out, ["distance", "unchanged"])), ["distance", "unchanged"], null]];
     const kinds = out.spread_kinds || [];
     const atClaim = out.variances_at_claimed_distance ?? null;
     const claimedV = claimed.variances || [];
     out.attributes.forEach((name, j) => {
       const v = j < claimedV.length ? claimedV[j] : null;
-      const reading = v === null || v === undefined || atClaim === null || atClaim[j] === null ? "not judged"
-        : atClaim[j] >= v ? "good" : "bad";
+      const claims = !(v === null || v === undefined || atClaim === null || atClaim[j] === null);
       const what = j < kinds.length && kinds[j] === "variance" ? "variance" : "diversity";
-      found.push(detail(`spread of ${pp.literal(name)} (${what})`, pp.number(out.variances[j]),
+      found.push([detail(`spread of ${pp.literal(name)} (${what})`, pp.number(out.variances[j]),
         "How much the released values near your record differ: the larger, the better your value is hidden. " +
-        (reading !== "not judged" ? `The publisher claimed at least ${pp.number(v)} (v) at distance ` +
+        (claims ? `The publisher claimed at least ${pp.number(v)} (v) at distance ` +
           `${pp.number(claimed.distance ?? null)} (D), where yours is ${pp.number(atClaim[j])}.`
-          : "The publisher claimed no spread for it."), reading));
+          : "The publisher claimed no spread for it."), "not judged"), [], null]);
     });
     const p = out.p_value ?? null;
-    found.push(detail("F_rand, your random-match p-value", p === null ? "not run" : pp.number(p),
+    found.push([detail("F_rand, your random-match p-value", p === null ? "not run" : pp.number(p),
       "The share of random records that match your values as closely as your own match does: " +
-      "near 0 means your record stands out.", p === null ? "not judged" : fired(out, "p_value") ? "bad" : "good"));
+      "near 0 means your record stands out.", reading(out, ["p_value", "untested"])), ["p_value", "untested"], null]);
     return found;
   };
 
   pp.plain_details = function plain_details(out) {
     if (out.verdict.level === "not_verifiable") return [detail("reason", String(out.reason), "Why the release failed its check.", "bad")];
     const n = groupSize(out);
-    const found = n !== null ? [detail("k, your group size", pp.number(n), "How many released records fit the " +
-      "facts someone may know about you: the more, the better.",
-    fired(out, "class_size") || fired(out, "no_group") ? "bad" : "good")] : rankedDetails(out);
+    const found = n !== null ? [[detail("k, your group size", pp.number(n), "How many released records fit the " +
+      "facts someone may know about you: the more, the better.", reading(out, ["class_size", "no_group"])),
+    ["class_size", "no_group"], null]] : rankedDetails(out);
     for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
       const shown = pp.literal(name);
       found.push(
-        detail(`risk of ${shown}`, pp.number(entry.risk ?? null, true),
+        [detail(`risk of ${shown}`, pp.number(entry.risk ?? null, true),
           `How often someone using this release would guess your ${shown} right.`,
-          fired(out, "posterior", name) ? "bad" : "good"),
-        detail(`base rate of ${shown}`, pp.number(entry.prior ?? null, true),
+          reading(out, ["posterior"], name)), ["posterior"], name],
+        [detail(`base rate of ${shown}`, pp.number(entry.prior ?? null, true),
           "How often anyone would guess it right without your record: the share of records with your " +
-          "value.", "not judged"),
-        detail(`beta of ${shown}`, pp.number(entry.beta ?? null),
+          "value.", reading(out, ["prior"], name)), ["prior"], name],
+        [detail(`beta of ${shown}`, pp.number(entry.beta ?? null),
           "How much the release raises that chance, as a share of the base rate: 0 means not at all.",
-          fired(out, "beta", name) ? "bad" : "good"),
-        detail(`delta of ${shown}`, pp.number(entry.delta ?? null), "The same gain on a log scale: 0 means none.",
-          fired(out, "delta", name) ? "bad" : "not judged"));
+          reading(out, ["beta"], name)), ["beta"], name],
+        [detail(`delta of ${shown}`, pp.number(entry.delta ?? null), "The same gain on a log scale: 0 means none.",
+          reading(out, ["delta"], name)), ["delta"], name]);
     }
-    found.push(detail("the publisher's claims", out.claim_holds !== false ? "hold" : "broken",
-      "Whether the protection the publisher promised holds for your record.", out.claim_holds === false ? "bad" : "good"));
+    found.push([detail("the publisher's claims", out.claim_holds !== false ? "hold" : "broken",
+      "Whether the protection the publisher promised holds for your record.", reading(out, ["claim_broken"])),
+    ["claim_broken"], null]);
     const unwitnessed = out.verdict.findings.some((f) => f.figure === "unwitnessed");
-    found.push(detail("log proof", unwitnessed ? "none or too few witnesses" : "witnessed",
-      "Whether witnesses vouch that everyone is shown this same release.", unwitnessed ? "bad" : "good"));
-    return found;
+    found.push([detail("log proof", unwitnessed ? "none or too few witnesses" : "witnessed",
+      "Whether witnesses vouch that everyone is shown this same release: a notice, which no rule of the policy reads.",
+      "not judged"), [], null]);
+    return decidingFirst(out, found);
   };
 
   pp.plain_steps = function plain_steps(out) {
@@ -207,16 +236,17 @@
     }
     summary.push(...attributeSentences(out.attribute_disclosure, "these releases together", "them"));
     const details = releases.map((r) => detail(`alone: ${pp.literal(r.release)}`, r.level_alone.replace("_", " "),
-      "Your level if this release were the only one.", r.level_alone === "protected" ? "good" : "bad"));
+      "Your level if this release were the only one.",
+      r.level_alone !== "protected" ? "bad" : level === "protected" ? "good" : "not what decides your level"));
     for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
       if ((entry.risk ?? null) !== null) {
         details.push(detail(`risk of ${pp.literal(name)}, together`, pp.number(entry.risk, true),
-          "How often someone holding every release would guess it right.", fired(out, "posterior", name) ? "bad" : "good"));
+          "How often someone holding every release would guess it right.", reading(out, ["posterior"], name)));
       }
     }
     if (p !== null) {
       details.push(detail("F_rand, together", pp.number(p), "The share of random records as close to yours in " +
-        "every release at once: near 0 means your record stands out.", fired(out, "p_value") ? "bad" : "good"));
+        "every release at once: near 0 means your record stands out.", reading(out, ["p_value"])));
     }
     const contacts = (out.contacts || []).filter((c) => c);
     const steps = level === "protected" ? [] : [

@@ -97,4 +97,6 @@
   };
 
   pp.policy_json = (policy) => ({ name: policy.name, version: policy.version, sha256: policy.sha256 });
+  // policy.py's verdict_json: policy_json and the figures its rules read, sorted.
+  pp.verdict_json = (policy) => ({ ...pp.policy_json(policy), reads: [...new Set(policy.rules.map((r) => r.figure))].sort() });
 })();

@@ -187,11 +187,11 @@
       severity: "notice", text: figures.unwitnessed }] : [];
     if (!ordered.length) {
       const headline = protectedHeadline(policy, figures);
-      return { level: "protected", headline, rule: null, policy: pp.policy_json(policy), findings: notice,
+      return { level: "protected", headline, rule: null, policy: pp.verdict_json(policy), findings: notice,
         lines: [headline, ...notice.map((f) => f.text), ...details] };
     }
     const head = ordered[0];
-    return { level: head.severity, headline: head.text, rule: head.rule, policy: pp.policy_json(policy),
+    return { level: head.severity, headline: head.text, rule: head.rule, policy: pp.verdict_json(policy),
       findings: [...ordered, ...notice], lines: [head.text, ...[...ordered.slice(1), ...notice].map((f) => f.text), ...details] };
   };
 

@@ -22,7 +22,7 @@ to the reading ease of a general newspaper (Flesch 50 or more) by the tests.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from verifier.attacks.disclosure import CERTAIN
 from verifier.text import literal, markdown, number
@@ -62,6 +62,38 @@ def _fired(out: Mapping[str, Any], figure: str, attribute: str | None = None) ->
     """Whether a rule of her policy fired on this figure (of this attribute): the figure is bad for her."""
     return any(f["figure"] == figure and f["severity"] in ("at_risk", "exposed")
                and (attribute is None or f["attribute"] == attribute) for f in out["verdict"]["findings"])
+
+
+#: the reading of a figure that passes the rule reading it, on a record that rule does not protect: no figure is
+#: called good beside a level that is not (issue 60, item 1)
+PASSES = "passes its rule, not what decides your level"
+
+
+def _reading(out: Mapping[str, Any], figures: Sequence[str], attribute: str | None = None) -> str:
+    """A detail's reading by the policy's rules on ``figures`` (of ``attribute``): bad where one fired; where one
+    reads them and none fired, good on a protected record and :data:`PASSES` on any other; not judged where no rule
+    of her policy reads them."""
+    if any(_fired(out, f, attribute) for f in figures):
+        return "bad"
+    reads = (out["verdict"].get("policy") or {}).get("reads")
+    if isinstance(reads, list) and not set(reads).intersection(figures):
+        return "not judged"
+    return "good" if out["verdict"]["level"] == "protected" else PASSES
+
+
+def _deciding_first(out: Mapping[str, Any], found: list[tuple[dict[str, str], Sequence[str], str | None]]) -> list:
+    """The details, the one whose figure decides her level first (the policy's head finding), then those a rule
+    fired on, then the rest, each group in its own order."""
+    findings = [f for f in out["verdict"]["findings"] if f["severity"] in ("at_risk", "exposed")]
+    head = findings[0] if findings else None
+
+    def rank(item: tuple[dict[str, str], Sequence[str], str | None]) -> int:
+        detail, figures, attribute = item
+        if head is not None and head["figure"] in figures and attribute in (None, head["attribute"]):
+            return 0
+        return 1 if detail["reading"] == "bad" else 2
+
+    return [detail for detail, _, _ in sorted(found, key=rank)]
 
 
 def _group_size(out: Mapping[str, Any]) -> int | None:
@@ -134,13 +166,24 @@ def _attribute_sentences(entries: Mapping[str, Any], source: str, absent: str) -
         if entry.get("mode") == "joint" and isinstance(entry.get("left"), dict) and not risk:  # hers is not left
             lines.append(f"Your {shown} is not among the values {source} leave for you: check your record, or these "
                          "are not all releases of you.")
-        elif risk >= CERTAIN:
-            lines.append(f"Someone could tell your {shown} for certain from {source}. Without {absent}, they would "
-                         f"guess it right {prior} of the time.")
         else:
-            lines.append(f"Someone could guess your {shown} right {chance(risk)} of the time from {source}. "
-                         f"Without {absent}, they would guess it right {prior} of the time.")
+            who = "At worst, someone who knows how the release was made" if is_bound(entry) else "Someone"
+            guess = f"tell your {shown} for certain" if risk >= CERTAIN else \
+                f"guess your {shown} right {chance(risk)} of the time"
+            lines.append(f"{who} could {guess} from {source}. Without {absent}, they would guess it right {prior} "
+                         "of the time.")
     return lines
+
+
+def is_bound(entry: Mapping[str, Any]) -> bool:
+    """Whether her risk is the most the named intruder could learn rather than what he learns: the bound of
+    randomized response's signed shares, or random replacement's from matching everyone else, above the paper's
+    figure."""
+    paper = entry.get("paper_risk")
+    paper = 0.0 if not isinstance(paper, (int, float)) else float(paper)
+    value, matched = entry.get("value_bound"), entry.get("match_bound")
+    return (isinstance(value, (int, float)) and value >= paper) or (isinstance(matched, (int, float))
+                                                                    and matched > paper)
 
 
 def plain_summary(out: Mapping[str, Any]) -> list[str]:
@@ -160,71 +203,70 @@ def _detail(figure: str, value: str, meaning: str, reading: str) -> dict[str, st
     return {"figure": figure, "value": value, "meaning": meaning, "reading": reading}
 
 
-def _ranked_details(out: Mapping[str, Any]) -> list[dict[str, str]]:
-    """Her distance, her spreads against the claim, and the random-match test's p-value."""
+def _ranked_details(out: Mapping[str, Any]) -> list[tuple[dict[str, str], tuple[str, ...], str | None]]:
+    """Her distance, her spreads against the claim, and the random-match test's p-value, each with the figures the
+    policy reads it by."""
     claimed = out.get("claimed") or {}
     promised = claimed.get("distance")
-    reading = "bad" if _fired(out, "distance") or _fired(out, "unchanged") else "not judged" if promised is None \
-        else "good" if out["distance"] >= promised else "bad"
-    found = [_detail("d, your permutation distance", number(out["distance"]),
-                     "How far your values were moved among the others when the release was made: the larger, the "
-                     "better mixed." + ("" if promised is None else f" The publisher claimed at least {number(promised)} "
-                                        "(D)."), reading)]
+    found = [(_detail("d, your permutation distance", number(out["distance"]),
+                      "How far your values were moved among the others when the release was made: the larger, the "
+                      "better mixed." + ("" if promised is None else f" The publisher claimed at least "
+                                         f"{number(promised)} (D)."), _reading(out, ("distance", "unchanged"))),
+              ("distance", "unchanged"), None)]
     kinds = out.get("spread_kinds") or []
     at_claim = out.get("variances_at_claimed_distance")
     for j, name in enumerate(out["attributes"]):
         v = (claimed.get("variances") or [])[j] if j < len(claimed.get("variances") or []) else None
-        reading = "not judged" if v is None or at_claim is None or at_claim[j] is None else (
-            "good" if at_claim[j] >= v else "bad")
+        claims = v is not None and at_claim is not None and at_claim[j] is not None
         what = "variance" if j < len(kinds) and kinds[j] == "variance" else "diversity"
-        found.append(_detail(
+        found.append((_detail(
             f"spread of {literal(name)} ({what})", number(out["variances"][j]),
             "How much the released values near your record differ: the larger, the better your value is hidden. "
             + (f"The publisher claimed at least {number(v)} (v) at distance {number(claimed.get('distance'))} "
-               f"(D), where yours is {number(at_claim[j])}." if reading != "not judged" else
-               "The publisher claimed no spread for it."), reading))
+               f"(D), where yours is {number(at_claim[j])}." if claims else "The publisher claimed no spread for it."),
+            "not judged"), (), None))
     p = out.get("p_value")
-    found.append(_detail("F_rand, your random-match p-value", "not run" if p is None else number(p),
-                         "The share of random records that match your values as closely as your own match does: "
-                         "near 0 means your record stands out.",
-                         "not judged" if p is None else "bad" if _fired(out, "p_value") else "good"))
+    found.append((_detail("F_rand, your random-match p-value", "not run" if p is None else number(p),
+                          "The share of random records that match your values as closely as your own match does: "
+                          "near 0 means your record stands out.",
+                          _reading(out, ("p_value", "untested"))), ("p_value", "untested"), None))
     return found
 
 
 def plain_details(out: Mapping[str, Any]) -> list[dict[str, str]]:
-    """Each technical figure: its name, its value, one sentence of meaning, and whether it is good or bad."""
+    """Each technical figure: its name, its value, one sentence of meaning, and its reading by the rule of her
+    policy that reads it (:func:`_reading`), the figure that decides her level first."""
     if out["verdict"]["level"] == "not_verifiable":
         return [_detail("reason", str(out.get("reason")), "Why the release failed its check.", "bad")]
     n = _group_size(out)
     if n is not None:
-        found = [_detail("k, your group size", number(n), "How many released records fit the facts someone may "
-                         "know about you: the more, the better.",
-                         "bad" if _fired(out, "class_size") or _fired(out, "no_group") else "good")]
+        found = [(_detail("k, your group size", number(n), "How many released records fit the facts someone may "
+                          "know about you: the more, the better.", _reading(out, ("class_size", "no_group"))),
+                  ("class_size", "no_group"), None)]
     else:
         found = _ranked_details(out)
     for name, entry in (out.get("attribute_disclosure") or {}).items():
         shown = literal(name)
         found += [
-            _detail(f"risk of {shown}", number(entry.get("risk"), share=True),
-                    f"How often someone using this release would guess your {shown} right.",
-                    "bad" if _fired(out, "posterior", name) else "good"),
-            _detail(f"base rate of {shown}", number(entry.get("prior"), share=True),
-                    "How often anyone would guess it right without your record: the share of records with your "
-                    "value.", "not judged"),
-            _detail(f"beta of {shown}", number(entry.get("beta")),
-                    "How much the release raises that chance, as a share of the base rate: 0 means not at all.",
-                    "bad" if _fired(out, "beta", name) else "good"),
-            _detail(f"delta of {shown}", number(entry.get("delta")),
-                    "The same gain on a log scale: 0 means none.",
-                    "bad" if _fired(out, "delta", name) else "not judged")]
-    found.append(_detail("the publisher's claims", "hold" if out.get("claim_holds") is not False else "broken",
-                         "Whether the protection the publisher promised holds for your record.",
-                         "bad" if out.get("claim_holds") is False else "good"))
+            (_detail(f"risk of {shown}", number(entry.get("risk"), share=True),
+                     f"How often someone using this release would guess your {shown} right.",
+                     _reading(out, ("posterior",), name)), ("posterior",), name),
+            (_detail(f"base rate of {shown}", number(entry.get("prior"), share=True),
+                     "How often anyone would guess it right without your record: the share of records with your "
+                     "value.", _reading(out, ("prior",), name)), ("prior",), name),
+            (_detail(f"beta of {shown}", number(entry.get("beta")),
+                     "How much the release raises that chance, as a share of the base rate: 0 means not at all.",
+                     _reading(out, ("beta",), name)), ("beta",), name),
+            (_detail(f"delta of {shown}", number(entry.get("delta")),
+                     "The same gain on a log scale: 0 means none.", _reading(out, ("delta",), name)), ("delta",), name)]
+    found.append((_detail("the publisher's claims", "hold" if out.get("claim_holds") is not False else "broken",
+                          "Whether the protection the publisher promised holds for your record.",
+                          _reading(out, ("claim_broken",))), ("claim_broken",), None))
     unwitnessed = any(f["figure"] == "unwitnessed" for f in out["verdict"]["findings"])
-    found.append(_detail("log proof", "none or too few witnesses" if unwitnessed else "witnessed",
-                         "Whether witnesses vouch that everyone is shown this same release.",
-                         "bad" if unwitnessed else "good"))
-    return found
+    found.append((_detail("log proof", "none or too few witnesses" if unwitnessed else "witnessed",
+                          "Whether witnesses vouch that everyone is shown this same release: a notice, which no rule "
+                          "of the policy reads.", "not judged"), (), None))
+    return _deciding_first(out, found)
 
 
 def plain_steps(out: Mapping[str, Any]) -> list[str]:
@@ -286,16 +328,17 @@ def joint_plain_words(out: Mapping[str, Any]) -> dict[str, Any]:
     summary += _attribute_sentences(out.get("attribute_disclosure"), "these releases together", "them")
     details = [_detail(f"alone: {literal(r['release'])}", r["level_alone"].replace("_", " "),
                        "Your level if this release were the only one.",
-                       "good" if r["level_alone"] == "protected" else "bad") for r in releases]
+                       "bad" if r["level_alone"] != "protected" else "good" if level == "protected" else
+                       "not what decides your level") for r in releases]
     for name, entry in (out.get("attribute_disclosure") or {}).items():
         if entry.get("risk") is not None:
             details.append(_detail(f"risk of {literal(name)}, together", number(entry["risk"], share=True),
                                    "How often someone holding every release would guess it right.",
-                                   "bad" if _fired(out, "posterior", name) else "good"))
+                                   _reading(out, ("posterior",), name)))
     if p is not None:
         details.append(_detail("F_rand, together", number(p), "The share of random records as close to yours in "
                                "every release at once: near 0 means your record stands out.",
-                               "bad" if _fired(out, "p_value") else "good"))
+                               _reading(out, ("p_value",))))
     contacts = [c for c in out.get("contacts") or [] if c]
     steps = [] if level == "protected" else [
         (f"Write to the publishers at {', '.join(literal(c) for c in contacts)} and ask what they hold about you and "

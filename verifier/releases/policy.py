@@ -128,6 +128,11 @@ class Policy:
         """What every verdict carries of its policy: enough to find the file and to know it is that one."""
         return {"name": self.name, "version": self.version, "sha256": self.sha256}
 
+    def verdict_json(self) -> dict[str, Any]:
+        """:meth:`to_json` and the figures its rules read (``reads``, sorted): her report judges a figure by the
+        rule that reads it, and leaves undecided what none reads (issue 60, item 1)."""
+        return {**self.to_json(), "reads": sorted({r.figure for r in self.rules})}
+
     def index(self, rule_id: str) -> int:
         return next(i for i, r in enumerate(self.rules) if r.id == rule_id)
 

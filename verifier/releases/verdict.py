@@ -260,10 +260,10 @@ def policy_verdict(policy: Policy, figures: HerFigures, *, details: Sequence[str
     if not ordered:
         headline = _protected_headline(policy, figures)
         return Verdict("protected", headline, tuple(notice), (headline, *[f.text for f in notice], *details),
-                       policy.to_json())
+                       policy.verdict_json())
     head = ordered[0]
     return Verdict(head.severity, head.text, (*ordered, *notice),
-                   (head.text, *[f.text for f in (*ordered[1:], *notice)], *details), policy.to_json())
+                   (head.text, *[f.text for f in (*ordered[1:], *notice)], *details), policy.verdict_json())
 
 
 def held_words(entry: Mapping[str, Any], *, signed: bool = False) -> str:
