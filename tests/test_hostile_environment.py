@@ -468,3 +468,38 @@ def test_a_parquet_release_exits_0_on_every_run(tmp_path):
         for run in runs:
             _, err = run.communicate(timeout=120)
             assert (run.returncode, err) == (0, ""), (pair, run.returncode, err)
+
+
+def test_a_fail_line_is_wrapped_at_the_terminal_s_width_and_whole_in_a_pipe(world, tmp_path):
+    """Issue 60, item 4: FAIL lines ran to 300 columns and more. On a terminal (standard error a pty here, COLUMNS=80)
+    each is wrapped at the terminal's width, its continuations indented; into a pipe it stays one line, for
+    scripts. The release checked with another key than its own: KEY_MISMATCH's sentence, with both key names."""
+    import pty
+
+    assert _run("publisher", "keygen", "--out", str(tmp_path / "other"), "--unencrypted").returncode == 0
+    argv = [sys.executable, "-m", "verifier", "verify", str(world / "release"), "--key",
+            str(tmp_path / "other" / "public.pem")]
+    env = {**os.environ, "COLUMNS": "80"}
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+    assert piped.returncode != 0 and len(piped.stderr.strip().splitlines()) == 1 and len(piped.stderr) > 160
+    main, child = pty.openpty()
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=child, timeout=60, env=env,
+                              stdin=subprocess.DEVNULL)
+        os.close(child)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the pty's other end is closed: all was read
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(main)
+    lines = shown.decode().replace("\r\n", "\n").strip().splitlines()
+    assert proc.returncode == piped.returncode and len(lines) > 1 and lines[0].startswith("FAIL:")
+    assert all(len(line) <= 80 or " " not in line.strip() for line in lines), lines
+    assert all(line.startswith("  ") for line in lines[1:])
+    assert " ".join(line.strip() for line in lines) == piped.stderr.strip()

@@ -205,6 +205,9 @@ def test_a_tampered_release_fails_in_the_page_with_the_command_lines_reason(brow
     page = _in_page(browser, release, key, record)
     assert cli["verified"] is False and page["verified"] is False
     assert page["reason"] == cli["reason"], (how, page, cli["reason"])
+    if how == "wrong key":  # what it means for her, in one sentence, the same on both (issue 60, item 4)
+        assert "this release was not signed by the key you trust. Your key's fingerprint is" in cli["message"]
+        assert page["message"].endswith(cli["message"]), (page, cli)
 
 
 def test_loading_the_page_and_checking_makes_no_network_request(browser, releases):
@@ -1450,3 +1453,23 @@ def test_masks_re_signed_without_their_probability_are_refused_by_both(browser, 
     assert code == 1 and cli["reason"] == page["reason"] == "MANIFEST_INCOHERENT", (cli, page)
     said = "an sd_k_anonymity step that signs no mask_probability publishes every sensitive value as it is"
     assert said in cli["message"] and page["message"].endswith(cli["message"]), (cli, page)
+
+
+def test_a_value_not_among_the_categories_lists_them_in_the_page_as_on_the_command_line(browser):
+    """Issue 60, item 4: the invalid-value error lists the valid categories (the schema's, never her value), the
+    same list on both."""
+    from verifier.data.schema import Schema
+    from verifier.errors import InvalidInputError
+    from verifier.releases.record import parse_record
+
+    schema = {"attributes": [{"name": "sex", "kind": "nominal", "role": "quasi_identifier",
+                              "categories": ["F", "M", "a\u200bb"]}]}
+    with pytest.raises(InvalidInputError) as refused:
+        parse_record({"sex": "female"}, Schema.from_dict(schema))
+    page = browser.execute_script("""
+const pp = window.permutedPrivacy;
+try { pp.parse_record({"sex": "female"}, arguments[0]); return null; } catch (e) { return [e.reason, e.message]; }""",
+                                  schema)
+    listed = "not one of its 3 categories (spelled exactly): 'F', 'M', 'a\\u200bb'"
+    assert page[0] == refused.value.reason == "RECORD_VALUE_INVALID" and "female" not in page[1]
+    assert page[1].endswith(listed) and refused.value.message.endswith(listed), (page, refused.value.message)

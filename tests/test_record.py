@@ -57,7 +57,8 @@ def test_non_numbers_are_refused(value):
     [
         ('{"age": 34, "education": "secondary"}', "RECORD_FIELD_MISSING", "'disease' is missing"),
         ('{"age": 34, "education": "secondary", "disease": "flu", "zip": "777123"}', "RECORD_FIELD_UNKNOWN", "'zip'"),
-        ('{"age": 34, "education": "Secondary", "disease": "flu"}', "RECORD_VALUE_INVALID", "not one of its 3 categories"),
+        ('{"age": 34, "education": "Secondary", "disease": "flu"}', "RECORD_VALUE_INVALID",
+         "not one of its 3 categories (spelled exactly): 'primary', 'secondary', 'tertiary'"),
         ('{"age": 34, "education": 1, "disease": "flu"}', "RECORD_VALUE_INVALID", "as text"),
         ('{"age": NaN, "education": "primary", "disease": "flu"}', "RECORD_INVALID", "not a valid JSON record"),
         ('{"age": 777123e999, "education": "primary", "disease": "flu"}', "RECORD_INVALID", "out of range"),
@@ -83,3 +84,15 @@ def test_missing_record_file(tmp_path):
     with pytest.raises(InvalidInputError) as info:
         read_record(tmp_path / "none.json", SCHEMA)
     assert info.value.reason == "FILE_NOT_FOUND"
+
+
+def test_a_long_list_of_categories_is_cut_in_the_error():
+    """Issue 60, item 4: the error lists the valid categories, the first 20 of a long list and how many more."""
+    from verifier.data.schema import Schema
+    from verifier.releases.record import parse_record
+
+    many = Schema.from_dict({"attributes": [{"name": "c", "kind": "nominal", "role": "quasi_identifier",
+                                             "categories": [f"v{i:02d}" for i in range(30)]}]})
+    with pytest.raises(InvalidInputError) as info:
+        parse_record({"c": "w"}, many)
+    assert info.value.message.endswith("'v17', 'v18', 'v19', and 10 more") and "'v20'" not in info.value.message

@@ -285,7 +285,8 @@ def test_case_07_another_valid_key(release, keys, tmp_path, capsys):
     other = tmp_path / "other"
     _, pub, fp, _ = keygen(other, None)
     line = expect_fail(release, pub, capsys, "KEY_MISMATCH")
-    assert fp in line  # the trusted key's full fingerprint, beside the signer's key id
+    assert fp in line  # the trusted key's full fingerprint, beside the signer's key id, and what it means for her
+    assert f"this release was not signed by the key you trust. Your key's fingerprint is {fp}" in line
     assert key_id(load_private_key(keys["private"], None).public_raw) in line
 
 

@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 from verifier.console import end_if_console
 from verifier.core.interrupts import interrupt, raise_if_interrupted, start_watching
 from verifier.errors import UsageError, VerifierError
-from verifier.frontend.output import FittedStream, output_width
+from verifier.frontend.output import FittedStream, output_width, say_failure
 from verifier.text import LiteralStream, NameNormalized, literal
 
 __all__ = ["ExitCode", "OneLineParser", "add_command", "new_parser", "parse_or_fail", "run_parsed"]
@@ -70,7 +70,7 @@ def parse_or_fail(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
             raise (extra_refused(args, extra) if extra_refused else None) or UsageError(
                 f"{parser.prog}: unrecognized arguments: {' '.join(extra)} (see {parser.prog} --help)")
     except UsageError as exc:
-        print(exc.diagnostic(), file=sys.stderr)
+        say_failure(exc.diagnostic())
         return ExitCode.USAGE
     return args
 
@@ -179,33 +179,33 @@ def run_parsed(args: argparse.Namespace) -> int:
             stdout.flush()
         except (OSError, ValueError):  # what is left for a full or closed output is dropped, not retried at exit
             _silence_stdout(stdout)
-        print(exc.diagnostic(), file=sys.stderr)
+        say_failure(exc.diagnostic())
         return exc.exit_code
     except MemoryError:
         if args.verbose:
             raise
-        print("FAIL: -: OUT_OF_MEMORY: not enough memory for this table", file=sys.stderr)
+        say_failure("FAIL: -: OUT_OF_MEMORY: not enough memory for this table")
         return ExitCode.IO_ERROR
     except BrokenPipeError:  # the reader went away (`| head`): the command did not finish, so it did not pass
         _silence_stdout(stdout)
-        print("FAIL: -: OUTPUT_CLOSED: the output was closed before the command finished", file=sys.stderr)
+        say_failure("FAIL: -: OUTPUT_CLOSED: the output was closed before the command finished")
         return ExitCode.IO_ERROR
     except (KeyboardInterrupt, SystemError) as exc:
         if args.verbose or not _interrupted(exc):
             raise
         _silence_stdout(stdout)
-        print("FAIL: -: INTERRUPTED: stopped by Ctrl-C or SIGTERM before it finished; nothing was left "
-              "half-written", file=sys.stderr)
+        say_failure("FAIL: -: INTERRUPTED: stopped by Ctrl-C or SIGTERM before it finished; nothing was left "
+                    "half-written")
         end_if_console(ExitCode.INTERRUPTED)  # before the interrupted work's frames are freed
         return ExitCode.INTERRUPTED
     except OSError as exc:
         if args.verbose or exc.errno is None:
             raise
         if not _is_stdout(exc, stdout):  # any other the OS raises (a name too long, a link loop, a read-only
-            print(_os_failure(exc), file=sys.stderr)  # folder): one line naming the path, never a traceback
+            say_failure(_os_failure(exc))  # folder): one line naming the path, never a traceback
             return ExitCode.IO_ERROR
         _silence_stdout(stdout)
-        print(f"FAIL: -: WRITE_FAILED: cannot write the output ({os.strerror(exc.errno)})", file=sys.stderr)
+        say_failure(f"FAIL: -: WRITE_FAILED: cannot write the output ({os.strerror(exc.errno)})")
         return ExitCode.IO_ERROR
     finally:
         sys.stdout = stdout

@@ -10,8 +10,8 @@ import sys
 import textwrap
 from typing import Any, Sequence
 
-__all__ = ["ELLIPSIS", "MIN_WIDTH", "FittedStream", "command_lines", "cut", "finite", "output_width", "print_json",
-           "text_table"]
+__all__ = ["ELLIPSIS", "MIN_WIDTH", "FittedStream", "command_lines", "cut", "error_width", "fit_line", "finite",
+           "output_width", "print_json", "say_failure", "text_table"]
 
 #: what a cut cell ends with
 ELLIPSIS = "\u2026"
@@ -46,6 +46,35 @@ def output_width() -> int | None:
     except (AttributeError, OSError, ValueError):
         return None
     return max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH)
+
+
+def error_width() -> int | None:
+    """The width a FAIL line is wrapped at (issue 60, item 4): where standard error is a terminal, ``COLUMNS`` when
+    set, else the terminal's; None where it is a pipe or a file, so that a script reads one line per failure."""
+    try:
+        if not os.isatty(sys.__stderr__.fileno()):
+            return None
+    except (AttributeError, OSError, ValueError):
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isascii() and columns.isdigit():
+        return max(int(columns), MIN_WIDTH)
+    return max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH)
+
+
+def fit_line(line: str, width: int | None) -> str:
+    """``line`` wrapped at its spaces to ``width`` (None: whole), continuations indented two more spaces than the
+    line; a single word longer than the width (a long path) is left whole."""
+    if width is None or len(line) <= width:
+        return line
+    lead = line[:len(line) - len(line.lstrip(" "))]
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent=lead + "  ", break_long_words=False,
+                                   break_on_hyphens=False)) or line
+
+
+def say_failure(line: str) -> None:
+    """A FAIL line on standard error, wrapped at the terminal's width where it is one (:func:`error_width`)."""
+    print(fit_line(line, error_width()), file=sys.stderr)
 
 
 def cut(cell: str, width: int) -> str:
@@ -152,11 +181,7 @@ class FittedStream:
         self._stream.flush()
 
     def _fit(self, line: str) -> str:
-        if len(line) <= self.width:
-            return line
-        lead = line[:len(line) - len(line.lstrip(" "))]
-        return "\n".join(textwrap.wrap(line, self.width, subsequent_indent=lead + "  ", break_long_words=False,
-                                        break_on_hyphens=False)) or line
+        return fit_line(line, self.width)
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)

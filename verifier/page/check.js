@@ -7,6 +7,12 @@
   const DECIMAL = pp.DECIMAL;  // ranks.js's: one rule for a cell and for her record
   const EXACT_INT_LIMIT = 2 ** 53;
 
+  pp.listed_categories = function listed_categories(categories) {
+    // record.py's listed_categories: the first 20 of the schema's categories, quoted and escaped, and how many more.
+    const shown = categories.slice(0, 20).map((c) => `'${pp.literal(c)}'`).join(", ");
+    return shown + (categories.length > 20 ? `, and ${categories.length - 20} more` : "");
+  };
+
   pp.parse_number = function parse_number(value, floated = false) {
     // [number, null], or [null, why] for anything but a finite ASCII decimal (record.py's parse_number). `floated`:
     // the record's JSON wrote the number with a fraction or exponent (1e300 is a float there, as Python reads it).
@@ -48,7 +54,7 @@
         return x;
       }
       const k = a.categories.indexOf(String(v));
-      if (k < 0) throw new pp.ReleaseError("RECORD_VALUE_INVALID", "record", `field ${JSON.stringify(a.name)}: the value is not one of its ${a.categories.length} categories (spelled exactly)`);
+      if (k < 0) throw new pp.ReleaseError("RECORD_VALUE_INVALID", "record", `field ${JSON.stringify(a.name)}: the value is not one of its ${a.categories.length} categories (spelled exactly): ${pp.listed_categories(a.categories)}`);
       return k;
     });
   };

@@ -29,6 +29,13 @@
     return { key, raw, fingerprint: await pp.sha256(raw), key_id: await pp.key_id(raw) };
   };
 
+  pp.key_mismatch = function key_mismatch(trusted, hint) {
+    // verification.py's key_mismatch: KEY_MISMATCH in a sentence for her, with the fingerprint she trusts.
+    return `this release was not signed by the key you trust. Your key's fingerprint is ${trusted}; the release ` +
+      `was signed by another key, key id ${hint} (a release never carries its key, so its fingerprint is not ` +
+      "known here): ask the publisher for the fingerprint of the key they sign with, and compare it with yours";
+  };
+
   pp.key_id = async function key_id(raw) {
     // The TUF / in-toto key id: sha256 of the key's canonical JSON (sorted keys, no spaces).
     const doc = `{"keytype":"ed25519","keyval":{"public":"${pp.hex(raw)}"},"scheme":"ed25519"}`;
@@ -131,7 +138,7 @@
     if (!ok) {
       const hint = sigs[0].keyid;
       if (typeof hint === "string" && hint !== trusted.key_id) {
-        throw new ReleaseError("KEY_MISMATCH", envPath, `signed by key id ${hint}, not by the trusted key (fingerprint ${trusted.fingerprint}, key id ${trusted.key_id})`);
+        throw new ReleaseError("KEY_MISMATCH", envPath, pp.key_mismatch(trusted.fingerprint, hint));
       }
       throw new ReleaseError("SIGNATURE_INVALID", envPath, `the signature does not verify with the trusted key (fingerprint ${trusted.fingerprint}): the manifest was changed or signed by another key`);
     }

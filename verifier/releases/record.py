@@ -17,18 +17,19 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from verifier.data.bounded_files import LIMITS, read_bounded
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.errors import InvalidInputError, UsageError
-from verifier.text import note_normalized, same_name
+from verifier.text import literal, note_normalized, same_name
 from verifier.data.tables import read_csv_cells
 from verifier.data.schema import Attribute, Schema
 
-__all__ = ["MAX_RECORD_BYTES", "read_record", "parse_record", "parse_number", "refuse_record_on_command_line"]
+__all__ = ["LISTED", "MAX_RECORD_BYTES", "listed_categories", "read_record", "parse_record", "parse_number",
+           "refuse_record_on_command_line"]
 
 #: the largest record file read (a record of a few hundred attributes is a few kilobytes)
 MAX_RECORD_BYTES = LIMITS["record"]
@@ -94,8 +95,20 @@ def _key(attr: Attribute, value: Any, path: str) -> float:
     except ValueError:
         raise _fail(
             path, "RECORD_VALUE_INVALID",
-            f"field {attr.name!r}: the value is not one of its {len(attr.categories)} categories (spelled exactly)",
+            f"field {attr.name!r}: the value is not one of its {len(attr.categories)} categories (spelled exactly): "
+            f"{listed_categories(attr.categories)}",
         ) from None
+
+
+#: the categories an error lists at the most
+LISTED = 20
+
+
+def listed_categories(categories: Sequence[str]) -> str:
+    """The schema's categories in an error (issue 60, item 4): the first :data:`LISTED`, each quoted and escaped,
+    and how many more. They are the published schema's, never her value."""
+    shown = ", ".join(f"'{literal(c)}'" for c in categories[:LISTED])
+    return shown + (f", and {len(categories) - LISTED} more" if len(categories) > LISTED else "")
 
 
 def parse_record(fields: Mapping[str, Any], schema: Schema, *, source: str = "record") -> np.ndarray:

@@ -130,6 +130,14 @@ def key_id(raw_public: bytes) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def key_mismatch(trusted: str, hint: str) -> str:
+    """KEY_MISMATCH's sentence, for her (issue 60, item 4): what it means, the fingerprint of the key she trusts,
+    and what the release names of the one that signed it (a key id: the release holds no key, so no fingerprint)."""
+    return (f"this release was not signed by the key you trust. Your key's fingerprint is {trusted}; the release "
+            f"was signed by another key, key id {hint} (a release never carries its key, so its fingerprint is not "
+            "known here): ask the publisher for the fingerprint of the key they sign with, and compare it with yours")
+
+
 def fingerprint(raw_public: bytes) -> str:
     """The full SHA-256 of the raw 32-byte public key: what a person compares out of band."""
     return hashlib.sha256(raw_public).hexdigest()
@@ -626,8 +634,7 @@ def verify_release(
     # 2-3. the trusted key (weak keys were refused when it was loaded); the signature over the PAE
     if not key.verify(signature, pae(payload_type, payload)):
         if isinstance(hint, str) and hint != key.key_id:
-            raise _fail(env_shown, "KEY_MISMATCH",
-                        f"signed by key id {hint}, not by the trusted key (fingerprint {key.fingerprint}, key id {key.key_id})")
+            raise _fail(env_shown, "KEY_MISMATCH", key_mismatch(key.fingerprint, hint))
         raise _fail(env_shown, "SIGNATURE_INVALID", "the signature does not verify with the trusted key "
                     f"(fingerprint {key.fingerprint}): the manifest was changed or signed by another key")
     if payload_type != PAYLOAD_TYPE:
