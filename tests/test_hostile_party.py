@@ -57,7 +57,7 @@ def test_an_audit_at_80_columns_lists_claims_too_long_for_a_table(tmp_path):
     lines = done.stdout.splitlines()
     at = lines.index("utility.attribute_disclosure_of_original_records.salary-class.mean_candidates")
     assert lines[at + 1].startswith("  manifest: ") and lines[at + 3] == "  verdict: true"
-    assert lines[-1].startswith("AUDIT PASSED") or lines[-2].startswith("AUDIT PASSED")
+    assert any(line.startswith("AUDIT PASSED") for line in lines[-4:])  # wrapped, with what it does for people
     assert all(len(line) <= 80 for line in lines if " " in line.strip())
 
 

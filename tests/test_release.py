@@ -449,7 +449,13 @@ def test_audit_without_the_original_checks_what_the_release_allows(release, keys
     assert last.startswith("AUDIT FAILED: 1 of ") and "checked claims are false (k); " in last and "not checked" in last
     edit_statement(release, keys["private"], lambda s: s["predicate"]["claims"].update(k=1))
     assert verifier(["audit", str(release), "--key", str(keys["public"])]) == 0
-    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("AUDIT PASSED: all ")
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("AUDIT PASSED: all ")
+    # ...and what the release does for people, under the policy its manifest names (issue 60, item 5)
+    levels = json.loads((release / "manifest.json").read_text())["predicate"]["claims"]["policy_levels"]
+    assert last.endswith(f'What it does for people, under the verdict policy "permuted-privacy default" (as the '
+                         f"publisher signed them): exposed {levels['exposed']:,}, at risk {levels['at_risk']:,}, "
+                         f"protected {levels['protected']:,} of {levels['records']:,} records."), last
 
 
 # ----------------------------------------------------------------------------- keys and publishing (22-27)

@@ -25,7 +25,7 @@ from verifier.frontend import (
     verified,
 )
 from verifier.releases.policy import load_policy
-from verifier.text import number
+from verifier.text import literal, number
 
 __all__ = ["register"]
 
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         for path in written + ([out] if out else []):
             print(f"wrote {path}")
-        print(audit_verdict(result))
+        print(audit_verdict(result, release.claims))
     return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED
 
 
@@ -178,11 +178,30 @@ def long_claim_lines(rows: list[list[str]]) -> list[str]:
     return lines
 
 
-def audit_verdict(result) -> str:
-    """The audit's last line, what a reader acts on: passed or not, how many claims were checked, and what was not."""
+def audit_verdict(result, claims: dict | None = None) -> str:
+    """The audit's last line, what a reader acts on: passed or not, how many claims were checked, and what was not;
+    then what the release does for people (issue 60, item 5): its records' levels under the verdict policy its
+    manifest names, recomputed where the audit had the original, else as signed."""
     false = [c.name for c in result.checks if not c.ok]
     unchecked = f"; {len(result.unchecked)} not checked (listed above, with why)" if result.unchecked else ""
+    people = levels_sentence(result, claims)
     if result.passed:
-        return f"AUDIT PASSED: all {len(result.checks)} checked claims hold{unchecked}."
+        return f"AUDIT PASSED: all {len(result.checks)} checked claims hold{unchecked}.{people}"
     named = ", ".join(false[:3]) + (f" and {len(false) - 3} more" if len(false) > 3 else "")
-    return f"AUDIT FAILED: {len(false)} of {len(result.checks)} checked claims are false ({named}){unchecked}."
+    return f"AUDIT FAILED: {len(false)} of {len(result.checks)} checked claims are false ({named}){unchecked}.{people}"
+
+
+def levels_sentence(result, claims: dict | None) -> str:
+    """The sentence " What it does for people: ..." from the levels the audit recomputed (``policy_levels.*`` checks), else the
+    manifest's signed ones; empty where it signs none."""
+    signed = (claims or {}).get("policy_levels")
+    if not isinstance(signed, dict):
+        return ""
+    computed = {c.name.split(".", 1)[1]: c.computed for c in result.checks if c.name.startswith("policy_levels.")}
+    levels = {k: computed.get(k, signed.get(k)) for k in ("exposed", "at_risk", "protected", "records")}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in levels.values()):
+        return ""
+    whose = "recomputed with the original" if "exposed" in computed else "as the publisher signed them"
+    name = literal((signed.get("policy") or {}).get("name"))
+    return (f" What it does for people, under the verdict policy \"{name}\" ({whose}): exposed {levels['exposed']:,}, "
+            f"at risk {levels['at_risk']:,}, protected {levels['protected']:,} of {levels['records']:,} records.")
