@@ -489,6 +489,15 @@ async def test_export_only_on_request_json_and_markdown(paper, tmp_path, capsys,
         await pilot.pause()
         await pilot.press("escape")
         assert len(app.screen_stack) == 1
+        # Enter takes the file name shown, in the format its ending names (issue 60, item 8)
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        app.screen.query_one("#export-path", Input).value = "entered.md"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(app.screen_stack) == 1
+    assert (tmp_path / "entered.md").read_text() == (tmp_path / "my_report.md").read_text()
+    (tmp_path / "entered.md").unlink()
     exported = json.loads((tmp_path / "my_report.json").read_text())
     assert exported == expected
     assert (tmp_path / "my_report.json").stat().st_mode & 0o777 == 0o600
@@ -816,7 +825,11 @@ async def _k_anonymous_session(app: SubjectApp) -> dict:
         assert "3 released records are consistent" in shown(app, "#verdict")
         assert not app.query_one("#variances", DataTable).display
         report = app.report_json()
-        await pilot.press("ctrl+r")  # refused with a notice, nothing runs
+        # Ctrl+R is not offered where the test does not apply (issue 60, item 8): not in the footer, and pressed,
+        # nothing runs
+        assert app.check_action("run_random", ()) is False
+        assert not any(b.binding.action == "run_random" for b in app.active_bindings.values())
+        await pilot.press("ctrl+r")
         await settle(pilot)
         assert app._random is None
     return report

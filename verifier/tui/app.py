@@ -204,6 +204,7 @@ class SubjectApp(RandomMatchActions, App[None]):
             return
         self._verification_failed = False
         self._prepared, self._standing, self._other_prepared = prepared, standing, others
+        self.refresh_bindings()  # Ctrl+R is offered where the release has ranks (check_action)
         self.query_one(ResultsTab).unwitnessed = standing.unwitnessed
         facts = release_facts(prepared.release, prepared.formula_cells)
         together = [("together with", f"{o.release.path}: dataset {json.dumps(o.release.dataset_id)} version "

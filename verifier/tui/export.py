@@ -53,6 +53,12 @@ class ExportScreen(ModalScreen["tuple[str, str] | None"]):
             path = path[: -len(".json")] + ".md"
         self.dismiss((fmt, path))
 
+    @on(Input.Submitted, "#export-path")
+    def _entered(self, event: Input.Submitted) -> None:
+        """Enter in the file name writes it: Markdown for a name ending in .md, else JSON (issue 60, item 8)."""
+        path = event.value.strip()
+        self.dismiss(("md" if path.endswith(".md") else "json", path))
+
     def action_cancel(self) -> None:
         self.dismiss(None)
 

@@ -24,9 +24,9 @@ leaves this window unless you export your report.
 | F3 | **Your record**: type your values, or load a JSON / one-row CSV record file |
 | F4 | **Results**: your distance, the records that match you, spreads, disclosure risk, verdict |
 | F5 | **Random match**: could an intruder tell your match from chance? |
-| Ctrl+R | run the random-match test |
+| Ctrl+R | run the random-match test (where the release has ranks) |
 | Esc | cancel the running test |
-| Ctrl+E | export your report (JSON or Markdown) |
+| Ctrl+E | export your report (JSON or Markdown; Enter in the file name writes it) |
 | Tab / Shift+Tab | move between fields and buttons; Enter presses a button |
 | Ctrl+Q | quit |
 

@@ -52,6 +52,14 @@ class RandomMatchActions:
     level needs it, run in a worker, its progress and result shown, cancelled when she asks or leaves. The app
     holds ``_check``, ``_prepared``, ``_random``, ``_random_worker``, ``_seed`` and ``progress_seen``."""
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Ctrl+R is not offered for a release without ranks (generalized cells): the random-match test does not
+        apply there (issue 60, item 8)."""
+        if action == "run_random":
+            prepared = getattr(self, "_prepared", None)
+            return prepared is None or prepared.ranks_apply
+        return True
+
     def action_run_random(self) -> None:
         if self._check is None:
             self.notify("Check your record first (F3).", severity="warning", markup=False)
