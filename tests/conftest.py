@@ -187,3 +187,12 @@ def one_person_fewer(levels: dict) -> None:
         level_of = {r.id: r.level for r in default_policy().rules}
         rule = next(r for r, c in levels["by_rule"].items() if level_of[r] == fewer and c)
         levels["by_rule"] = {r: c - (r == rule) for r, c in levels["by_rule"].items() if c - (r == rule)}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """xdist writes its "bringing up nodes..." status on a line of its own at each stage when the output is not a
+    terminal (twice in a run's log, issue 60, item 7); the run's progress says the same, so it is left out."""
+    reporter = config.pluginmanager.get_plugin("terminaldistreporter")
+    if reporter is not None:
+        reporter.ensure_show_status = lambda: None

@@ -165,6 +165,28 @@ def test_a_command_line_continues_as_a_shell_reads_it():
                                          "--original /data/x.csv --report /tmp/audit.md"
 
 
+def test_a_command_with_a_path_longer_than_the_line_keeps_its_continuation_on_the_path_s_line():
+    """Issue 60, item 7: the demo printed lines holding only ``\\`` on a terminal whose paths outgrew it: the
+    command's continuation, cut from its path when the stdout wrapped the line. A path longer than the width stays
+    whole, its continuation beside it."""
+    out = []
+
+    class Sink:
+        def write(self, text):
+            out.append(text)
+
+        def flush(self):
+            pass
+
+    long = "/home/someone/projects/permuted-privacy-demo-abcdefgh/release"
+    stream = FittedStream(Sink(), 40)
+    stream.write(command_lines(["verifier", "tui", long, "--key", long + "/public.pem"], 40) + "\n")
+    stream.flush()
+    lines = "".join(out).splitlines()
+    assert lines == ["$ verifier tui \\", f"    {long} \\", "    --key \\", f"    {long}/public.pem"]
+    assert not any(line.strip() == "\\" for line in lines)
+
+
 # ----------------------------------------------------------------------------- no silent choices
 
 

@@ -64,12 +64,16 @@ def error_width() -> int | None:
 
 def fit_line(line: str, width: int | None) -> str:
     """``line`` wrapped at its spaces to ``width`` (None: whole), continuations indented two more spaces than the
-    line; a single word longer than the width (a long path) is left whole."""
+    line; a single word longer than the width (a long path) is left whole, and a shell command's continuation
+    (`` \\`` ending a line of :func:`command_lines`) stays with the word before it, never on a line of its own."""
     if width is None or len(line) <= width:
         return line
     lead = line[:len(line) - len(line.lstrip(" "))]
-    return "\n".join(textwrap.wrap(line, width, subsequent_indent=lead + "  ", break_long_words=False,
-                                   break_on_hyphens=False)) or line
+    body = line[len(lead):]
+    glued = body[:-2] + "\x00\\" if body.endswith(" \\") else body  # textwrap never breaks at the NUL
+    wrapped = textwrap.wrap(glued, width, initial_indent=lead, subsequent_indent=lead + "  ", break_long_words=False,
+                            break_on_hyphens=False)
+    return "\n".join(wrapped).replace("\x00", " ") or line
 
 
 def say_failure(line: str) -> None:
