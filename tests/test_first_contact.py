@@ -138,17 +138,22 @@ def test_a_table_too_wide_for_any_cut_goes_below_itself_in_blocks():
     assert [h for h in header[1:] if h not in table] == []
 
 
+class _Sink:
+    """A stream that keeps what is written to it in ``out``."""
+
+    def __init__(self, out: list[str]):
+        self.out = out
+
+    def write(self, text: str) -> None:
+        self.out.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
 def test_a_long_sentence_wraps_at_spaces_with_a_hanging_indent():
-    out = []
-
-    class Sink:
-        def write(self, text):
-            out.append(text)
-
-        def flush(self):
-            pass
-
-    stream = FittedStream(Sink(), 30)
+    out: list[str] = []
+    stream = FittedStream(_Sink(out), 30)
     stream.write("  claims (permutation model): 20 records, D = 1, k = 1\nshort\n/a/very/long/path/" + "x" * 40)
     stream.flush()
     assert "".join(out).splitlines() == ["  claims (permutation model):", "    20 records, D = 1, k = 1", "short",
@@ -169,17 +174,9 @@ def test_a_command_with_a_path_longer_than_the_line_keeps_its_continuation_on_th
     """Issue 60, item 7: the demo printed lines holding only ``\\`` on a terminal whose paths outgrew it: the
     command's continuation, cut from its path when the stdout wrapped the line. A path longer than the width stays
     whole, its continuation beside it."""
-    out = []
-
-    class Sink:
-        def write(self, text):
-            out.append(text)
-
-        def flush(self):
-            pass
-
+    out: list[str] = []
     long = "/home/someone/projects/permuted-privacy-demo-abcdefgh/release"
-    stream = FittedStream(Sink(), 40)
+    stream = FittedStream(_Sink(out), 40)
     stream.write(command_lines(["verifier", "tui", long, "--key", long + "/public.pem"], 40) + "\n")
     stream.flush()
     lines = "".join(out).splitlines()
