@@ -106,6 +106,28 @@ def test_her_verdict_comes_first_in_plain_words_and_pictures(page):
     assert "from this release" in texts and "without it" in texts and any(t.endswith("%") for t in texts)
 
 
+@pytest.mark.parametrize("width", [1280, 360])
+def test_her_verdict_is_brought_into_view_focused_and_announced(page, width):
+    """Issue 60, item 3: after "Check my record" the view still showed the form and the button, at 1280 and at 360
+    pixels. Her verdict now comes into view with the focus on it, and its first sentence is said in a live region."""
+    from selenium.webdriver.common.by import By
+
+    driver, root, ward, patient, _ = page
+    driver.set_window_size(width, 800)
+    try:
+        _check(driver, root, ward, patient)
+        verdict = driver.find_element(By.ID, "verdict")
+        assert driver.switch_to.active_element == verdict
+        top = driver.execute_script("return arguments[0].getBoundingClientRect().top", verdict)
+        assert -1 <= top < driver.execute_script("return window.innerHeight") / 2, top  # to the subpixel
+        announce = driver.find_element(By.ID, "announce")
+        level = verdict.find_element(By.CSS_SELECTOR, ".badge").text.lower()
+        assert announce.get_attribute("role") == "status" and announce.get_attribute("aria-live") == "polite"
+        assert driver.execute_script("return arguments[0].textContent", announce) == f"Your record is {level}."
+    finally:
+        driver.set_window_size(1280, 1000)
+
+
 def test_a_ranked_release_draws_where_her_match_falls(page):
     """The paper's example, checked with the keyboard alone: her match among random records, drawn."""
     from selenium.webdriver.common.by import By

@@ -998,7 +998,9 @@ async def test_an_m_invariant_release_s_counterfeits_are_told_in_the_tui(tmp_pat
                                "one else's record fits them."), text
         # the counterfeit may carry the other value, so her own value is certain (issue 58): that rule decides first
         assert POLICY_WORDS in text and "value_near_certain" not in text
-        assert "Your group: 2 released records, 1 of them counterfeit: 1 person behind them;" in text
+        # "your group" is the picture's alone: here, the records consistent with her values (issue 60, item 2)
+        assert ("Released records consistent with your values: 2, 1 of them counterfeit: 1 person behind them, in 1 "
+                "published group;") in text and "Your group:" not in text
         assert len(cells(app, "#deviations")) == 2
 
 

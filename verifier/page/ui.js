@@ -252,12 +252,22 @@
     }
     box.append(details);
     add("h3", "The full report");
+    found(box, words.summary[0]);
+  }
+
+  function found(where, sentence) {
+    // What her check found, brought into view with the focus on it, and its first sentence said by screen readers
+    // (the #announce live region; issue 60, item 3).
+    where.scrollIntoView({ block: "start" });
+    where.focus({ preventScroll: true });
+    say("announce", sentence);
   }
 
   async function runCheck() {
     const record = pp.table();  // keyed by the release's attribute names, "__proto__" among them
     for (const input of $("record-form").querySelectorAll("[data-name]")) record[input.dataset.name] = input.value;
     showVerdict(null);
+    say("announce", "");
     say("result", "Checking ...");
     const options = state.policy ? { policy: state.policy, policyName: state.policyName } : {};
     if (state.proof || state.logPolicy) {
@@ -269,11 +279,13 @@
       const joint = await inWorker({ releases, publicKeyPem: state.pem, record, options: state.policy ? options : {} });
       if (joint.verified && !joint.reason) showVerdict(joint);
       say("result", joint.verified && !joint.reason ? jointLines(joint).join("\n") : joint.message);
+      if (!joint.verified || joint.reason) found($("result"), joint.message);
       return;
     }
     const out = await inWorker({ files: state.files, publicKeyPem: state.pem, record, options });
     if (!out.verified || out.reason) {
       say("result", out.message);
+      found($("result"), out.message);
       return;
     }
     showVerdict(out);
@@ -281,7 +293,7 @@
       ...out.verdict.lines.slice(1), ""] : [];
     if (out.log) lines.push(`Log: ${pp.standing_words(out.log)}.`, "");
     if (out.model === "generalized") {
-      lines.push(`Your group: ${out.class_size} released records (rows ${out.class_rows.slice(0, 20).join(", ")}${out.class_rows.length > 20 ? ", ..." : ""}); the publisher claims k = ${out.claimed.k}.`);
+      lines.push(`Released records consistent with your values: ${out.class_size} (rows ${out.class_rows.slice(0, 20).join(", ")}${out.class_rows.length > 20 ? ", ..." : ""}), in ${out.classes} published ${out.classes === 1 ? "group" : "groups"}; the publisher claims k = ${out.claimed.k}.`);
       lines.push("", policyLine(out.verdict.policy));
       say("result", lines.join("\n"));
       return;

@@ -116,8 +116,9 @@ class ResultsTab(VerticalScroll):
         masks = [said for name in check.disclosure
                  if (said := masked_line(name, check.rows, check.prepared.published.cells[name], q))]
         self._write_verdict(check.to_json(policy=self._policy, unwitnessed=self.unwitnessed),
-                            f"Your group: {plural(len(check.rows), 'released record')}{fakes}; the publisher "
-                            f"claims k = {check.claimed_k}." + "".join(f"\n\n{said}" for said in masks))
+                            f"Released records consistent with your values: {len(check.rows)}{fakes}, in "
+                            f"{plural(check.classes, 'published group')}; the publisher claims k = "
+                            f"{check.claimed_k}." + "".join(f"\n\n{said}" for said in masks))
         self.query_one("#matches-heading", Static).update("Released records consistent with your values, as published:")
         qi = [a.name for a in check.prepared.published.quasi_identifiers]
         text = check.prepared.published.text
