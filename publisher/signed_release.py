@@ -27,7 +27,7 @@ import numpy as np
 
 from publisher.calibrate import weakest_sound
 from publisher.claims import permutation_claims
-from publisher.degenerate import degenerate_problems, unchanged_rows
+from publisher.degenerate import STRENGTH, degenerate_problems, unchanged_rows
 from publisher.earlier_releases import Earlier, check_links_output, fresh_noise_problem, republishing
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
@@ -186,7 +186,7 @@ def _levels(prepared: Prepared, table: Table, order: np.ndarray, predicate: dict
         else:  # no search to share (a generalized release; an m-invariant one adds counterfeit rows)
             level, rule_at = every_level(prepared, table.values, policy)
         predicate["claims"]["policy_levels"] = counted_levels(level, rule_at, policy).to_json()
-    _refuse_misses(predicate.get("targets"), predicate["claims"])
+    _refuse_misses(predicate.get("targets"), predicate["claims"], predicate.get("methods") or [])
     if earlier and links is not None:
         with phase("checking the people released before with the earlier releases"):
             _compose(prepared, table, predicate, earlier, links[1], policy)
@@ -277,20 +277,47 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     return [data], claims, utility, published
 
 
-def _refuse_misses(targets: Mapping[str, Any] | None, claims: dict) -> None:
-    """``TARGET_MISSED`` (exit 3) naming every figure on the wrong side of the protector's target."""
+#: per method, what makes it stronger against the level targets, in its own parameters; a method of ranks has a
+#: strength parameter `publisher calibrate` sweeps (:data:`publisher.degenerate.STRENGTH`)
+_REMEDIES = {
+    "sd_k_anonymity": "a larger k (--param k=...), or masks drawn at random whatever the value "
+                      "(--param mask_probability=...)",
+    "multi_sensitive_generalization": "a smaller alpha_qi or alpha_sa, or a larger k (--param k=...)",
+    "m_invariant": "a larger m (--param m=...)",
+    "randomized_response": "smaller keep probabilities (--param keep_probabilities=ATTRIBUTE:P), or a larger l "
+                           "(--param l=...)",
+    "random_attribute_replacement": "a larger k (--param k=...)",
+}
+
+
+def remedy_hint(methods: Sequence[Mapping[str, Any]]) -> str:
+    """What moves a missed target, for the release's own method (issue 60, item 6): a command that works for it."""
+    method = next((step.get("method") for step in methods if isinstance(step, Mapping)), None)
+    if method in STRENGTH:
+        return (f"A stronger {STRENGTH[method]} moves it: `publisher calibrate --method {method} --param-grid "
+                f"{STRENGTH[method]}=V1,V2,...` sweeps it and draws its frontier, and `publisher release --target` "
+                "as here judges the levels of the value you choose")
+    if method in _REMEDIES:
+        return (f"{_REMEDIES[method][0].upper()}{_REMEDIES[method][1:]} moves it: try each with `publisher release "
+                "--target` as here, which refuses, writing nothing, until the target is met")
+    return ("Another output of the tool that made it, with stronger settings, moves it: publish each with "
+            "`publisher release --anonymized ... --target` as here")
+
+
+def _refuse_misses(targets: Mapping[str, Any] | None, claims: dict, methods: Sequence[Mapping[str, Any]]) -> None:
+    """``TARGET_MISSED`` (exit 3) naming every figure on the wrong side of the protector's target, and what moves
+    it for this method (:func:`remedy_hint`)."""
     misses = target_misses(targets, claims)
     if misses:
         decided = (claims.get("policy_levels") or {}).get("by_rule") or {}
         why = ("; the rules that decided those levels: " + ", ".join(f"{rule} {count:,}" for rule, count in
                                                                       sorted(decided.items(), key=lambda r: -r[1]))
                if decided and any(m.name in ("max_exposed", "max_at_risk_share") for m in misses) else "")
+        certain = ("; a value guessed near certainly (value_near_certain) needs a method that bounds each value's "
+                   "share of a class (docs/methods.md, \"From a refused release to a published one\")"
+                   if "value_near_certain" in decided else "")
         raise InvalidInputError("the release misses its target: " + "; ".join(m.text() for m in misses) + why
-                                + "; nothing was written. A stronger setting of the method's strength parameter "
-                                "(noise's relative_sd, swapping's p, k) moves it: `publisher calibrate` sweeps one "
-                                "and shows where each figure crosses its target; a value guessed near certainly "
-                                "(value_near_certain) needs a method that bounds each value's share of a class "
-                                "(docs/methods.md, \"From a refused release to a published one\")",
+                                + "; nothing was written. " + remedy_hint(methods) + certain,
                                 reason="TARGET_MISSED")
 
 

@@ -429,7 +429,32 @@ def test_a_missed_target_names_what_moves_it(keys, tmp_path, capsys):
                                    "--then", "reverse_mapping", "--target", "min_distance=15"))
     err = capsys.readouterr().err
     assert code == 3 and ": TARGET_MISSED: the release misses its target: the permutation distance D is " in err
-    assert "`publisher calibrate` sweeps one" in err and not (tmp_path / "r").exists()
+    assert ("A stronger relative_sd moves it: `publisher calibrate --method additive_noise --param-grid "
+            "relative_sd=V1,V2,...` sweeps it") in err and not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("method, words", [
+    (["sd_k_anonymity", "--param", "k=2"], "A larger k (--param k=...), or masks drawn at random whatever the value "
+                                           "(--param mask_probability=...) moves it: try each with `publisher release "
+                                           "--target`"),
+    (["m_invariant", "--param", "m=2"], "A larger m (--param m=...) moves it"),
+    (["randomized_response", "--param", "keep_probabilities=disease:0.9"], "Smaller keep probabilities"),
+])
+def test_a_missed_level_target_names_what_moves_it_for_its_own_method(tmp_path, capsys, method, words):
+    """Issue 60, item 6: SD's TARGET_MISSED pointed to `publisher calibrate`, which refuses SD, and randomized
+    response's named relative_sd, p and k, none of them its own. Each refusal names the method's own parameters and
+    a command that works for it."""
+    from conftest import clinic
+
+    clinic(tmp_path, 16)
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    code = publisher(["release", "--input", str(tmp_path / "x.csv"), "--schema", str(tmp_path / "schema.json"),
+                      "--method", *method, "--seed", "1", "--samples", "100", "--allow-degenerate", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "c", "--out", str(tmp_path / "r"),
+                      "--target", "max_at_risk_share=0"])
+    err = capsys.readouterr().err
+    assert code == 3 and "TARGET_MISSED" in err and words in err, err
+    assert "relative_sd" not in err and "publisher calibrate" not in err and not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize("form, name", [("parquet", "release.parquet"), ("parts", "release-00003.parquet")])
