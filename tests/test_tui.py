@@ -166,6 +166,8 @@ async def test_verified_release_shows_who_signed_what_first(paper):
         for fact in (fingerprint, '"tui-test"', "version        1", "additive_noise", "relative_sd  0.8",
                      "reverse_mapping", "the random seed only"):
             assert fact in text
+        # the claims are the publisher's word, not facts the TUI checked (issue 59, item 9)
+        assert "as the publisher signed them, not recomputed here" in " ".join(text.split())
         assert app.query_one("#verification").region.y < app.query_one("#release-dir").region.y
         assert not app.query_one("#record", TabPane).disabled
         assert app.return_code is None

@@ -101,7 +101,9 @@ def release_facts(release: VerifiedRelease, found: FormulaCells | None = None) -
             elif value is not None:
                 facts.append((f"  {literal(name)}", json.dumps(value)))
     facts.append(("withheld", WITHHELD))
-    facts.append(("claims", claims_summary(release)))
+    # the publisher's word, signed, not recomputed here: labelled so, as verify says it (issue 59, item 9)
+    facts.append(("claims", f"as the publisher signed them, not recomputed here (verifier audit recomputes "
+                            f"them): {claims_summary(release)}"))
     facts += composition_facts(release.claims.get("composition"))
     warning = formula_warning(release, found) if found is not None else None
     if warning:
