@@ -20,7 +20,10 @@ numbers in other forms, hashes and signatures flipped, cosignatures of unknown k
 or her log policy changed, given as ``--proof`` and ``--log-policy``. Both must accept or refuse alike, with the
 same reason code; an accepted case must give the same level, headline, figures (numbers to 1e-12) and log standing
 (but its history: the page keeps no memory of checkpoints). The report counts the cases, the refusals by reason, and every
-disagreement with the case that shows it. The test suite runs a fixed-seed slice (tests/test_differential_fuzz.py).
+disagreement with the case that shows it. Issue 59, item 1 added four classes, counted apart: a column renamed, in
+the manifest, the data and her record, to a name a JavaScript object answers by inheritance (``__proto__``,
+``constructor``, ...); cells and record values around Unicode's spaces and byte-order mark; numbers at 2^53; cells at
+the CSV reader's field limit. The test suite runs a fixed-seed slice (tests/test_differential_fuzz.py).
 """
 
 from __future__ import annotations
@@ -40,7 +43,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NODE_PAGE", "Fuzz", "main"]
+__all__ = ["BOUNDARY_CELLS", "NODE_PAGE", "PROTOTYPE_NAMES", "UNICODE_CELLS", "Fuzz", "case_classes", "main"]
+
+#: names a plain JavaScript object answers by inheritance (issue 59, item 1): a column named so must be read as
+#: any other
+PROTOTYPE_NAMES = ("__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "__defineGetter__")
+#: cells around Unicode's spaces and byte-order mark, which JavaScript's trim strips and Python's strip partly keeps
+UNICODE_CELLS = ("\ufeff5", "5\u00a0", "\u2003F", "F\u200b", "\u3000hiv", "\ufeffhiv", "hiv\u2028", "\u00a0",
+                 "\u180eF", "F\u2009")
+#: numbers at 2^53, where a float stops holding every integer, and cells at the CSV reader's field limit
+BOUNDARY_CELLS = ("9007199254740992", "9007199254740993", "-9007199254740993", "9007199254740993.0",
+                  "x" * 131_072, "x" * 131_073)
 
 #: the page's script (its path the first argument) loaded in Node.js as the page loads it, without a document:
 #: ``pp`` is its namespace
@@ -101,6 +114,7 @@ class Fuzz:
         from verifier.page import page_html
 
         self.folder, self.rng = folder, random.Random(seed)
+        self.renamed: tuple[str, str] | None = None  # the column a "name" mutation renamed, and its new name
         self.publisher = publisher
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             assert publisher(["keygen", "--out", str(folder / "keys"), "--unencrypted"]) == 0
@@ -249,8 +263,26 @@ class Fuzz:
         from verifier.releases.verification import MANIFEST, dumps_manifest
 
         rng = self.rng
-        kind = rng.choice(["value", "value", "value", "bytes", "datapackage", "cell"])
+        kind = rng.choice(["value", "value", "value", "bytes", "datapackage", "cell", "name"])
         statement = json.loads((release / MANIFEST).read_bytes())
+        if kind == "name" and '"sex"' not in json.dumps(statement["predicate"]["schema"]):
+            kind = "cell"  # the paper's tables have no nominal quasi-identifier to name
+        if kind == "name":  # issue 59, item 1: a column named as JavaScript's own members, everywhere it is named
+            new = rng.choice(PROTOTYPE_NAMES)
+            text = (release / MANIFEST).read_text().replace('"sex"', json.dumps(new))
+            package = (release / "datapackage.json").read_text().replace('"sex"', json.dumps(new))
+            data = release / "release.csv"
+            header, _, rest = data.read_text().partition("\n")
+            data.write_text(",".join(new if c == "sex" else c for c in header.split(",")) + "\n" + rest)
+            package = json.loads(package)
+            import hashlib
+
+            raw = data.read_bytes()
+            package["resources"][0].update(hash="sha256:" + hashlib.sha256(raw).hexdigest(), bytes=len(raw))
+            (release / "datapackage.json").write_bytes(dumps_manifest(package))
+            self._resign(release, dumps_manifest(self._relist(release, json.loads(text))))
+            self.renamed = ("sex", new)
+            return f"name sex -> {new}"
         if kind == "value":
             paths = [p for p in self._leaves(statement["predicate"]) if p]
             path = rng.choice(paths)
@@ -307,7 +339,7 @@ class Fuzz:
         cells = lines[row].split(",")
         j = rng.randrange(len(cells))
         new = rng.choice(["ebola", "", "NA", "=1+1", " 5", "5.0", "0x10", "1e400", "[1,2]", "{flu,hiv}", "*", "-0",
-                          "1" * 400, "[30,20]", "F", "hiv"])
+                          "1" * 400, "[30,20]", "F", "hiv", *UNICODE_CELLS, *BOUNDARY_CELLS])
         cells[j] = new
         lines[row] = ",".join(cells)
         data.write_text("\n".join(lines))
@@ -322,10 +354,13 @@ class Fuzz:
 
     def _record(self, people: list[dict]) -> tuple[dict, str]:
         record = dict(self.rng.choice(people))
+        if self.renamed is not None and self.renamed[0] in record:  # her record names the column as the release does
+            record[self.renamed[1]] = record.pop(self.renamed[0])
         if self.rng.random() < 0.2:
             name = self.rng.choice(sorted(record))
-            record[name] = self.rng.choice(["ebola", "", 5, 5.5, "5", None, "F", 1e300])
-            return record, f"record {name} = {json.dumps(record[name])}"
+            record[name] = self.rng.choice(["ebola", "", 5, 5.5, "5", None, "F", 1e300, *UNICODE_CELLS, 2 ** 53,
+                                            2 ** 53 + 1, -(2 ** 53 + 1), str(2 ** 53 + 1), "x" * 200_000])
+            return record, f"record {name} = {json.dumps(record[name])[:40]}"
         return record, ""
 
     def _policy(self) -> tuple[bytes | None, str]:
@@ -441,6 +476,7 @@ class Fuzz:
         shutil.rmtree(release, ignore_errors=True)
         shutil.copytree(base, release)
         logged = base.name == "logged" and self.rng.random() < 0.9
+        self.renamed = None
         what = self._mutate(release) if self.rng.random() < (0.15 if logged else 0.9) else "honest"
         record, said = self._record(people)
         policy, chosen = self._policy()
@@ -498,17 +534,38 @@ def verdict_of(result: dict[str, Any]) -> tuple[str, str | None]:
     return "accepted", None
 
 
+def case_classes(what: str) -> list[str]:
+    """The classes of issue 59, item 1 a case belongs to, by what it changed: a column named as JavaScript's own
+    members (``name``), a Unicode space or byte-order mark (``unicode``), a number at 2^53 (``2^53``), a cell at the
+    CSV reader's field limit (``field size``)."""
+    found = []
+    if "name sex -> " in what:
+        found.append("name")
+    if any(json.dumps(c)[1:-1][:12] in what for c in UNICODE_CELLS):
+        found.append("unicode")
+    if "900719925474099" in what:
+        found.append("2^53")
+    if "x" * 20 in what:
+        found.append("field size")
+    return found
+
+
 def run(cases: int, seed: int = 0) -> dict[str, Any]:
-    """Run ``cases`` cases from ``seed``; the report of the module's text."""
+    """Run ``cases`` cases from ``seed``; the report of the module's text, with how many cases of each class of
+    :func:`case_classes` were accepted and refused alike (``classes``)."""
     with tempfile.TemporaryDirectory() as folder:
         fuzz = Fuzz(Path(folder), seed)
         outcomes: dict[str, int] = {}
+        classes: dict[str, int] = {}
         disagreements = []
         try:
             for number in range(cases):
                 result = fuzz.case(number)
                 outcome, why = verdict_of(result)
                 outcomes[outcome] = outcomes.get(outcome, 0) + 1
+                for name in case_classes(result["what"]):
+                    key = f"{name}: {'accepted' if outcome == 'accepted' else 'refused' if why is None else 'disagree'}"
+                    classes[key] = classes.get(key, 0) + 1
                 if why is not None:
                     disagreements.append({"case": number, "what": result["what"], "why": why,
                                           "cli": str(result["cli"].get("message") or result["cli"].get("reason"))[:200],
@@ -517,7 +574,8 @@ def run(cases: int, seed: int = 0) -> dict[str, Any]:
         finally:
             fuzz.close()
     return {"cases": cases, "seed": seed, "outcomes": dict(sorted(outcomes.items())),
-            "disagreements": len(disagreements), "examples": disagreements[:50]}
+            "classes": dict(sorted(classes.items())), "disagreements": len(disagreements),
+            "examples": disagreements[:50]}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,4 +29,10 @@ def test_five_hundred_mutated_releases_get_one_answer_from_both_verifiers(monkey
                                                  "RECORD_VALUE_INVALID")), outcomes
     # and the log's refusals: a malformed proof, a bad inclusion proof or log signature, too few cosignatures
     assert outcomes.get("LOG_MALFORMED", 0) >= 10, outcomes
+    # issue 59, item 1's classes: columns named as JavaScript's own members (checked alike), Unicode spaces and byte-
+    # order marks, numbers at 2^53, cells at the field limit
+    classes = report["classes"]
+    assert classes.get("name: accepted", 0) >= 10 and classes.get("unicode: refused", 0) >= 10, classes
+    assert classes.get("2^53: refused", 0) >= 10 and classes.get("field size: refused", 0) >= 1, classes
+    assert not any(key.endswith("disagree") for key in classes), classes
     assert all(outcomes.get(r, 0) >= 1 for r in ("LOG_PROOF_INVALID", "LOG_SIGNATURE", "WITNESS_QUORUM")), outcomes
