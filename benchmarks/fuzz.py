@@ -18,7 +18,8 @@ added or removed), the manifest's bytes changed and signed as they are (byte-ord
 changed, her verdict policy changed; for the logged release, its proof (lines dropped, repeated or swapped,
 numbers in other forms, hashes and signatures flipped, cosignatures of unknown keys, line ends, byte-order marks)
 or her log policy changed, given as ``--proof`` and ``--log-policy``. Both must accept or refuse alike, with the
-same reason code; an accepted case must give the same level, headline, figures (numbers to 1e-12) and log standing
+same reason code; an accepted case must give the same level, headline, figures (every number to the bit, but
+a logarithm, delta, to 1e-12) and log standing
 (but its history: the page keeps no memory of checkpoints). The report counts the cases, the refusals by reason, and every
 disagreement with the case that shows it. Issue 59, item 1 added four classes, counted apart: a column renamed, in
 the manifest, the data and her record, to a name a JavaScript object answers by inheritance (``__proto__``,
@@ -96,12 +97,17 @@ COMPARED = ("verdict", "attribute_disclosure", "class_size", "class_rows", "clas
             "matches", "claim_holds", "counterfeits", "log", "contact", "signed_levels", "plain")
 
 
-def _same(a: Any, b: Any) -> bool:
+#: figures that are logarithms: JavaScript's Math.log and C's log round ln(x) alike only to an ulp or two
+LOGARITHMS = ("delta",)
+
+
+def _same(a: Any, b: Any, key: str = "") -> bool:
+    """Every figure to the bit (issue 59, item 1), but a logarithm (:data:`LOGARITHMS`), to 1e-12."""
     if isinstance(b, dict):
-        return isinstance(a, dict) and set(a) == set(b) and all(_same(a[k], b[k]) for k in b)
+        return isinstance(a, dict) and set(a) == set(b) and all(_same(a[k], b[k], k) for k in b)
     if isinstance(b, list):
-        return isinstance(a, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(b, float) and isinstance(a, (int, float)) and not isinstance(a, bool):
+        return isinstance(a, list) and len(a) == len(b) and all(_same(x, y, key) for x, y in zip(a, b))
+    if key in LOGARITHMS and isinstance(b, float) and isinstance(a, (int, float)) and not isinstance(a, bool):
         return abs(a - b) <= 1e-12 * max(1.0, abs(b))
     return a == b
 

@@ -50,6 +50,7 @@ __all__ = [
     "keep_matrix_inverse",
     "inverse_frobenius_sq",
     "kron_matvec",
+    "ordered_sum",
     "posterior",
     "reconstruction_probability",
     "eta_qi",
@@ -114,8 +115,27 @@ def kron_matvec(mats: Sequence[np.ndarray], x: np.ndarray) -> np.ndarray:
     for axis, m in enumerate(mats):
         if m is None:
             continue
-        out = np.moveaxis(np.tensordot(m, out, axes=([1], [axis])), 0, axis)
+        m = np.asarray(m, dtype=np.float64)
+        moved = np.moveaxis(out, axis, 0)
+        column = (m.shape[0],) + (1,) * (moved.ndim - 1)
+        acc = np.zeros((m.shape[0],) + moved.shape[1:])
+        for j in range(m.shape[1]):  # in the column order, one product added at a time, as the page's loop adds
+            acc = acc + m[:, j].reshape(column) * moved[j][None]
+        out = np.moveaxis(acc, 0, axis)
     return out
+
+
+def ordered_sum(a: np.ndarray, axis: int | None = None) -> np.ndarray | float:
+    """The sum of ``a`` (along ``axis``, or of every element in row-major order) added left to right, one term at a
+    time: what the page's loops add, to the last bit (numpy's own sum adds in pairs, and a BLAS product in blocks;
+    issue 59, item 1)."""
+    a = np.asarray(a, dtype=np.float64)
+    if axis is None:
+        flat = a.ravel()
+        return float(np.add.accumulate(flat)[-1]) if flat.size else 0.0
+    if a.shape[axis] == 0:
+        return np.zeros(np.delete(a.shape, axis))
+    return np.take(np.add.accumulate(a, axis=axis), -1, axis=axis)
 
 
 def _safe_inverse(v: np.ndarray) -> np.ndarray:
@@ -164,8 +184,15 @@ def rho_of_matrix(pi: np.ndarray, P: np.ndarray) -> np.ndarray:
     """Eq. (8) for any column-stochastic ``P`` of shape ``(rows, d_s)``: one keep matrix, or a stack of them."""
     d_s = pi.shape[-1]
     flat = pi.reshape(-1, d_s)
-    lam_s = flat @ P.T  # lambda_S[a, v] = sum_w P[v, w] pi[a, w]
-    return (flat * (_safe_inverse(lam_s) @ (P ** 2))).reshape(pi.shape)
+    P = np.asarray(P, dtype=np.float64)
+    lam_s = np.zeros((flat.shape[0], P.shape[0]))  # lambda_S[a, v] = sum_w P[v, w] pi[a, w], in w's order
+    for w in range(d_s):
+        lam_s = lam_s + P[:, w][None, :] * flat[:, w][:, None]
+    inv = _safe_inverse(lam_s)
+    acc = np.zeros(flat.shape)  # sum_v inv[a, v] P[v, u] P[v, u], in v's order
+    for v in range(P.shape[0]):
+        acc = acc + (inv[:, v][:, None] * P[v][None, :]) * P[v][None, :]
+    return (flat * acc).reshape(pi.shape)
 
 
 def rr_risk(pi: np.ndarray, p_qi: Sequence[float], p_s: float) -> np.ndarray:
@@ -179,12 +206,13 @@ def rr_risk(pi: np.ndarray, p_qi: Sequence[float], p_s: float) -> np.ndarray:
     pi = np.asarray(pi, dtype=np.float64)
     if len(p_qi) != pi.ndim - 1:
         raise InvalidInputError(f"give one keep probability per QI attribute ({pi.ndim - 1})", reason="PARAMETER_INVALID")
-    return cell_risk(pi, eta_qi(pi.sum(axis=-1), p_qi), rho_s(pi, p_s))
+    return cell_risk(pi, eta_qi(ordered_sum(pi, axis=-1), p_qi), rho_s(pi, p_s))
 
 
 def cell_risk(pi: np.ndarray, eta: np.ndarray, rho: np.ndarray) -> np.ndarray:
     """Eq. (6) from its factors: ``c[a, u] eta(a) rho(a, u)`` for every cell, 0 where no record is."""
-    c = pi * _safe_inverse(pi.sum(axis=-1))[..., None]
+    sums = ordered_sum(pi, axis=-1)[..., None]
+    c = np.divide(pi, sums, out=np.zeros(pi.shape), where=sums > 0)
     risk = c * eta[..., None] * rho
     risk[pi <= 0] = 0.0
     return np.minimum(risk, 1.0)  # a probability: a product of rounded factors may pass 1 by an ulp
@@ -209,7 +237,7 @@ def estimate_distribution(lam: np.ndarray, ps: Sequence[float], *, clip: bool = 
     est = kron_matvec(mats, lam)
     if clip:
         est = np.clip(est, 0.0, None)
-        total = est.sum()
+        total = ordered_sum(est)
         est = est / total if total > 0 else est
     return est
 

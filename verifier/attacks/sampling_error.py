@@ -32,7 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
-from verifier.attacks.disclosure import keep_matrix, keep_matrix_inverse, kron_matvec
+from verifier.attacks.disclosure import keep_matrix, keep_matrix_inverse, kron_matvec, ordered_sum
 
 __all__ = ["CONFIDENCE", "Z_ONE_SIDED", "risk_gradient", "rr_sampling_error"]
 
@@ -59,7 +59,7 @@ def _pi_gradient(pi: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -> 
     if A <= 0:
         return grad
     mats = [keep_matrix(d, p) for d, p in zip(dims[:-1], p_qi)]
-    pi_qi = pi.sum(axis=-1)
+    pi_qi = ordered_sum(pi, axis=-1)  # every sum here adds in index order, as the page's twin does (issue 59)
     if all(p == 1.0 for p in p_qi):  # eta is 1: B = 1 / pi_QI(a)
         B = 1.0 / float(pi_qi[a])
         grad_qi = np.zeros(dims[:-1])
@@ -69,17 +69,18 @@ def _pi_gradient(pi: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -> 
         row = np.ones(())  # K2[a, :] as a tensor: the outer product of each keep matrix's column a_i, squared
         for m, ai in zip(mats, a):
             row = np.multiply.outer(row, m[:, ai] ** 2)
-        B = float(np.sum(row * inv))
+        B = ordered_sum(row * inv)
         grad_qi = -kron_matvec([m.T for m in mats], row * inv * inv)
     if p_s == 1.0:  # rho is 1
         C, grad_c = 1.0, np.zeros(dims[-1])
     else:
         P = keep_matrix(dims[-1], p_s)
-        inv_s = _inverse(P @ pi[a])
+        inv_s = _inverse(np.array([ordered_sum(P[v] * pi[a]) for v in range(P.shape[0])]))
         weights = P[:, u] ** 2
-        C = A * float(weights @ inv_s)
-        grad_c = -A * ((weights * inv_s * inv_s) @ P)
-        grad_c[u] += float(weights @ inv_s)
+        total = ordered_sum(weights * inv_s)
+        C = A * total
+        grad_c = -A * ordered_sum(((weights * inv_s) * inv_s)[:, None] * P, axis=0)
+        grad_c[u] += total
     if A * B * C >= 1.0:  # the risk is clipped at 1 there: no small change moves it
         return grad
     grad += (A * C) * grad_qi[..., None]
@@ -99,7 +100,7 @@ def risk_gradient(lam: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -
     mats = [keep_matrix_inverse(d, p) for d, p in zip(dims, ps)]
     raw = kron_matvec(mats, lam)
     kept = np.clip(raw, 0.0, None)
-    total = float(kept.sum())
+    total = ordered_sum(kept)
     if total <= 0:
         return np.zeros(dims)
     grad = _pi_gradient(kept / total, ps, cell) / total * (raw > 0)
@@ -113,5 +114,6 @@ def rr_sampling_error(lam: np.ndarray, ps: Sequence[float], cell: tuple[int, ...
         return 0.0
     g = risk_gradient(lam, ps, cell).ravel()
     weights = lam.ravel()
-    variance = (float(np.sum(weights * g * g)) - float(np.sum(weights * g)) ** 2) / n
+    first = ordered_sum(weights * g)
+    variance = (ordered_sum(weights * g * g) - first * first) / n
     return Z_ONE_SIDED * math.sqrt(max(variance, 0.0))
