@@ -94,20 +94,13 @@
         // plain_words.py: hers is not among the values left
         lines.push(`Your ${shown} is not among the values ${source} leave for you: check your record, or these are not all releases of you.`);
       } else {
-        const who = pp.is_bound(entry) ? "At worst, someone who knows how the release was made" : "Someone";
+        // her risk is the most the named intruder could learn, not what he learns
+        const who = pp.deciding_bound(entry) !== null ? "At worst, someone who knows how the release was made" : "Someone";
         const guess = risk >= CERTAIN ? `tell your ${shown} for certain` : `guess your ${shown} right ${pp.chance(risk)} of the time`;
         lines.push(`${who} could ${guess} from ${source}. Without ${absent}, they would guess it right ${prior} of the time.`);
       }
     }
     return lines;
-  };
-
-  pp.is_bound = function is_bound(entry) {
-    // plain_words.py's is_bound: her risk is the named intruder's bound (signed shares, or matching), above the
-    // paper's figure.
-    const paper = typeof entry.paper_risk === "number" ? entry.paper_risk : 0.0;
-    return (typeof entry.value_bound === "number" && entry.value_bound >= paper) ||
-      (typeof entry.match_bound === "number" && entry.match_bound > paper);
   };
 
   pp.plain_summary = function plain_summary(out) {
@@ -136,6 +129,10 @@
     return out.verdict.level === "protected" ? "good" : PASSES;
   };
 
+  const judged = (out, figure, value, meaning, figures = [], attribute = null) =>
+    // plain_words.py's _judged: a detail read by the rules on its figures (none: not judged), kept with them.
+    [detail(figure, value, meaning, figures.length ? reading(out, figures, attribute) : "not judged"), figures, attribute];
+
   const decidingFirst = (out, found) => {
     // plain_words.py's _deciding_first: the head finding's detail first, then those a rule fired on, then the rest.
     const findings = out.verdict.findings.filter((f) => f.severity === "at_risk" || f.severity === "exposed");
@@ -150,10 +147,10 @@
   const rankedDetails = (out) => {
     const claimed = out.claimed || {};
     const promised = claimed.distance ?? null;
-    const found = [[detail("d, your permutation distance", pp.number(out.distance),
+    const found = [judged(out, "d, your permutation distance", pp.number(out.distance),
       "How far your values were moved among the others when the release was made: the larger, the " +
       "better mixed." + (promised === null ? "" : ` The publisher claimed at least ${pp.number(promised)} (D).`),
-      reading(out, ["distance", "unchanged"])), ["distance", "unchanged"], null]];
+      ["distance", "unchanged"])];
     const kinds = out.spread_kinds || [];
     const atClaim = out.variances_at_claimed_distance ?? null;
     const claimedV = claimed.variances || [];
@@ -161,47 +158,42 @@
       const v = j < claimedV.length ? claimedV[j] : null;
       const claims = !(v === null || v === undefined || atClaim === null || atClaim[j] === null);
       const what = j < kinds.length && kinds[j] === "variance" ? "variance" : "diversity";
-      found.push([detail(`spread of ${pp.literal(name)} (${what})`, pp.number(out.variances[j]),
+      found.push(judged(out, `spread of ${pp.literal(name)} (${what})`, pp.number(out.variances[j]),
         "How much the released values near your record differ: the larger, the better your value is hidden. " +
         (claims ? `The publisher claimed at least ${pp.number(v)} (v) at distance ` +
           `${pp.number(claimed.distance ?? null)} (D), where yours is ${pp.number(atClaim[j])}.`
-          : "The publisher claimed no spread for it."), "not judged"), [], null]);
+          : "The publisher claimed no spread for it.")));
     });
     const p = out.p_value ?? null;
-    found.push([detail("F_rand, your random-match p-value", p === null ? "not run" : pp.number(p),
+    found.push(judged(out, "F_rand, your random-match p-value", p === null ? "not run" : pp.number(p),
       "The share of random records that match your values as closely as your own match does: " +
-      "near 0 means your record stands out.", reading(out, ["p_value", "untested"])), ["p_value", "untested"], null]);
+      "near 0 means your record stands out.", ["p_value", "untested"]));
     return found;
   };
 
   pp.plain_details = function plain_details(out) {
     if (out.verdict.level === "not_verifiable") return [detail("reason", String(out.reason), "Why the release failed its check.", "bad")];
     const n = groupSize(out);
-    const found = n !== null ? [[detail("k, your group size", pp.number(n), "How many released records fit the " +
-      "facts someone may know about you: the more, the better.", reading(out, ["class_size", "no_group"])),
-    ["class_size", "no_group"], null]] : rankedDetails(out);
+    const found = n !== null ? [judged(out, "k, your group size", pp.number(n), "How many released records fit the " +
+      "facts someone may know about you: the more, the better.", ["class_size", "no_group"])] : rankedDetails(out);
     for (const [name, entry] of Object.entries(out.attribute_disclosure || {})) {
       const shown = pp.literal(name);
       found.push(
-        [detail(`risk of ${shown}`, pp.number(entry.risk ?? null, true),
-          `How often someone using this release would guess your ${shown} right.`,
-          reading(out, ["posterior"], name)), ["posterior"], name],
-        [detail(`base rate of ${shown}`, pp.number(entry.prior ?? null, true),
+        judged(out, `risk of ${shown}`, pp.number(entry.risk ?? null, true),
+          `How often someone using this release would guess your ${shown} right.`, ["posterior"], name),
+        judged(out, `base rate of ${shown}`, pp.number(entry.prior ?? null, true),
           "How often anyone would guess it right without your record: the share of records with your " +
-          "value.", reading(out, ["prior"], name)), ["prior"], name],
-        [detail(`beta of ${shown}`, pp.number(entry.beta ?? null),
-          "How much the release raises that chance, as a share of the base rate: 0 means not at all.",
-          reading(out, ["beta"], name)), ["beta"], name],
-        [detail(`delta of ${shown}`, pp.number(entry.delta ?? null), "The same gain on a log scale: 0 means none.",
-          reading(out, ["delta"], name)), ["delta"], name]);
+          "value.", ["prior"], name),
+        judged(out, `beta of ${shown}`, pp.number(entry.beta ?? null),
+          "How much the release raises that chance, as a share of the base rate: 0 means not at all.", ["beta"], name),
+        judged(out, `delta of ${shown}`, pp.number(entry.delta ?? null), "The same gain on a log scale: 0 means none.",
+          ["delta"], name));
     }
-    found.push([detail("the publisher's claims", out.claim_holds !== false ? "hold" : "broken",
-      "Whether the protection the publisher promised holds for your record.", reading(out, ["claim_broken"])),
-    ["claim_broken"], null]);
+    found.push(judged(out, "the publisher's claims", out.claim_holds !== false ? "hold" : "broken",
+      "Whether the protection the publisher promised holds for your record.", ["claim_broken"]));
     const unwitnessed = out.verdict.findings.some((f) => f.figure === "unwitnessed");
-    found.push([detail("log proof", unwitnessed ? "none or too few witnesses" : "witnessed",
-      "Whether witnesses vouch that everyone is shown this same release: a notice, which no rule of the policy reads.",
-      "not judged"), [], null]);
+    found.push(judged(out, "log proof", unwitnessed ? "none or too few witnesses" : "witnessed",
+      "Whether witnesses vouch that everyone is shown this same release: a notice, which no rule of the policy reads."));
     return decidingFirst(out, found);
   };
 

@@ -195,16 +195,25 @@
       findings: [...ordered, ...notice], lines: [head.text, ...[...ordered.slice(1), ...notice].map((f) => f.text), ...details] };
   };
 
+  pp.deciding_bound = function deciding_bound(entry) {
+    // verdict.py's deciding_bound: "value" (randomized response's signed-share bound at or above the paper's
+    // figure), "match" (random replacement's matching bound above it), or null.
+    const paper = num(entry.paper_risk) || 0.0;
+    const value = num(entry.value_bound), matched = num(entry.match_bound);
+    if (value !== null && value >= paper) return "value";
+    if (matched !== null && matched > paper) return "match";
+    return null;
+  };
+
   pp.disclosure_line = function disclosure_line(name, entry, how) {
     // Her risk for one sensitive attribute with its base rate (and the interval of an estimate; under randomized
     // response with a signed marginal, her value's signed share, and no interval where the bound decides; under
     // random replacement, the words of the bound from matching where it decides).
     const base = pp.number(num(entry.prior), true);
-    const bound = num(entry.value_bound);
-    const decides = bound !== null && bound >= (num(entry.paper_risk) || 0.0);
-    let noise = Array.isArray(entry.interval) && !decides ? `, estimated within ${pp.number(num(entry.interval[0]), true)} to ${pp.number(num(entry.interval[1]), true)} (${pp.number(num(entry.confidence), true)} interval)` : "";
-    if (decides) noise = " at the most, by someone who knows the method, its parameters and how common each value is, whichever released record is yours";
-    else if (num(entry.match_bound) !== null && num(entry.match_bound) > (num(entry.paper_risk) || 0.0)) noise = " at the most, by someone who knows the method, its parameters and everyone else's quasi-identifiers, and so which released records are theirs";
+    const decides = pp.deciding_bound(entry);
+    let noise = Array.isArray(entry.interval) && decides !== "value" ? `, estimated within ${pp.number(num(entry.interval[0]), true)} to ${pp.number(num(entry.interval[1]), true)} (${pp.number(num(entry.confidence), true)} interval)` : "";
+    if (decides === "value") noise = " at the most, by someone who knows the method, its parameters and how common each value is, whichever released record is yours";
+    else if (decides === "match") noise = " at the most, by someone who knows the method, its parameters and everyone else's quasi-identifiers, and so which released records are theirs";
     return `Your ${pp.literal(name)} is guessed right with probability ${pp.number(num(entry.risk), true)} from this release${noise} (${pp.plural(entry.candidates || 0, "candidate record")}, ${how}); ${pp.held_words(entry, true)}, so anyone could guess it right with probability ${base} knowing nothing about you.`;
   };
 

@@ -25,6 +25,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from verifier.attacks.disclosure import CERTAIN
+from verifier.releases.verdict import deciding_bound
 from verifier.text import literal, markdown, number
 
 __all__ = ["LEVEL_SENTENCES", "POLICY_WORDS", "RIGHTS", "chance", "grouped", "joint_plain_words", "place_sentence", "plain_details", "plain_parts", "plain_steps", "plain_markdown", "plain_summary",
@@ -79,6 +80,14 @@ def _reading(out: Mapping[str, Any], figures: Sequence[str], attribute: str | No
     if isinstance(reads, list) and not set(reads).intersection(figures):
         return "not judged"
     return "good" if out["verdict"]["level"] == "protected" else PASSES
+
+
+def _judged(out: Mapping[str, Any], figure: str, value: str, meaning: str, figures: Sequence[str] = (),
+            attribute: str | None = None) -> tuple[dict[str, str], Sequence[str], str | None]:
+    """A detail read by the policy's rules on ``figures`` (:func:`_reading`; none: not judged), kept with them for
+    :func:`_deciding_first`."""
+    reading = _reading(out, figures, attribute) if figures else "not judged"
+    return _detail(figure, value, meaning, reading), figures, attribute
 
 
 def _deciding_first(out: Mapping[str, Any], found: list[tuple[dict[str, str], Sequence[str], str | None]]) -> list:
@@ -167,23 +176,13 @@ def _attribute_sentences(entries: Mapping[str, Any], source: str, absent: str) -
             lines.append(f"Your {shown} is not among the values {source} leave for you: check your record, or these "
                          "are not all releases of you.")
         else:
-            who = "At worst, someone who knows how the release was made" if is_bound(entry) else "Someone"
+            # her risk is the most the named intruder could learn, not what he learns
+            who = "At worst, someone who knows how the release was made" if deciding_bound(entry) else "Someone"
             guess = f"tell your {shown} for certain" if risk >= CERTAIN else \
                 f"guess your {shown} right {chance(risk)} of the time"
             lines.append(f"{who} could {guess} from {source}. Without {absent}, they would guess it right {prior} "
                          "of the time.")
     return lines
-
-
-def is_bound(entry: Mapping[str, Any]) -> bool:
-    """Whether her risk is the most the named intruder could learn rather than what he learns: the bound of
-    randomized response's signed shares, or random replacement's from matching everyone else, above the paper's
-    figure."""
-    paper = entry.get("paper_risk")
-    paper = 0.0 if not isinstance(paper, (int, float)) else float(paper)
-    value, matched = entry.get("value_bound"), entry.get("match_bound")
-    return (isinstance(value, (int, float)) and value >= paper) or (isinstance(matched, (int, float))
-                                                                    and matched > paper)
 
 
 def plain_summary(out: Mapping[str, Any]) -> list[str]:
@@ -208,28 +207,25 @@ def _ranked_details(out: Mapping[str, Any]) -> list[tuple[dict[str, str], tuple[
     policy reads it by."""
     claimed = out.get("claimed") or {}
     promised = claimed.get("distance")
-    found = [(_detail("d, your permutation distance", number(out["distance"]),
-                      "How far your values were moved among the others when the release was made: the larger, the "
-                      "better mixed." + ("" if promised is None else f" The publisher claimed at least "
-                                         f"{number(promised)} (D)."), _reading(out, ("distance", "unchanged"))),
-              ("distance", "unchanged"), None)]
+    found = [_judged(out, "d, your permutation distance", number(out["distance"]),
+                     "How far your values were moved among the others when the release was made: the larger, the "
+                     "better mixed." + ("" if promised is None else f" The publisher claimed at least "
+                                        f"{number(promised)} (D)."), ("distance", "unchanged"))]
     kinds = out.get("spread_kinds") or []
     at_claim = out.get("variances_at_claimed_distance")
     for j, name in enumerate(out["attributes"]):
         v = (claimed.get("variances") or [])[j] if j < len(claimed.get("variances") or []) else None
         claims = v is not None and at_claim is not None and at_claim[j] is not None
         what = "variance" if j < len(kinds) and kinds[j] == "variance" else "diversity"
-        found.append((_detail(
-            f"spread of {literal(name)} ({what})", number(out["variances"][j]),
+        found.append(_judged(
+            out, f"spread of {literal(name)} ({what})", number(out["variances"][j]),
             "How much the released values near your record differ: the larger, the better your value is hidden. "
             + (f"The publisher claimed at least {number(v)} (v) at distance {number(claimed.get('distance'))} "
-               f"(D), where yours is {number(at_claim[j])}." if claims else "The publisher claimed no spread for it."),
-            "not judged"), (), None))
+               f"(D), where yours is {number(at_claim[j])}." if claims else "The publisher claimed no spread for it.")))
     p = out.get("p_value")
-    found.append((_detail("F_rand, your random-match p-value", "not run" if p is None else number(p),
-                          "The share of random records that match your values as closely as your own match does: "
-                          "near 0 means your record stands out.",
-                          _reading(out, ("p_value", "untested"))), ("p_value", "untested"), None))
+    found.append(_judged(out, "F_rand, your random-match p-value", "not run" if p is None else number(p),
+                         "The share of random records that match your values as closely as your own match does: "
+                         "near 0 means your record stands out.", ("p_value", "untested")))
     return found
 
 
@@ -240,32 +236,29 @@ def plain_details(out: Mapping[str, Any]) -> list[dict[str, str]]:
         return [_detail("reason", str(out.get("reason")), "Why the release failed its check.", "bad")]
     n = _group_size(out)
     if n is not None:
-        found = [(_detail("k, your group size", number(n), "How many released records fit the facts someone may "
-                          "know about you: the more, the better.", _reading(out, ("class_size", "no_group"))),
-                  ("class_size", "no_group"), None)]
+        found = [_judged(out, "k, your group size", number(n), "How many released records fit the facts someone may "
+                         "know about you: the more, the better.", ("class_size", "no_group"))]
     else:
         found = _ranked_details(out)
     for name, entry in (out.get("attribute_disclosure") or {}).items():
         shown = literal(name)
         found += [
-            (_detail(f"risk of {shown}", number(entry.get("risk"), share=True),
-                     f"How often someone using this release would guess your {shown} right.",
-                     _reading(out, ("posterior",), name)), ("posterior",), name),
-            (_detail(f"base rate of {shown}", number(entry.get("prior"), share=True),
-                     "How often anyone would guess it right without your record: the share of records with your "
-                     "value.", _reading(out, ("prior",), name)), ("prior",), name),
-            (_detail(f"beta of {shown}", number(entry.get("beta")),
-                     "How much the release raises that chance, as a share of the base rate: 0 means not at all.",
-                     _reading(out, ("beta",), name)), ("beta",), name),
-            (_detail(f"delta of {shown}", number(entry.get("delta")),
-                     "The same gain on a log scale: 0 means none.", _reading(out, ("delta",), name)), ("delta",), name)]
-    found.append((_detail("the publisher's claims", "hold" if out.get("claim_holds") is not False else "broken",
-                          "Whether the protection the publisher promised holds for your record.",
-                          _reading(out, ("claim_broken",))), ("claim_broken",), None))
+            _judged(out, f"risk of {shown}", number(entry.get("risk"), share=True),
+                    f"How often someone using this release would guess your {shown} right.", ("posterior",), name),
+            _judged(out, f"base rate of {shown}", number(entry.get("prior"), share=True),
+                    "How often anyone would guess it right without your record: the share of records with your "
+                    "value.", ("prior",), name),
+            _judged(out, f"beta of {shown}", number(entry.get("beta")),
+                    "How much the release raises that chance, as a share of the base rate: 0 means not at all.",
+                    ("beta",), name),
+            _judged(out, f"delta of {shown}", number(entry.get("delta")),
+                    "The same gain on a log scale: 0 means none.", ("delta",), name)]
+    found.append(_judged(out, "the publisher's claims", "hold" if out.get("claim_holds") is not False else "broken",
+                         "Whether the protection the publisher promised holds for your record.", ("claim_broken",)))
     unwitnessed = any(f["figure"] == "unwitnessed" for f in out["verdict"]["findings"])
-    found.append((_detail("log proof", "none or too few witnesses" if unwitnessed else "witnessed",
-                          "Whether witnesses vouch that everyone is shown this same release: a notice, which no rule "
-                          "of the policy reads.", "not judged"), (), None))
+    found.append(_judged(out, "log proof", "none or too few witnesses" if unwitnessed else "witnessed",
+                         "Whether witnesses vouch that everyone is shown this same release: a notice, which no rule "
+                         "of the policy reads."))
     return _deciding_first(out, found)
 
 

@@ -41,8 +41,8 @@ from verifier.releases.policy import OPERATORS, Policy, Rule
 from verifier.text import figure, literal, number, plural
 
 __all__ = ["LEVELS", "NOTICE", "NO_PROOF", "SLACK", "as_number", "UNWITNESSED", "Finding", "HerFigures", "Verdict", "claims_line",
-           "disclosure_breaches", "disclosure_line", "held_words", "not_verifiable", "policy_findings", "policy_verdict",
-           "target_breaches", "within_error_lines"]
+           "deciding_bound", "disclosure_breaches", "disclosure_line", "held_words", "not_verifiable", "policy_findings",
+           "policy_verdict", "target_breaches", "within_error_lines"]
 
 #: the levels, best first
 LEVELS = ("protected", "at_risk", "exposed", "not_verifiable")
@@ -279,6 +279,19 @@ def held_words(entry: Mapping[str, Any], *, signed: bool = False) -> str:
     return f"{base} of the released records share your value"
 
 
+def deciding_bound(entry: Mapping[str, Any]) -> str | None:
+    """Which of the named intruder's bounds decides her risk, where one does rather than the paper's figure
+    (``paper_risk``): ``"value"``, randomized response's from the signed shares, at or above it; ``"match"``, random
+    replacement's from matching everyone else to the released rows, above it; else None."""
+    paper = as_number(entry.get("paper_risk")) or 0.0
+    value, matched = as_number(entry.get("value_bound")), as_number(entry.get("match_bound"))
+    if value is not None and value >= paper:
+        return "value"
+    if matched is not None and matched > paper:
+        return "match"
+    return None
+
+
 def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
     """Her risk for one sensitive attribute with its base rate: what the release tells, and what anyone knows.
     Under randomized response with a signed marginal, the base rate is her value's signed share of the people,
@@ -286,17 +299,15 @@ def disclosure_line(name: str, entry: Mapping[str, Any], how: str) -> str:
     replacement, where his bound from matching everyone else to the released records decides, the words say so."""
     base = number(as_number(entry.get("prior")), share=True)
     interval = entry.get("interval")
-    bound = as_number(entry.get("value_bound"))
-    decides = bound is not None and bound >= (as_number(entry.get("paper_risk")) or 0.0)
-    matched = as_number(entry.get("match_bound"))
+    decides = deciding_bound(entry)
     noise = ""
-    if isinstance(interval, list) and not decides:
+    if isinstance(interval, list) and decides != "value":
         low, high = (number(as_number(v), share=True) for v in interval)
         noise = f", estimated within {low} to {high} ({number(as_number(entry.get('confidence')), share=True)} interval)"
-    if decides:
+    if decides == "value":
         noise = (" at the most, by someone who knows the method, its parameters and how common each value is, "
                  "whichever released record is yours")
-    elif matched is not None and matched > (as_number(entry.get("paper_risk")) or 0.0):
+    elif decides == "match":
         noise = (" at the most, by someone who knows the method, its parameters and everyone else's "
                  "quasi-identifiers, and so which released records are theirs")
     records = plural(int(entry.get("candidates") or 0), "candidate record")
