@@ -58,13 +58,9 @@
     return [values, values.map((v) => mass.get(v))];
   };
 
-  pp.replacement_groups = function replacement_groups(keys, schema, params, record, s) {
-    // models.py's replacement_groups: the values of column s in each group of released rows alike in their
-    // quasi-identifiers that she could have become, the groups in their quasi-identifiers' sorted order.
-    const [cols, p, k] = pp.replacement_model(schema, params);
-    if (!cols.length) return [];
-    const released = keys.map((r) => cols.map((j) => r[j]));
-    const L = pp.replacement_likelihood(cols.map((j) => record[j]), released, p, k);
+  function reachableGroups(L, released, keys, s) {
+    // The values of column s in each group of released rows alike in their quasi-identifiers (released) that she
+    // could have become (L > 0), the groups in their quasi-identifiers' sorted order (replacement.py's qi_groups).
     const groups = new Map();
     released.forEach((row, r) => {
       const g = row.join(",");
@@ -75,6 +71,15 @@
     });
     const byRow = (a, b) => { for (let j = 0; j < a.row.length; j++) if (a.row[j] !== b.row[j]) return a.row[j] - b.row[j]; return 0; };
     return [...groups.values()].filter((g) => g.reachable).sort(byRow).map((g) => g.values);
+  }
+
+  pp.replacement_groups = function replacement_groups(keys, schema, params, record, s) {
+    // models.py's replacement_groups: the values of column s in each group of released rows alike in their
+    // quasi-identifiers that she could have become, the groups in their quasi-identifiers' sorted order.
+    const [cols, p, k] = pp.replacement_model(schema, params);
+    if (!cols.length) return [];
+    const released = keys.map((r) => cols.map((j) => r[j]));
+    return reachableGroups(pp.replacement_likelihood(cols.map((j) => record[j]), released, p, k), released, keys, s);
   };
 
   pp.replacement_shares = function replacement_shares(keys, schema, params, record, s) {
@@ -92,15 +97,10 @@
   pp.match_bound = function match_bound(L, released, keys, s, v) {
     // replacement.py's match_bound: her value v's largest share among the groups of released rows alike in their
     // quasi-identifiers that she could have become (L > 0); 0 where she could have become none.
-    const size = new Map(), mine = new Map(), reachable = new Set();
-    released.forEach((row, r) => {
-      const g = row.join(",");
-      size.set(g, (size.get(g) || 0) + 1);
-      if (keys[r][s] === v) mine.set(g, (mine.get(g) || 0) + 1);
-      if (L[r] > 0) reachable.add(g);
-    });
     let most = 0.0;
-    for (const g of reachable) most = Math.max(most, (mine.get(g) || 0) / size.get(g));
+    for (const values of reachableGroups(L, released, keys, s)) {
+      most = Math.max(most, values.filter((x) => x === v).length / values.length);
+    }
     return most;
   };
 
