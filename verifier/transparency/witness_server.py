@@ -41,8 +41,8 @@ from verifier.releases.listed_files import ReleaseError
 from verifier.transparency.witness import (HTTP_STATUS, MAX_REQUEST_BYTES, Conflict, Cosigner, add_checkpoint,
                                            last_cosigned_note)
 
-__all__ = ["CONNECTIONS", "IDLE_SECONDS", "REQUEST_SECONDS", "Limits", "connection_cap", "idle_channels", "per_client_cap", "serve",
-           "witness_app", "witness_server"]
+__all__ = ["CONNECTIONS", "IDLE_SECONDS", "REQUEST_SECONDS", "Limits", "connection_cap", "longest_idle", "per_client_cap",
+           "serve", "witness_app", "witness_server"]
 
 PATH = "/add-checkpoint"
 _CHECKPOINT = re.compile(r"/([0-9a-f]{64})/checkpoint")
@@ -143,12 +143,12 @@ _REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 4
             409: "Conflict", 413: "Content Too Large", 422: "Unprocessable Content"}
 
 
-def idle_channels(channels, host: str | None = None) -> list:
-    """The connections with no request in hand and nothing to send (of the address ``host``), longest idle first:
-    those a witness may close to make room."""
-    return sorted((c for c in channels if not c.requests and getattr(c, "request", None) is None
-                   and not c.total_outbufs_len and not c.will_close and (host is None or c.addr[0] == host)),
-                  key=lambda c: c.last_activity)
+def longest_idle(channels, host: str | None = None):
+    """Of the connections with no request in hand and nothing to send (of the address ``host``), the one idle
+    longest, which a witness may close to make room; None where every one is busy."""
+    return min((c for c in channels if not c.requests and getattr(c, "request", None) is None
+                and not c.total_outbufs_len and not c.will_close and (host is None or c.addr[0] == host)),
+               key=lambda c: c.last_activity, default=None)
 
 
 def _server_class(limits: Limits, cap: int):
@@ -179,15 +179,12 @@ def _server_class(limits: Limits, cap: int):
 
         started: dict = {}
 
-        def _idle(self, host: str | None = None) -> list:
-            return idle_channels(self.active_channels.values(), host)
-
         def _make_room(self, host: str | None = None) -> bool:
             """Close the longest-idle connection (of ``host``); False where every one is busy."""
-            idle = self._idle(host)
-            if not idle:
+            idle = longest_idle(self.active_channels.values(), host)
+            if idle is None:
                 return False
-            idle[0].handle_close()
+            idle.handle_close()
             return True
 
         def readable(self) -> bool:
@@ -196,7 +193,8 @@ def _server_class(limits: Limits, cap: int):
                 self.next_channel_cleanup = now + self.adj.cleanup_interval
                 self.maintenance(now)
             # accept whenever a slot is free or an idle connection can give its own up
-            return self.accepting and (len(self.active_channels) < cap or bool(self._idle()))
+            return self.accepting and (len(self.active_channels) < cap
+                                       or longest_idle(self.active_channels.values()) is not None)
 
         def handle_accept(self) -> None:
             if len(self.active_channels) >= cap and not self._make_room():
