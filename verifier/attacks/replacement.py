@@ -46,8 +46,8 @@ import numpy as np
 
 from verifier.attacks.disclosure import CERTAIN
 
-__all__ = ["distinct_release", "match_bound", "qi_groups", "replacement_likelihood", "replacement_risk", "replacement_claims",
-           "value_masses"]
+__all__ = ["distinct_release", "match_bound", "qi_groups", "replacement_likelihood", "replacement_risk",
+           "replacement_claims", "value_masses"]
 
 
 def _frequencies(released: np.ndarray) -> list[dict[float, float]]:

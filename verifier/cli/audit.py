@@ -192,8 +192,8 @@ def audit_verdict(result, claims: dict | None = None) -> str:
 
 
 def levels_sentence(result, claims: dict | None) -> str:
-    """The sentence " What it does for people: ..." from the levels the audit recomputed (``policy_levels.*`` checks), else the
-    manifest's signed ones; empty where it signs none."""
+    """The sentence " What it does for people: ..." from the levels the audit recomputed (``policy_levels.*``
+    checks), else the manifest's signed ones; empty where it signs none."""
     signed = (claims or {}).get("policy_levels")
     if not isinstance(signed, dict):
         return ""

@@ -34,32 +34,39 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
+def _columns() -> int | None:
+    """``COLUMNS`` as a width, None where it is unset or no number (COLUMNS=² is no width, not a crash)."""
+    columns = os.environ.get("COLUMNS", "")
+    return max(int(columns), MIN_WIDTH) if columns.isascii() and columns.isdigit() else None
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return os.isatty(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _terminal_width() -> int:
+    return max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH)
+
+
 def output_width() -> int | None:
     """The width the command's text output must fit: ``COLUMNS`` when set, else the terminal's when stdout is
     one; None when stdout is a pipe or a file (whole lines, for scripts and grep)."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isascii() and columns.isdigit():  # COLUMNS=² is no width, not a crash
-        return max(int(columns), MIN_WIDTH)
-    try:
-        if not os.isatty(sys.__stdout__.fileno()):
-            return None
-    except (AttributeError, OSError, ValueError):
-        return None
-    return max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH)
+    columns = _columns()
+    if columns is not None:
+        return columns
+    return _terminal_width() if _is_terminal(sys.__stdout__) else None
 
 
 def error_width() -> int | None:
     """The width a FAIL line is wrapped at (issue 60, item 4): where standard error is a terminal, ``COLUMNS`` when
     set, else the terminal's; None where it is a pipe or a file, so that a script reads one line per failure."""
-    try:
-        if not os.isatty(sys.__stderr__.fileno()):
-            return None
-    except (AttributeError, OSError, ValueError):
+    if not _is_terminal(sys.__stderr__):
         return None
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isascii() and columns.isdigit():
-        return max(int(columns), MIN_WIDTH)
-    return max(shutil.get_terminal_size((80, 24)).columns, MIN_WIDTH)
+    columns = _columns()
+    return columns if columns is not None else _terminal_width()
 
 
 def fit_line(line: str, width: int | None) -> str:
