@@ -3,7 +3,8 @@
     python -m benchmarks fuzz --cases 10000 [--seed N] [--json]
 
 A few honest releases are made with the project's own publisher (a noise release of paper 003's table, an SD
-release with categories, a randomized-response release, an m-invariant release with counterfeit records whose
+release with categories, a randomized-response release, a two-step release whose masks her check reads by rerunning
+MaskClass, an m-invariant release with counterfeit records whose
 counts the manifest signs, a noise release appended to a log whose checkpoint two of three witnesses cosigned); each
 case takes one, mutates one signed input, signs it again with the real key where the input is signed, and gives the
 result to both verifiers:
@@ -160,7 +161,9 @@ class Fuzz:
             {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cold", "flu", "hiv"]}]}))
         people = [{"age": 20 + 3 * i, "sex": "FM"[i % 2], "disease": ("cold", "flu", "hiv")[i % 3]} for i in range(4)]
         for name, method in (("sd", ["sd_k_anonymity", "--param", "k=3"]),
-                             ("rr", ["randomized_response", "--param", "l=3", "--param", "scope=both"])):
+                             ("rr", ["randomized_response", "--param", "l=3", "--param", "scope=both"]),
+                             ("two-step", ["multi_sensitive_generalization", "--param", "alpha_qi=0.5", "--param",
+                                           "alpha_sa=0.4"])):
             assert self.publisher(["release", "--input", str(self.folder / "ward.csv"), "--schema",
                                    str(self.folder / "ward.json"), "--method", *method, *key, "--dataset-id", name,
                                    "--contact", "privacy@ward.example", "--out", str(self.folder / name)]) == 0

@@ -174,10 +174,7 @@ def tally_family(name: str, quick: bool, folder: Path) -> Tally:
 
 
 #: why a family's verdict can still be milder than the oracle: what its method decides from the sensitive values
-WHY = {
-    "two-step generalization, alpha 0.7": "step one stops specializing where a finer class would break alpha: the "
-    "intruder who reruns it learns which finer class holds the frequent value (the minimality attack)",
-}
+WHY: dict[str, str] = {}  # none left: two-step's step one reads the quasi-identifiers alone since issue 58
 
 
 def run(quick: bool) -> Outcome:

@@ -33,7 +33,7 @@ def _distortion(frame, sensitive: tuple[str, ...], alpha_qi: float, alpha_sa: fl
     """(QI distortion ratio, SA distortion ratio), or None when the alphas cannot be met."""
     schema = adult_schema(frame, COLUMNS, sensitive=sensitive)
     try:
-        metrics = MultiSensitiveGeneralization(alpha_qi=alpha_qi, alpha_sa=alpha_sa).apply(
+        metrics = MultiSensitiveGeneralization(alpha_qi=alpha_qi, alpha_sa=alpha_sa, step_one="alpha_qi").apply(
             frame[list(COLUMNS)], schema, random_state=0).metrics
     except InvalidInputError as exc:
         if exc.reason != "TARGET_INFEASIBLE":

@@ -49,13 +49,14 @@ from verifier.errors import InputIOError, InvalidInputError, VerifierError
 from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_name
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
 from verifier.attacks.classes import PublishedCells
+from verifier.attacks.mask_model import mask_model
 from verifier.releases.composition import composition_claim
 from verifier.releases.links import Links, links_commitment, links_path
-from verifier.releases.family import family_of, generalized_columns
+from verifier.releases.family import family_of, generalized_columns, step_parameters
 from verifier.releases.levels import counted_levels, every_level, records_not_protected
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import Prepared
-from verifier.releases.recompute import family_disclosure, group_release_claims
+from verifier.releases.recompute import family_disclosure, group_release_claims, sensitive_marginals
 from verifier.releases.targets import joint_misses, target_misses
 from verifier.text import literal
 from verifier.releases.verification import (
@@ -261,7 +262,15 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     rows, published = published_cells(result.released, schema, hierarchies)
     _refuse_formula_cells(formula_cells_in_text(schema, published.text), "the released table", allow_formula_cells)
     original_weights, released_weights = weights or (None, None)
-    claims = group_release_claims(published, methods, released_weights)
+    masks = None
+    marginals = {}
+    if step_parameters(methods, "multi_sensitive_generalization") is not None:  # the prior of the masks' model
+        marginals = sensitive_marginals(table.values, schema)
+        masks = mask_model(published, methods, {"attribute_disclosure": {n: {"marginal": m}
+                                                                         for n, m in marginals.items()}}, hierarchies)
+    claims = group_release_claims(published, methods, released_weights, masks)
+    for name, counts in marginals.items():
+        claims["attribute_disclosure"][name]["marginal"] = counts
     claims["risk_original"] = table_risk(table.values, schema, original_weights)
     original = table.to_frame()
     assessed = assess_generalized({n: original[n].tolist() for n in schema.names},

@@ -308,31 +308,28 @@ def test_randomized_response_names_settings_that_meet_its_target(tmp_path, capsy
                           str(tmp_path / f"r{k + 1}")]) == 0, capsys.readouterr().err
 
 
-def test_two_step_generalization_names_the_least_alpha_qi(tmp_path, capsys):
-    """alpha_qi below the largest share of one sensitive value fails at the root; the refusal names that share,
-    and the least alpha_qi it names is feasible (just below it is not)."""
-    import pandas as pd
-
+def test_two_step_generalization_names_the_fewest_of_a_class(tmp_path, capsys):
+    """Step one reads the quasi-identifiers alone (issue 58): a class holds at least k and 1/alpha_qi rows, so a
+    table with fewer rows than k is refused and says so; with k its size, one class of every record, every
+    quasi-identifier '*', tells nothing and says so."""
     from publisher.cli import main as publisher
 
     assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
     base = ["release", "--input", str(SAMPLE), "--schema", str(EXAMPLES / "adult-two-sensitive.json"), "--method",
-            "multi_sensitive_generalization", "--param", "alpha_sa=0.5", "--key", str(tmp_path / "keys" /
-                                                                                   "private.pem"),
-            "--dataset-id", "md", "--allow-degenerate"]
+            "multi_sensitive_generalization", "--param", "alpha_sa=0.5", "--param", "alpha_qi=0.5", "--key",
+            str(tmp_path / "keys" / "private.pem"), "--dataset-id", "md", "--allow-degenerate"]
     capsys.readouterr()
-    assert publisher([*base, "--param", "alpha_qi=0.5", "--out", str(tmp_path / "a")]) == 3
+    assert publisher([*base, "--param", "k=3001", "--out", str(tmp_path / "a")]) == 3
     err = capsys.readouterr().err
-    share = pd.read_csv(SAMPLE)["salary-class"].value_counts(normalize=True).iloc[0]
-    least = float(re.search(r"alpha_qi must be at least ([0-9.]+)", err).group(1))
-    assert "TARGET_INFEASIBLE" in err and least == pytest.approx(share, abs=5e-5)
-    assert publisher([*base, "--param", f"alpha_qi={share - 1e-3}", "--out", str(tmp_path / "b")]) == 3
-    # feasible, but one class of every record with every quasi-identifier '*': it tells nothing, and says so
-    assert publisher([*base, "--param", f"alpha_qi={share + 1e-9}", "--out", str(tmp_path / "c")]) == 3
+    assert "TARGET_INFEASIBLE: multi_sensitive_generalization: the table has fewer than 3001 records, the fewest " \
+        "of a class" in err and not (tmp_path / "a").exists()
+    assert publisher([*base, "--param", "k=3000", "--out", str(tmp_path / "c")]) == 3
     assert "OUTPUT_UNINFORMATIVE: this release tells nothing: all 3000 records fall in one class" in \
         capsys.readouterr().err
-    assert publisher([*base, "--param", f"alpha_qi={share + 1e-9}", "--allow-uninformative", "--out",
-                      str(tmp_path / "c")]) == 0
+    assert publisher([*base, "--param", "k=3000", "--allow-uninformative", "--out", str(tmp_path / "c")]) == 0
+    # paper 002's alpha-QI step one, which reads the values, is not released
+    assert publisher([*base, "--param", "step_one=alpha_qi", "--out", str(tmp_path / "d")]) == 3
+    assert "PARAMETER_INVALID" in capsys.readouterr().err and not (tmp_path / "d").exists()
 
 
 @pytest.mark.parametrize("extra, words", [

@@ -93,22 +93,23 @@ def test_a_release_that_tells_nothing_is_refused_and_the_loss_is_signed_and_audi
                           str(tmp_path / name), *extra])
 
     capsys.readouterr()
-    assert release("one", "0.8") == 3
+    assert release("one", "0.8", "--param", "k=1000") == 3  # no class of 1,000 below the root
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "OUTPUT_UNINFORMATIVE: this release tells nothing: all 3000 records fall in " \
         "one class; every quasi-identifier of every record is generalized to the root or suppressed." in err
     assert not (tmp_path / "one").exists()
-    assert release("one", "0.8", "--allow-uninformative") == 0
+    assert release("one", "0.8", "--param", "k=1000", "--allow-uninformative") == 0
     capsys.readouterr()
-    assert release("five", "0.9") == 0
+    assert release("five", "0.9", "--param", "k=300") == 0
     out = capsys.readouterr().out
     utility = json.loads((tmp_path / "five" / "manifest.json").read_text())["predicate"]["utility"]
-    assert utility["average_class_size"] == 600 and utility["suppressed_records"] == 0
+    assert utility["average_class_size"] == 1500 and utility["suppressed_records"] == 0
     assert utility["sensitive_at_root"] == ["salary-class"]
     assert f"quasi-identifier cells published exactly: {utility['exact_cell_share'] * 100:.4g}%" in out
     assert "salary-class is generalized to the root on every record: the release tells nothing of it" in out
-    # ...nor of its base rate: a masked cell is counted for no value, never as half of each (issue 58, item 3)
-    assert "base rate: no cell of salary-class names one value, so the release proves no base rate of it" in out
+    # ...but its base rate is the signed count of the people, the prior the masks' model reads (issue 58)
+    assert ("base rate: 74.77% of the people in this release are <=50K (the publisher's signed count), so anyone "
+            "guesses that right for them knowing nothing") in out
     key = str(tmp_path / "keys" / "public.pem")
     capsys.readouterr()
     assert verifier(["audit", str(tmp_path / "five"), "--key", key, "--original", str(sample), "--json"]) == 0

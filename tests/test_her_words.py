@@ -40,9 +40,10 @@ def made(tmp_path_factory) -> Path:
     (root / "me.json").write_text(json.dumps(rows[0]))
     # a subject among whose candidates the two-step release masked salary-class (the first one, in file order)
     release = api.open_release(root / "two-step", root / "keys" / "public.pem")
-    masked = next(r for r in rows[:200] if any(MASKS in line for line in api.check_record(
-        release, record=r, random_match_test=False).verdict["lines"]))
-    (root / "masked.json").write_text(json.dumps(masked))
+    said = {i: any(MASKS in line for line in api.check_record(release, record=r, random_match_test=False)
+                   .verdict["lines"]) for i, r in enumerate(rows[:200])}
+    (root / "masked.json").write_text(json.dumps(rows[next(i for i, m in said.items() if m)]))
+    (root / "unmasked.json").write_text(json.dumps(rows[next(i for i, m in said.items() if not m)]))
     # a subject of the randomized-response release whose risk is the named intruder's bound, not the paper's
     release = api.open_release(root / "rr", root / "keys" / "public.pem")
 
@@ -69,8 +70,11 @@ def test_the_masks_are_said_alike_on_the_command_line_and_in_the_api(made, capsy
     mine = api.check_record(made / "two-step", made / "keys" / "public.pem",
                             json.loads((made / "masked.json").read_text()), random_match_test=False)
     assert mine.verdict["lines"] == out["verdict"]["lines"]
+    # the masks read as the intruder who reruns MaskClass reads them, under the signed marginal (issue 58)
+    assert "every way the masked cells could hide values weighed by how likely it is" in said[0]
+    assert out["attribute_disclosure"]["salary-class"]["masks"] == "exact"
     # a subject whose candidates hold no masked cell is told nothing of masks
-    assert not any(MASKS in line for line in _cli(made, "two-step", capsys)["verdict"]["lines"])
+    assert not any(MASKS in line for line in _cli(made, "two-step", capsys, "unmasked.json")["verdict"]["lines"])
 
 
 def test_the_masks_are_said_in_the_tui(made):

@@ -52,8 +52,9 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
                                                          "joint_candidates", "stacked_keep_matrix", "joint_rr_risk",
                                                          "rr_joint_record", "candidate_shares", "check_jointly",
                                                          "plain_summary", "plain_details", "plain_steps",
-                                                         "plain_words", "chance"))
-    assert len(SCRIPTS) == 24
+                                                         "plain_words", "chance", "mask_counts",
+                                                         "class_posterior", "ratio_to_float"))
+    assert len(SCRIPTS) == 25
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -506,6 +507,52 @@ for (const tied of [false, true]) {
 }
 return bad;""")
     assert out == []
+
+
+def test_the_masks_model_in_the_page_equals_the_command_line_to_the_bit(browser, capsys, tmp_path):
+    """Issue 58: a two-step release's masks read as the intruder who reruns MaskClass reads them, under the signed
+    marginal: every person of tiny tables (two and three values, ages tied and distinct) and subjects of the Adult
+    sample (salary-class alone, classes of hundreds) get the command line's figures to the bit, and its words."""
+    import csv
+
+    from experiments.kerckhoffs import tiny_table
+
+    repo = Path(__file__).resolve().parents[1]
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    key = tmp_path / "keys" / "public.pem"
+    cases = []
+    rng = np.random.default_rng(58)
+    for n, values, tied in ((8, ["a", "b"], True), (8, ["a", "b"], False), (7, ["x", "y", "z"], True)):
+        table = tiny_table(rng, n, values, tied)
+        path, schema = tmp_path / f"t{len(cases)}.csv", tmp_path / f"t{len(cases)}.json"
+        table.to_csv(path, index=False)
+        schema.write_text(json.dumps({"attributes": [
+            {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+            {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["f", "m"]},
+            {"name": "s", "kind": "nominal", "role": "sensitive", "categories": values}]}))
+        cases.append((path, schema, ["alpha_qi=0.7", "alpha_sa=0.7"], table.astype(str).to_dict("records")))
+    adult = repo / "docs" / "examples" / "adult-one-sensitive.json"
+    names = [a["name"] for a in json.loads(adult.read_text())["attributes"]]
+    rows = list(csv.DictReader((repo / "experiments" / "data" / "adult_sample_3000.csv").open()))
+    cases.append((repo / "experiments" / "data" / "adult_sample_3000.csv", adult, ["alpha_qi=0.9", "alpha_sa=0.7"],
+                  [{n: r[n] for n in names} for r in rows[:4]]))
+    exact = 0
+    for c, (table, schema, params, records) in enumerate(cases):
+        out = tmp_path / f"release-{c}"
+        assert publisher(["release", "--input", str(table), "--schema", str(schema), "--method",
+                          "multi_sensitive_generalization", *[a for p in params for a in ("--param", p)], "--seed",
+                          "1", "--allow-degenerate", "--allow-uninformative", "--key",
+                          str(tmp_path / "keys" / "private.pem"), "--dataset-id", "masks", "--out", str(out)]) == 0
+        for record in records:
+            code, cli = _cli(capsys, out, key, record, tmp_path)
+            page = _in_page(browser, out, key, record)
+            assert code == 0 and page["verdict"] == cli["verdict"], (c, record)
+            for name, entry in cli["attribute_disclosure"].items():
+                _same({k: v for k, v in page["attribute_disclosure"][name].items() if k != "delta"},
+                      {k: v for k, v in entry.items() if k != "delta"}, exact=True)
+                _same(page["attribute_disclosure"][name], entry)
+                exact += entry["masks"] == "exact"
+    assert exact >= 20, exact
 
 
 @pytest.mark.parametrize("data", ["paper", "adult", "two-step", "two-step-trees", "adult-masks"])

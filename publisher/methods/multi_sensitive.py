@@ -28,8 +28,8 @@ from publisher.methods.base import Method, MethodResult, fail, parse_float, pars
 from verifier.data.bounded_files import read_bounded
 from verifier.data.strict_json import StrictJSONError, loads_strict
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
-from publisher.methods.two_step_search import (SLACK, DistinctRecords, Infeasible, RootInfeasible, TwoStepResult,
-                                              search, two_step)
+from publisher.methods.two_step_search import (SLACK, STEP_ONE, DistinctRecords, Infeasible, RootInfeasible,
+                                              TwoStepResult, search, two_step)
 from verifier.data.tables import number_label as _num
 from verifier.data.schema import Schema
 from verifier.text import number
@@ -174,12 +174,21 @@ class RowRecords:
 
 def two_step_exhaustive(raw_qi: list[list[str]], raw_sa: list[list[str]], qh: list[Hierarchy], sh: list[Hierarchy],
                         alpha_qi: float, alpha_sa: float, k: int | None = None,
-                        max_rounds: int | None = None) -> TwoStepResult:
+                        max_rounds: int | None = None, step_one: str = "alpha_qi") -> TwoStepResult:
     """The greedy two-step algorithm (Fig. 2, made deterministic; spec section 2.5), row by row."""
-    return search(RowRecords(raw_qi, raw_sa, qh, sh), qh, sh, alpha_qi, alpha_sa, k, max_rounds)
+    return search(RowRecords(raw_qi, raw_sa, qh, sh), qh, sh, alpha_qi, alpha_sa, k, max_rounds, step_one)
 
 
 def _parse_path(name: str, text: str) -> str:
+    return text
+
+
+def _parse_step_one(name: str, text: str) -> str:
+    """Only the step one that reads the quasi-identifiers alone is released (issue 58)."""
+    if text != "quasi_identifiers":
+        raise fail(f"multi_sensitive_generalization: step_one is quasi_identifiers in a release. Got {text!r}: "
+                   "paper 002's alpha-QI step one decides the classes from the sensitive values, and the intruder "
+                   "who reruns it reads them from its refusals", "PARAMETER_INVALID")
     return text
 
 
@@ -190,16 +199,26 @@ class MultiSensitiveGeneralization(Method):
     ``hierarchies`` (a JSON file, section 2.3; columns without one get the
     fallback), ``k`` (optional minimum class size). Deterministic; only the
     row shuffle uses the seed. Published values are hierarchy node labels.
+
+    Step one decides the classes on the quasi-identifiers alone (``step_one``
+    ``quasi_identifiers``, signed): every class holds at least k and 1/alpha_qi
+    rows, and the search stops where the QI distortion ratio stops falling.
+    Paper 002's step one reads the sensitive values (alpha-QI, and the whole
+    distortion ratio), and the intruder who reruns it learns from which finer
+    classes it refused (issue 58); ``step_one="alpha_qi"`` runs it for the
+    paper's experiments, never in a release (the manifest's schema signs only
+    the first).
     """
 
     name = "multi_sensitive_generalization"
     kinds = ("numeric", "ordinal", "nominal")
-    parsers = {"alpha_qi": parse_float, "alpha_sa": parse_float, "hierarchies": _parse_path, "k": parse_int}
+    parsers = {"alpha_qi": parse_float, "alpha_sa": parse_float, "hierarchies": _parse_path, "k": parse_int,
+               "step_one": _parse_step_one}
     seed_use = "none (the algorithm is deterministic; only the row shuffle uses the seed)"
     deterministic = True
 
     def __init__(self, *, alpha_qi: float = 0.5, alpha_sa: float = 0.5, hierarchies: str | Mapping | None = None,
-                 k: int | None = None, allow_degenerate: bool = False):
+                 k: int | None = None, step_one: str = "quasi_identifiers", allow_degenerate: bool = False):
         for name, a in (("alpha_qi", alpha_qi), ("alpha_sa", alpha_sa)):
             if not (isinstance(a, (int, float)) and 0 < a < 1):
                 raise fail(f"multi_sensitive_generalization: {name} lies in (0, 1). Got {a!r}.")
@@ -213,15 +232,20 @@ class MultiSensitiveGeneralization(Method):
                            f"{exc}", "HIERARCHY_INVALID") from None
             if not isinstance(hierarchies, dict):
                 raise fail("multi_sensitive_generalization: a hierarchy file is a JSON object", "HIERARCHY_INVALID")
-        self.alpha_qi, self.alpha_sa, self.k = float(alpha_qi), float(alpha_sa), k
+        if step_one not in STEP_ONE:
+            raise fail(f"multi_sensitive_generalization: step_one is one of {', '.join(STEP_ONE)}. Got {step_one!r}.")
+        self.alpha_qi, self.alpha_sa, self.k, self.step_one = float(alpha_qi), float(alpha_sa), k, step_one
         self.hierarchies = dict(hierarchies or {})
 
     def parameters(self) -> dict[str, Any]:
-        return {"alpha_qi": self.alpha_qi, "alpha_sa": self.alpha_sa, "k": self.k, "hierarchies": self.hierarchies}
+        return {"alpha_qi": self.alpha_qi, "alpha_sa": self.alpha_sa, "k": self.k, "hierarchies": self.hierarchies,
+                "step_one": self.step_one}
 
     def _least_alpha_qi(self, table: pd.DataFrame, sa: list) -> str:
         """Where alpha-QI fails at the root (one class of every record), the least alpha_qi that passes there:
         the largest share of one sensitive value in the whole table (alpha-QI only gets harder below the root)."""
+        if self.step_one == "quasi_identifiers":
+            return ""
         if self.k is not None and len(table) < self.k:
             return f": the table has {len(table)} records, fewer than k = {self.k}"
         shares = {a.name: table[a.name].astype(str).value_counts(normalize=True) for a in sa}
@@ -249,7 +273,7 @@ class MultiSensitiveGeneralization(Method):
                                                [table[a.name].to_numpy() for a in sa], qh, sh,
                                                [_num if a.kind == "numeric" else str for a in qi])
         try:
-            result = search(records, qh, sh, self.alpha_qi, self.alpha_sa, self.k)
+            result = search(records, qh, sh, self.alpha_qi, self.alpha_sa, self.k, step_one=self.step_one)
         except Infeasible as exc:
             hint = self._least_alpha_qi(table, sa) if isinstance(exc, RootInfeasible) else ""
             raise fail(f"multi_sensitive_generalization: {exc}{hint}", "TARGET_INFEASIBLE") from None
@@ -261,5 +285,5 @@ class MultiSensitiveGeneralization(Method):
         return MethodResult(out, {
             "cuts": {a.name: c for a, c in zip(qi, result.cuts)},
             "qi_distortion_ratio": result.qi_dr, "sa_distortion_ratio": result.sa_dr,
-            "distortion_ratio": result.dr, "rounds": result.rounds, "masking_steps": len(result.log),
+            "distortion_ratio": result.dr, "rounds": result.rounds,
         })

@@ -20,6 +20,7 @@ exact sums of the cells' losses rounded once.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,19 +30,11 @@ import numpy as np
 import pandas as pd
 
 from verifier.attacks.hierarchy import Hierarchy
+from verifier.attacks.mask_class import SLACK, Infeasible, mask_counts
 from verifier.data.tuple_codes import tuple_codes
-from verifier.text import number
 
-__all__ = ["Infeasible", "RootInfeasible", "TwoStepResult", "Records", "search", "DistinctRecords", "two_step",
-           "mask_counts"]
-
-#: a share above alpha by more than this violates it
-SLACK = 1e-12
-
-
-class Infeasible(Exception):
-    """No generalization meets the requirement."""
-
+__all__ = ["Infeasible", "RootInfeasible", "STEP_ONE", "TwoStepResult", "Records", "least_class", "search",
+           "DistinctRecords", "two_step", "mask_counts"]
 
 class RootInfeasible(Infeasible):
     """alpha-QI fails even with every quasi-identifier fully generalized: no alpha_qi below the table's own
@@ -74,19 +67,53 @@ class Records(Protocol):
     def rows(self, state: Any, masked: Any) -> tuple[list[list[str]], list[list[str]]]: ...
 
 
+#: how step one may decide the classes: on the quasi-identifiers alone (the released method, issue 58), or with
+#: paper 002's alpha-QI on the sensitive values (Fig. 2 as published, for its experiments)
+STEP_ONE = ("quasi_identifiers", "alpha_qi")
+
+
+def least_class(alpha_qi: float, k: int | None) -> int:
+    """The fewest rows of a class when step one reads the quasi-identifiers alone: k, and 1/alpha_qi, the fewest
+    a class needs for no value to pass alpha_qi whatever the values."""
+    return max(k or 1, math.ceil(1.0 / alpha_qi - SLACK))
+
+
 def search(records: Records, qh: Sequence[Hierarchy], sh: Sequence[Hierarchy], alpha_qi: float, alpha_sa: float,
-           k: int | None = None, max_rounds: int | None = None) -> TwoStepResult:
-    """The greedy two-step algorithm (Fig. 2, made deterministic; spec section 2.5)."""
+           k: int | None = None, max_rounds: int | None = None, step_one: str = "alpha_qi") -> TwoStepResult:
+    """The greedy two-step algorithm (Fig. 2, made deterministic; spec section 2.5).
+
+    ``step_one="quasi_identifiers"`` decides the classes from the quasi-identifiers alone: a specialization is
+    kept while every class holds :func:`least_class` rows, the rounds stop where the QI distortion ratio stops
+    falling, and only the last classes are masked. The intruder who reruns the method then learns nothing of
+    the values from the classes, and each class's masks from its own values (:mod:`verifier.attacks.mask_class`).
+    ``"alpha_qi"`` is Fig. 2 as published: a class must meet alpha-QI and be maskable, and the rounds stop where
+    the whole distortion ratio stops falling, each a decision that reads the values (the minimality attack)."""
+    if step_one not in STEP_ONE:
+        raise ValueError(f"step_one is one of {', '.join(STEP_ONE)}. Got {step_one!r}.")
     for h in sh:
         if alpha_sa < 1.0 / h.leaf_count(h.root) - SLACK:
             raise Infeasible(f"alpha_sa {alpha_sa:g} is below 1/{h.leaf_count(h.root)}, the most a root can spread")
+    qi_only = step_one == "quasi_identifiers"
+    least = least_class(alpha_qi, k)
+
+    def holds(state) -> bool:  # alpha 1 reads no value: every class holds `least` rows
+        return records.alpha_qi(state, 1.0, least) if qi_only else records.alpha_qi(state, alpha_qi, k)
+
+    def masked_of(state):  # under qi_only the classes are masked once chosen
+        return records.mask(state, 1.0 if qi_only else alpha_sa)
+
+    def ratio(state, masked) -> float:
+        found = records.distortion(state, masked)
+        return found[0] if qi_only else sum(found)
+
     cuts = [[h.root] for h in qh]
     state = records.generalize(cuts)
-    if not records.alpha_qi(state, alpha_qi, k):
-        raise RootInfeasible("alpha-QI fails even with every quasi-identifier fully generalized")
-    masked, log = records.mask(state, alpha_sa)
+    if not holds(state):
+        raise RootInfeasible("alpha-QI fails even with every quasi-identifier fully generalized" if not qi_only else
+                             f"the table has fewer than {least} records, the fewest of a class")
+    masked, log = masked_of(state)
     best = (state, masked, [list(c) for c in cuts], log)
-    best_dr = sum(records.distortion(state, masked))
+    best_dr = ratio(state, masked)
     rounds = [best_dr]
     value_counts = [records.value_counts(q) for q in range(len(qh))]
     while max_rounds is None or len(rounds) <= max_rounds:
@@ -102,83 +129,28 @@ def search(records: Records, qh: Sequence[Hierarchy], sh: Sequence[Hierarchy], a
             at = trial[q].index(node)
             trial[q][at : at + 1] = qh[q].children[node]
             state = records.generalize(trial)
-            if not records.alpha_qi(state, alpha_qi, k):
+            if not holds(state):
                 continue
             try:
-                masked, trial_log = records.mask(state, alpha_sa)
+                masked, trial_log = masked_of(state)
             except Infeasible:
                 continue
             chosen = (state, masked, trial, trial_log)
             break
         if chosen is None:
             break
-        dr = sum(records.distortion(chosen[0], chosen[1]))
+        dr = ratio(chosen[0], chosen[1])
         if dr < best_dr - SLACK:
             best, best_dr, cuts = chosen, dr, chosen[2]
             rounds.append(dr)
         else:
             break
+    if qi_only:  # step two on the classes chosen, each from its own values
+        masked, log = records.mask(best[0], alpha_sa)
+        best = (best[0], masked, best[2], log)
     qi_dr, sa_dr = records.distortion(best[0], best[1])
     qi_rows, sa_rows = records.rows(best[0], best[1])
     return TwoStepResult(qi_rows, sa_rows, best[2], qi_dr, sa_dr, rounds, best[3])
-
-
-def _worst(rows: dict[tuple[str, ...], int], sens: Sequence[Hierarchy], alpha: float) -> tuple | None:
-    """The violation MaskClass treats first, (conf, i, group key, leaf): the highest leaf confidence above alpha in
-    a Q&S group (Def. 5-7), ties by attribute, key and leaf order; None when MD(alpha) holds."""
-    worst, worst_rank = None, None
-    m = len(sens)
-    for i in range(m):
-        groups: dict[tuple, Counter] = {}
-        for r, count in rows.items():
-            groups.setdefault(r[:i] + r[i + 1:], Counter())[r[i]] += count
-        for key, nodes in groups.items():
-            size = sum(nodes.values())
-            conf: dict[str, Fraction] = {}
-            for node, count in nodes.items():
-                leaves = sens[i].leaves(node)
-                for leaf in leaves:
-                    conf[leaf] = conf.get(leaf, 0) + Fraction(count, len(leaves))
-            for leaf, total in conf.items():
-                c = total / size
-                if c > alpha + SLACK:
-                    rank = (-c, i, tuple(map(str, key)), sens[i].order[leaf])
-                    if worst_rank is None or rank < worst_rank:
-                        worst, worst_rank = (c, i, key, leaf), rank
-    return worst
-
-
-def mask_counts(rows: dict[tuple[str, ...], int], sens: Sequence[Hierarchy],
-                alpha: float) -> tuple[dict[tuple[str, ...], tuple[str, ...]], list[dict[str, Any]]]:
-    """MaskClass (section 2.5) on one class's sensitive tuples and how many rows hold each: each tuple's masked
-    tuple, and the masking log. Raises :class:`Infeasible` when a violation reaches a root."""
-    now = {r: r for r in rows}  # each original tuple's current one
-    current = dict(rows)
-    log = []
-    while True:
-        found = _worst(current, sens, alpha)
-        if found is None:
-            return now, log
-        c, i, key, leaf = found
-        h = sens[i]
-        members = {r[i] for r in current if r[:i] + r[i + 1:] == key}
-        v = min((n for n in members if leaf in h.leaves(n)), key=lambda n: (h.leaf_count(n), h.order[n]))
-        if v == h.root:
-            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {number(float(c))} even at the "
-                             f"root, so alpha_sa must be at least {number(float(c))}")
-        p = h.parent[v]
-        siblings = [s for s in h.children[p] if s != v]
-        company = (min(siblings, key=lambda s: (sum(n for r, n in current.items() if h.covers(s, r[i])), h.order[s]))
-                   if siblings else None)
-        raised = {r: (r[:i] + (p,) + r[i + 1:]) if h.covers(v, r[i]) or (company is not None and h.covers(company, r[i]))
-                  else r for r in current}
-        changed = sum(n for r, n in current.items() if raised[r] != r)
-        merged: dict[tuple[str, ...], int] = {}
-        for r, n in current.items():
-            merged[raised[r]] = merged.get(raised[r], 0) + n
-        current, now = merged, {r: raised[t] for r, t in now.items()}
-        log.append({"attribute": i, "value": v, "company": company, "parent": p, "tuples": changed,
-                    "confidence": float(c)})
 
 
 class DistinctRecords:
@@ -297,7 +269,7 @@ class DistinctRecords:
 
 def two_step(raw_qi: Sequence[Sequence[str]], raw_sa: Sequence[Sequence[str]], qh: Sequence[Hierarchy],
              sh: Sequence[Hierarchy], alpha_qi: float, alpha_sa: float, k: int | None = None,
-             max_rounds: int | None = None) -> TwoStepResult:
+             max_rounds: int | None = None, step_one: str = "alpha_qi") -> TwoStepResult:
     """The two-step generalization of the rows ``raw_qi`` (leaf labels) and ``raw_sa``, on their distinct records."""
     records = DistinctRecords.from_columns([list(c) for c in zip(*raw_qi)], [list(c) for c in zip(*raw_sa)], qh, sh)
-    return search(records, qh, sh, alpha_qi, alpha_sa, k, max_rounds)
+    return search(records, qh, sh, alpha_qi, alpha_sa, k, max_rounds, step_one)

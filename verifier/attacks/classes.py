@@ -373,13 +373,35 @@ def _group_risk(cells: Sequence[Cell], members: list[np.ndarray], people: np.nda
     return top, own, distinct or 0, certain
 
 
+def _masked_group_risk(published: PublishedCells, masks: Any, name: str) -> tuple[float, float, int, int]:
+    """:func:`_group_risk` under a two-step release's masks' model: each class's posterior share of each value,
+    a row's own risk the mean of its cell's values' shares (rows added in row order)."""
+    labels = published.class_labels()
+    cells = published.cells[name]
+    values = sorted({v for c in published.distinct_cells(name)[0] for v in (c.values or ())})
+    shares = {v: masks.class_shares(name, v) for v in values}
+    classes = int(labels.max()) + 1 if labels.size else 0
+    top = max((float(shares[v].max()) for v in values if classes), default=0.0)
+    held = np.zeros(classes, dtype=np.int64)
+    for v in values:
+        held += shares[v] > 0
+    own, certain = 0.0, 0
+    for r, c in enumerate(labels.tolist()):
+        covered = cells[r].values or frozenset()
+        mine = min(1.0, sum(float(shares[v][c]) for v in sorted(covered)) / len(covered)) if covered else 0.0
+        own += mine
+        certain += mine >= CERTAIN
+    return top, own, int(held.min()) if classes else 0, certain
+
+
 def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = None,
-                 methods: Sequence[Any] = ()) -> dict[str, Any]:
+                 methods: Sequence[Any] = (), masks: Any = None) -> dict[str, Any]:
     """``k``, ``classes`` and per sensitive attribute the group risk ``max``, ``mean`` and ``distinct_l``.
     ``counterfeits``: each class's counterfeit records (:mod:`verifier.attacks.counterfeits`), which ``k`` does not
     count; a value's share of a class is of its people, as the counterfeits may all carry other values (the
     intruder who reruns the method may tell which do; issue 58). ``methods``: the chain, whose masks drawn
-    whatever the value stand for each value's bound (:func:`mask_weights`)."""
+    whatever the value stand for each value's bound (:func:`mask_weights`). ``masks``: a two-step release's
+    :class:`~verifier.attacks.mask_model.MaskModel`, whose posterior shares the risks are then of."""
     labels = published.class_labels()
     n = published.n_records
     sizes = np.bincount(labels) if n else np.zeros(0, dtype=np.int64)
@@ -388,7 +410,9 @@ def group_claims(published: PublishedCells, counterfeits: np.ndarray | None = No
     risks: dict[str, Any] = {}
     for s in published.sensitive:
         value = _one_value_each(published, s.name) if n else None
-        if value is not None:
+        if masks is not None and n:
+            top, own, distinct, certain = _masked_group_risk(published, masks, s.name)
+        elif value is not None:
             top, own, distinct, certain = _group_risk_of_values(labels, np.maximum(people, 1), value)
         else:
             if members is None:  # each class's rows, ascending
@@ -413,7 +437,8 @@ def _guess(shares: Mapping[str, float]) -> str | None:
     return max(shares, key=lambda v: (shares[v], v)) if shares else None
 
 
-def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequence[Any] = ()) -> dict[str, Any]:
+def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequence[Any] = (),
+                  masks: Any = None) -> dict[str, Any]:
     """Her class: the released rows whose every published quasi-identifier contains hers (``record``: rank keys).
 
     Returns ``class_size``, the candidate rows (numbered from 1), the
@@ -432,6 +457,9 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
       quasi-identifiers (``best_guess``);
     - ``candidates``, her candidate rows, and ``prior``, her value's share of
       every released record.
+
+    ``masks``: a two-step release's :class:`~verifier.attacks.mask_model.MaskModel`, whose posterior share of
+    her value in each class replaces the cells' shares, and whose signed marginal gives her base rate.
     """
     names = published.schema.names
     inside = np.ones(published.n_records, dtype=bool)
@@ -445,6 +473,10 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
                            "smallest_class": possible.smallest, "possible": possible, "attribute_disclosure": {}}
     for s in published.sensitive:
         mine = str(her_value(s, record[names.index(s.name)]))
+        if masks is not None:
+            out["attribute_disclosure"][s.name] = _masked_class(published, possible, rows, masks, s.name, mine,
+                                                                methods)
+            continue
         weights = mask_weights(published, s.name, methods)
         shares = _shares(published.cells[s.name], rows, weights)
         distinct, where = published.distinct_cells(s.name)
@@ -463,3 +495,27 @@ def subject_class(published: PublishedCells, record: np.ndarray, methods: Sequen
             "prior": base_rate_bounds(published, s.name, methods).get(mine, 0.0),
         }
     return out
+
+
+def _masked_class(published: PublishedCells, possible: Any, rows: np.ndarray, masks: Any, name: str, mine: str,
+                  methods: Sequence[Any]) -> dict[str, Any]:
+    """:func:`subject_class`'s figures of one sensitive attribute under a two-step release's masks' model."""
+    labels = published.class_labels()
+    classes = possible.rows if possible.count else []
+    shares = [masks.share(name, mine, int(labels[m[0]])) for m in classes]  # her classes' only
+    which, worst = None, 0.0
+    for c, share in enumerate(shares):  # the first of the largest
+        if which is None or share > worst:
+            which, worst = c, share
+    members = classes[which] if which is not None else rows[:0]
+    held = sum(share * int(m.size) for share, m in zip(shares, classes))
+    prior = masks.prior(name, mine)
+    return {
+        "mode": "group", "risk": worst, "candidates": int(rows.size),
+        "best_guess": None if which is None else masks.guess(name, int(labels[members[0]])),
+        "bound": "own_class" if possible.count <= 1 else "worst_class", "classes": possible.count,
+        "worst_class_rows": int(members.size), "masks": "exact" if masks.exact else "covered",
+        "candidate_set": {"risk": min(1.0, held / rows.size) if rows.size else 0.0,
+                          "best_guess": masks.guess(name, int(labels[members[0]])) if which is not None else None},
+        "prior": prior if prior is not None else base_rate_bounds(published, name, methods).get(mine, 0.0),
+    }

@@ -119,14 +119,15 @@
   };
 
   function marginal_problem(predicate) {
-    // coherence.py's _marginal_problem: a signed marginal beside another model, with a category the schema does
+    // coherence.py's _marginal_problem: a signed marginal no randomized-response or two-step run writes: beside another model, with a category the schema does
     // not list, or counts that do not add up to the records released.
     const categories = new Map(predicate.schema.attributes.map((a) => [a.name, a.categories || []]));
     for (const [name, entry] of Object.entries(predicate.claims.attribute_disclosure || {})) {
       const marginal = entry.marginal;
       if (marginal === undefined || marginal === null) continue;
       const where = `$.predicate.claims.attribute_disclosure: the marginal of '${pp.literal(name)}'`;
-      if (entry.mode !== "randomized_response") return `${where} is signed under another model than randomized response`;
+      const twoStep = (predicate.methods || []).some((step) => step && step.method === "multi_sensitive_generalization");
+      if (entry.mode !== (twoStep ? "group" : "randomized_response")) return `${where} is signed under another model than randomized response or two-step generalization`;
       const listed = categories.get(name) || [];
       if (Object.keys(marginal).some((c) => !listed.includes(c))) return `${where} counts a category the schema does not list`;
       const total = Object.values(marginal).reduce((a, b) => a + b, 0);

@@ -184,7 +184,7 @@
     return cells;
   };
 
-  pp.subject_class = function subject_class(rows, schema, mine, hierarchies = {}, methods = []) {
+  pp.subject_class = function subject_class(rows, schema, mine, hierarchies = {}, methods = [], claims = null) {
     // Her class (classes.py's subject_class): the released rows whose every published quasi-identifier contains
     // hers, the published classes among them and the fewest people of one; per sensitive attribute the largest
     // share of her value in one class she could be in (a cell of N values counts 1/N to each), and beside it the
@@ -199,9 +199,14 @@
     const possible = pp.possible_classes(rows, schema, inside, methods);
     const out = { class_size: inside.length, rows: inside.map((i) => i + 1), classes: possible.rows.length,
       smallest_class: possible.smallest, attribute_disclosure: {} };
+    const model = pp.mask_model(rows, schema, cells, methods, claims, hierarchies);
     schema.attributes.forEach((a, j) => {
       if (a.role !== "sensitive") return;
       const value = String(her(a, j));
+      if (model !== null) {
+        out.attribute_disclosure[a.name] = maskedClass(rows, schema, cells, possible, inside, model, a.name, value, methods);
+        return;
+      }
       const weights = pp.mask_weights(cells[a.name], a, methods);
       const shares = sharesOver(cells[a.name], inside, weights);
       const everyone = pp.base_rate_bounds(rows, schema, cells[a.name], methods);
@@ -215,6 +220,25 @@
         prior: everyone.get(value) || 0.0 };
     });
     return out;
+  };
+
+  const maskedClass = (rows, schema, cells, possible, inside, model, name, value, methods) => {
+    // classes.py's _masked_class: her figures of one sensitive attribute under a two-step release's masks' model
+    const i = model.names.indexOf(name);
+    const share = (members) => { const c = model.labels[members[0]]; return pp.posterior_share(model.posteriors[c], i, value, model.sizes[c]); };
+    let which = null, worst = 0.0, held = 0.0;
+    possible.rows.forEach((members, c) => {
+      const s = share(members);
+      if (which === null || s > worst) { which = c; worst = s; }
+    });
+    for (const members of possible.rows) held += share(members) * members.length;
+    const guess = which === null ? null : pp.posterior_guess(model.posteriors[model.labels[possible.rows[which][0]]], i);
+    const prior = pp.mask_prior(model, name, value);
+    return { mode: "group", risk: worst, candidates: inside.length, best_guess: guess,
+      bound: possible.rows.length <= 1 ? "own_class" : "worst_class", classes: possible.rows.length,
+      worst_class_rows: which === null ? 0 : possible.rows[which].length, masks: model.exact ? "exact" : "covered",
+      candidate_set: { risk: inside.length ? Math.min(1.0, held / inside.length) : 0.0, best_guess: guess },
+      prior: prior !== null ? prior : pp.base_rate_bounds(rows, schema, cells[name], methods).get(value) || 0.0 };
   };
 
   pp.counterfeit_entries = function counterfeit_entries(methods, names) {
@@ -283,13 +307,16 @@
     return `${pp.plural(rows, "released record")} are consistent with your quasi-identifiers, ${pp.plural(counterfeits, "counterfeit record")} among them that the publisher added and counted (m-invariance), so ${pp.plural(people, "person", "people")} ${people === 1 ? "is" : "are"} behind them: an attacker who knows your quasi-identifiers cannot tell which record is yours, nor which are counterfeit.`;
   };
 
-  pp.masked_line = function masked_line(name, rows, cells, q = 0.0) {
+  pp.masked_line = function masked_line(name, rows, cells, q = 0.0, masks = null) {
     // group_check.py's masked_line: the method's own masks among her candidates' cells (rows numbered from 1),
-    // decided from the values of a group, or (q > 0) drawn whatever the value.
+    // decided from the values of a group, or (q > 0) drawn whatever the value; masks: how a two-step release's
+    // masks were read ("exact" by rerunning MaskClass, "covered" as possibly hers).
     const masked = rows.filter((r) => cells[r - 1].values && cells[r - 1].values.size > 1).length;
     if (!masked) return null;
     const head = `${masked} of the ${pp.plural(rows.length, "released record")} consistent with your values ${masked === 1 ? "shows" : "show"} ${pp.literal(name)} masked (several values, not one).`;
     if (q > 0) return `${head} The publisher masked each cell with probability ${pp.number(q, true)}, whatever its value, so a masked cell tells nothing of the value behind it: your risk counts it as the most of each value's share of the people the release can show, and your base rate counts it for none.`;
+    if (masks === "exact") return `${head} The method masks a value where it is too frequent in a group, so the masks themselves tell someone who knows the method and how common each value is (the publisher's signed counts) what may be behind them: your risk is his reading, every way the masked cells could hide values weighed by how likely it is, and kept only where the method would mask them so.`;
+    if (masks === "covered") return `${head} The method masks a value where it is too frequent in a group, and this release does not sign how common each value is or decide its groups from the quasi-identifiers alone, so your risk counts every masked cell as possibly yours.`;
     return `${head} The method masks a value where it is too frequent in a group, so a masked cell tells someone who knows the method that such a value may be behind it: your risk counts a masked cell for each of its values in part, and your base rate counts it for none.`;
   };
 
@@ -348,7 +375,7 @@
 
   pp.group_check = function group_check(base, predicate, rows, mine, hierarchies, policy, unwitnessed = pp.NO_PROOF) {
     // verifier check --json for a generalized release: her group, her risks with their base rates, her verdict.
-    const found = pp.subject_class(rows, predicate.schema, mine, hierarchies, predicate.methods);
+    const found = pp.subject_class(rows, predicate.schema, mine, hierarchies, predicate.methods, predicate.claims);
     const counterfeits = pp.counterfeits_among(rows, predicate.schema, found.rows.map((r) => r - 1), predicate.methods);
     found.class_size -= counterfeits; // her anonymity set is the real people among her candidates
     const k = Number.isInteger((predicate.claims || {}).k) ? predicate.claims.k : null;
@@ -368,7 +395,7 @@
     if (said) details.push(said);
     const cells = pp.read_published(rows, predicate.schema, hierarchies);
     for (const name of Object.keys(disclosure)) {
-      const masked = pp.masked_line(name, found.rows, cells[name], pp.mask_probability(predicate.methods));
+      const masked = pp.masked_line(name, found.rows, cells[name], pp.mask_probability(predicate.methods), disclosure[name].masks || null);
       if (masked) details.push(masked);
     }
     for (const [name, r] of Object.entries(disclosure)) details.push(pp.group_disclosure_line(name, r));

@@ -221,7 +221,7 @@
     // verdict.py's held_words: what her base rate is a share of (signed people, the least share of the people a
     // generalized release shows, or the released records).
     const base = pp.number(num(entry.prior), true);
-    if (num(entry.value_bound) !== null) return `${base} of the people in this release hold your value${signed ? " (the publisher's signed count)" : ""}`;
+    if (num(entry.value_bound) !== null || entry.masks === "exact") return `${base} of the people in this release hold your value${signed ? " (the publisher's signed count)" : ""}`;
     if (entry.candidate_set !== undefined) return `at least ${base} of the people in this release hold your value`;
     return `${base} of the released records share your value`;
   };

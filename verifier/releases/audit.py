@@ -50,7 +50,8 @@ from verifier.releases.links import Links
 from verifier.releases.levels import record_levels
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.subject import prepare
-from verifier.releases.recompute import family_disclosure, group_release_claims
+from verifier.attacks.mask_model import mask_model
+from verifier.releases.recompute import family_disclosure, group_release_claims, sensitive_marginals
 from verifier.releases.targets import joint_misses, target_misses
 from verifier.releases.verdict import disclosure_breaches
 from verifier.releases.verification import ReleaseError, VerifiedRelease
@@ -191,7 +192,7 @@ class _Ledger:
         if isinstance(computed, dict):
             claimed = self.claimed(path)
             claimed = claimed if isinstance(claimed, dict) else {}
-            done = {c.name for c in self.checks}
+            done = {c.name for c in self.checks} | set(self.unchecked)
             keys = [k for k in computed if k in claimed or k not in ADDED_LATER]
             keys += [k for k in claimed if k not in computed and not _reached(f"{path}.{k}", done)]
             for key in keys:
@@ -408,7 +409,14 @@ def _audit_generalized(ledger: _Ledger, original: Table | None, original_weights
     """Every claim of a generalized release from the release alone; the utility figures with the original."""
     release = ledger.release
     published = _published(release)
-    recomputed = group_release_claims(published, release.methods, _released_weights(release, published.n_records))
+    recomputed = group_release_claims(published, release.methods, _released_weights(release, published.n_records),
+                                      mask_model(published, release.methods, release.claims, release.hierarchies))
+    for name in (release.claims.get("attribute_disclosure") or {}):  # a two-step release's prior, of the original
+        if original is None:
+            ledger.skip(f"attribute_disclosure.{name}.marginal", NEEDS_ORIGINAL)
+        elif ledger.claimed(f"attribute_disclosure.{name}.marginal") is not None:
+            ledger.tree(f"attribute_disclosure.{name}.marginal",
+                        sensitive_marginals(original.values, published.schema).get(name))
     for key, value in recomputed.items():
         (ledger.section if key == "reidentification" else ledger.tree)(key, value)
     _targets(ledger, recomputed)

@@ -88,12 +88,12 @@ class _Classes:
     row order, so the sums are hers to the bit). A class's rows have the same texts, so the same cells: each class
     lies in one group of cells, and a subject's candidates hold whole classes."""
 
-    def __init__(self, published: Any, methods: Any, groups: _Groups):
+    def __init__(self, published: Any, methods: Any, groups: _Groups, masks: Any = None):
         self.labels = published.class_labels()
         count = int(self.labels.max()) + 1 if self.labels.size else 0
         self.sizes = np.bincount(self.labels, minlength=count)
         self.people = self.sizes - class_counterfeits(published, self.labels, methods)
-        self.methods = methods
+        self.methods, self.masks = methods, masks
         pairs = np.unique(np.column_stack([groups.label, self.labels]), axis=0)
         if pairs.shape[0] != count:  # a class's rows have the same texts, so the same cells: never split
             raise ValueError("a published class lies in several groups of cells")
@@ -106,6 +106,8 @@ class _Classes:
     def share(self, published: Any, name: str, value: str) -> np.ndarray:
         """Each class's share of ``value`` in sensitive column ``name`` (:func:`~verifier.attacks.classes.cell_share`:
         a cell of N values giving 1/N, or under masks drawn whatever the value, the value's bound)."""
+        if self.masks is not None:  # a two-step release: each class's posterior under its masks' model
+            return self.masks.class_shares(name, value)
         if (name, value) not in self._shares:
             cells, where = published.distinct_cells(name)
             weights = mask_weights(published, name, self.methods)
@@ -141,7 +143,7 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     n = records.shape[0]
     found = [_patterns(published, a.name, a, records[:, names.index(a.name)]) for a in published.quasi_identifiers]
     groups = _Groups([w for _, _, w in found], published.n_records)
-    classes = _Classes(published, methods, groups)
+    classes = _Classes(published, methods, groups, prepared.masks)
     per_record = np.column_stack([which for _, which, _ in found]) if found else np.zeros((n, 0), np.int64)
     _, first, sig_of = np.unique(tuple_codes((which for _, which, _ in found), n), return_index=True,
                                  return_inverse=True)
@@ -157,7 +159,8 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
         for key, at in zip(values.tolist(), label_members(which.ravel(), len(values))):
             value = str(her_value(attr, key))
             risk[at] = sets.reduced(np.maximum, classes.share(published, attr.name, value))[sig_of[at]]
-            prior[at] = shares.get(value, 0.0)
+            signed = prepared.masks.prior(attr.name, value) if prepared.masks is not None else None
+            prior[at] = signed if signed is not None else shares.get(value, 0.0)
         sensitive[attr.name] = (risk, prior)
     risks = {name: {"risk": risk, "sampling_error": np.zeros(n)} for name, (risk, _) in sensitive.items()}
     claims = prepared.release.claims or {}

@@ -145,7 +145,7 @@ def _at_most_power(x: int, n: int, m: int) -> bool:
 
 
 def _marginal_problem(predicate: dict[str, Any]) -> str | None:
-    """A signed marginal that no randomized-response run writes: beside another model, with a category the schema
+    """A signed marginal that no randomized-response or two-step run writes: beside another model, with a category the schema
     does not list, or counts that do not add up to the records released."""
     categories = {a["name"]: a.get("categories") or [] for a in predicate["schema"]["attributes"]}
     for name, entry in (predicate["claims"].get("attribute_disclosure") or {}).items():
@@ -153,8 +153,10 @@ def _marginal_problem(predicate: dict[str, Any]) -> str | None:
         if marginal is None:
             continue
         where = f"$.predicate.claims.attribute_disclosure: the marginal of '{literal(name)}'"
-        if entry.get("mode") != "randomized_response":
-            return f"{where} is signed under another model than randomized response"
+        two_step = any(isinstance(step, dict) and step.get("method") == "multi_sensitive_generalization"
+                       for step in predicate.get("methods") or [])
+        if entry.get("mode") != ("group" if two_step else "randomized_response"):
+            return f"{where} is signed under another model than randomized response or two-step generalization"
         if any(c not in categories.get(name, []) for c in marginal):
             return f"{where} counts a category the schema does not list"
         if sum(marginal.values()) != predicate["claims"]["n_records"]:

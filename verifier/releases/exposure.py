@@ -136,7 +136,8 @@ def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: 
 def base_rates(release: Any) -> dict[str, dict[str, Any]]:
     """Per categorical sensitive attribute of a verified release, what anyone guesses right about a person
     knowing nothing of her: its most common released ``value`` and that value's ``share`` of the released
-    records (randomized response: of the people, by the signed marginal). In a generalized release whose cells
+    records (randomized response and two-step generalization: of the people, by the signed marginal, ``signed``).
+    In a generalized release whose cells
     mask or generalize a value, or that holds counterfeits, the share is the least of the people the release
     proves (:func:`~verifier.attacks.classes.base_rate_bounds`, the base rate her check reads), and ``least`` says
     so (issue 58); ``value`` is None where no cell names one value. The protector's summary and the audit show it
@@ -149,6 +150,11 @@ def base_rates(release: Any) -> dict[str, dict[str, Any]]:
     if release.family == "generalized":
         published = release.published()
         for name in names:
+            marginal = ((release.claims.get("attribute_disclosure") or {}).get(name) or {}).get("marginal")
+            if isinstance(marginal, dict) and sum(marginal.values()) > 0:  # a two-step release's, as signed
+                value = max(marginal, key=lambda v: (marginal[v], v))
+                out[name] = {"value": value, "share": marginal[value] / sum(marginal.values()), "signed": True}
+                continue
             shares, bounds = value_shares(published, name), base_rate_bounds(published, name, release.methods)
             least = any(abs(bounds.get(v, 0.0) - shares.get(v, 0.0)) > SLACK for v in {*shares, *bounds})
             value = max(bounds, key=lambda v: (bounds[v], v)) if bounds else None
@@ -175,9 +181,10 @@ def base_rate_line(name: str, rate: dict[str, Any], show: Callable[[str], str] =
     (``show`` writes a name or value: escaped, or quoted)."""
     if rate.get("value") is None:
         return f"no cell of {show(name)} names one value, so the release proves no base rate of it"
-    whose = "of the people in this release" if rate.get("least") else "of the released records"
+    whose = "of the people in this release" if rate.get("least") or rate.get("signed") else "of the released records"
+    signed = " (the publisher's signed count)" if rate.get("signed") else ""
     return (f"{'at least ' if rate.get('least') else ''}{number(rate['share'], share=True)} {whose} are "
-            f"{show(rate['value'])}, so anyone guesses that right for them knowing nothing")
+            f"{show(rate['value'])}{signed}, so anyone guesses that right for them knowing nothing")
 
 
 def class_models(release: Any) -> dict[str, dict[str, Any]]:

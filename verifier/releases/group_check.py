@@ -124,7 +124,7 @@ class GroupCheck:
         details += [said] if said else []
         for name in self.disclosure:
             masked = masked_line(name, self.rows, self.prepared.published.cells[name],
-                                 mask_probability(self.prepared.release.methods))
+                                 mask_probability(self.prepared.release.methods), self.disclosure[name].get("masks"))
             details += [masked] if masked else []
         details += [group_disclosure_line(name, r) for name, r in self.disclosure.items()]
         details.append(NO_RANKS)
@@ -209,10 +209,12 @@ def group_disclosure_line(name: str, entry: dict[str, Any]) -> str:
             f"{base} knowing nothing about you.")
 
 
-def masked_line(name: str, rows: list[int], cells: Sequence[Any], q: float = 0.0) -> str | None:
+def masked_line(name: str, rows: list[int], cells: Sequence[Any], q: float = 0.0,
+                masks: str | None = None) -> str | None:
     """The method's own masks among her candidates' ``name`` cells (rows numbered from 1), in plain words: a masked
     cell names several values, and the method decided it from the values of its group, or (``q`` > 0) drew it
-    with probability q whatever the value."""
+    with probability q whatever the value. ``masks``: how a two-step release's masks were read (her entry's
+    ``masks``: ``exact`` by rerunning MaskClass, ``covered`` as possibly hers)."""
     masked = sum(1 for r in rows if cells[r - 1].everything or (cells[r - 1].values is not None
                                                                and len(cells[r - 1].values) > 1))
     if not masked:
@@ -223,6 +225,15 @@ def masked_line(name: str, rows: list[int], cells: Sequence[Any], q: float = 0.0
         return (f"{head} The publisher masked each cell with probability {number(q, share=True)}, whatever its value, "
                 "so a masked cell tells nothing of the value behind it: your risk counts it as the most of each "
                 "value's share of the people the release can show, and your base rate counts it for none.")
+    if masks == "exact":
+        return (f"{head} The method masks a value where it is too frequent in a group, so the masks themselves tell "
+                "someone who knows the method and how common each value is (the publisher's signed counts) what may "
+                "be behind them: your risk is his reading, every way the masked cells could hide values weighed by "
+                "how likely it is, and kept only where the method would mask them so.")
+    if masks == "covered":
+        return (f"{head} The method masks a value where it is too frequent in a group, and this release does not "
+                "sign how common each value is or decide its groups from the quasi-identifiers alone, so your risk "
+                "counts every masked cell as possibly yours.")
     return (f"{head} The method masks a value where it is too frequent in a group, so a masked cell tells someone "
             "who knows the method that such a value may be behind it: your risk counts a masked cell for each of its "
             "values in part, and your base rate counts it for none.")
@@ -250,7 +261,7 @@ def suppression_line(rows: list[int], suppressed: list[int]) -> str | None:
 def check_group(prepared: Any, record: np.ndarray) -> GroupCheck:
     """Her class in a generalized release and her risks in it."""
     record = np.asarray(record, dtype=np.float64)
-    found = subject_class(prepared.published, record, prepared.release.methods)
+    found = subject_class(prepared.published, record, prepared.release.methods, prepared.masks)
     found["counterfeits"] = counterfeits_among(prepared.published, [r - 1 for r in found["rows"]],
                                                prepared.release.methods)
     found["class_size"] -= found["counterfeits"]  # her anonymity set is the real people among her candidates

@@ -24,7 +24,7 @@ from verifier.attacks.suppression import suppression_claims
 from verifier.data.schema import Schema
 from verifier.releases.family import EXTERNAL, step_parameters
 
-__all__ = ["diversity_claims", "family_disclosure", "group_release_claims", "rr_keep"]
+__all__ = ["diversity_claims", "family_disclosure", "group_release_claims", "rr_keep", "sensitive_marginals"]
 
 
 def diversity_claims(published: PublishedCells, alpha: float | None) -> dict[str, Any]:
@@ -50,11 +50,12 @@ def diversity_claims(published: PublishedCells, alpha: float | None) -> dict[str
 
 
 def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]],
-                         weights: np.ndarray | None = None) -> dict[str, Any]:
-    """The claims of a generalized release, every one computable from the release and its ``weights`` alone."""
+                         weights: np.ndarray | None = None, masks: Any = None) -> dict[str, Any]:
+    """The claims of a generalized release, every one computable from the release and its ``weights`` alone;
+    ``masks``: a two-step release's masks' model (:mod:`verifier.attacks.mask_model`), which its risks read."""
     labels = published.class_labels()
     fakes = class_counterfeits(published, labels, methods)
-    claims = group_claims(published, fakes, methods)
+    claims = group_claims(published, fakes, methods, masks)
     claims["reidentification"] = reidentification_risk(  # each class's real people (its counterfeits are nobody)
         class_sizes(labels) - fakes[labels], None if weights is None else class_population(labels, weights))
     msg = step_parameters(methods, "multi_sensitive_generalization")
@@ -64,6 +65,17 @@ def group_release_claims(published: PublishedCells, methods: list[dict[str, Any]
     if step_parameters(methods, EXTERNAL) is not None:  # another tool's output: ARX's figures, to compare with its own
         claims["suppression"] = suppression_claims(published)
     return claims
+
+
+def sensitive_marginals(x: np.ndarray, schema: Schema) -> dict[str, dict[str, int]]:
+    """Each categorical sensitive attribute's count of every category in the original ``x`` (rank keys, one row a
+    record): the marginal a two-step release signs, the prior its MaskClass model reads (issue 58)."""
+    out = {}
+    for j, a in enumerate(schema.attributes):
+        if a.role == "sensitive" and a.kind != "numeric":
+            counts = np.bincount(x[:, j].astype(np.int64), minlength=len(a.categories or ()))
+            out[a.name] = {c: int(n) for c, n in zip(a.categories or (), counts.tolist())}
+    return out
 
 
 def rr_keep(methods: list[dict[str, Any]]) -> tuple[dict[str, float] | None, float | None]:

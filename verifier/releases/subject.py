@@ -28,6 +28,7 @@ import numpy as np
 from verifier.text import figure, markdown, number, plural
 from verifier.errors import InvalidInputError, UsageError
 from verifier.attacks.classes import PublishedCells
+from verifier.attacks.mask_model import MaskModel, mask_model
 from verifier.attacks.intruder import SubjectReport, subject_test
 from verifier.core.permutation import RankSpace, RecordDistance, SingleRecord, SpaceRecord, spread_kind
 from verifier.releases.exposure import her_disclosure
@@ -69,6 +70,13 @@ class Prepared:
     @cached_property
     def space(self) -> RankSpace:
         return self.ranked if self.ranked is not None else RankSpace(self.values, self.kinds)
+
+    @cached_property
+    def masks(self) -> MaskModel | None:
+        """A two-step release's masks' model (:mod:`verifier.attacks.mask_model`), None for any other."""
+        if self.published is None:
+            return None
+        return mask_model(self.published, self.release.methods, self.release.claims, self.release.hierarchies)
 
     @cached_property
     def formula_cells(self) -> FormulaCells:

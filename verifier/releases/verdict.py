@@ -267,11 +267,12 @@ def policy_verdict(policy: Policy, figures: HerFigures, *, details: Sequence[str
 
 
 def held_words(entry: Mapping[str, Any], *, signed: bool = False) -> str:
-    """What her base rate is a share of, in words: under randomized response with a signed marginal, of the people
+    """What her base rate is a share of, in words: under randomized response or a two-step release's masks' model
+    with a signed marginal, of the people
     (``signed``: saying whose count it is); in a generalized release, the least share of the people its records
     show (a masked cell names no value, a counterfeit is nobody); else of the released records."""
     base = number(as_number(entry.get("prior")), share=True)
-    if entry.get("value_bound") is not None:
+    if entry.get("value_bound") is not None or entry.get("masks") == "exact":
         return f"{base} of the people in this release hold your value" + (
             " (the publisher's signed count)" if signed else "")
     if "candidate_set" in entry:

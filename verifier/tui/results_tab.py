@@ -114,7 +114,8 @@ class ResultsTab(VerticalScroll):
         fakes = f", {check.counterfeits} of them counterfeit: {people} behind them" if check.counterfeits else ""
         q = mask_probability(check.prepared.release.methods)
         masks = [said for name in check.disclosure
-                 if (said := masked_line(name, check.rows, check.prepared.published.cells[name], q))]
+                 if (said := masked_line(name, check.rows, check.prepared.published.cells[name], q,
+                                         check.disclosure[name].get("masks")))]
         self._write_verdict(check.to_json(policy=self._policy, unwitnessed=self.unwitnessed),
                             f"Released records consistent with your values: {len(check.rows)}{fakes}, in "
                             f"{plural(check.classes, 'published group')}; the publisher claims k = "

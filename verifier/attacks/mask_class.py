@@ -1,0 +1,213 @@
+"""MaskClass, paper 002's step two, and what its masks tell the intruder who reruns it (issue 58).
+
+:func:`mask_counts` is MaskClass (section 2.5) on one class's sensitive tuples and how many rows hold each: the
+publisher's two-step generalization masks every class with it, and the verifier reruns it here, so both run one
+implementation.
+
+The masks are decided from the sensitive values, so a masked cell is not an even split between its values: a
+class of two values fully masked at alpha = 0.7 says that one value holds more than 70% of it. The intruder the
+project names (SPEC section 16) knows the method, its parameters and everyone's quasi-identifiers, and the
+population's shares pi of each sensitive value. Where step one decides the classes on the quasi-identifiers alone
+(``step_one: quasi_identifiers``), the classes tell him nothing of the values, and each class is masked on its
+own, from how many of its rows hold each sensitive tuple. So his posterior of a class member's value v is
+
+    P(s_i = v | R) = E[c_v | the class's published cells] / g,
+
+the expected count of v over every *completion* c of the class (each masked cell replaced by one of the leaves it
+covers) that MaskClass turns into the class's published cells, each weighed by its prior probability
+g! / prod_t c_t! * prod_t pi(t)^c_t (pi(t) the product of each attribute's share; g the class's size). He cannot
+tell its members apart, as the rows are shuffled. :func:`class_posterior` computes it exactly, in integers: the
+shares are the signed marginal's counts m(v), and the common factor N^g drops out.
+
+Where the completions are too many (:data:`MOST_COMPLETIONS`), or none is allowed (cells no MaskClass run
+publishes), every masked cell covering v counts for v (:func:`covered`): no posterior can be higher.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+from verifier.attacks.hierarchy import Hierarchy
+from verifier.text import number
+
+__all__ = ["SLACK", "Infeasible", "mask_counts", "completions", "class_posterior", "covered", "ClassPosterior",
+           "MOST_COMPLETIONS"]
+
+#: a share above alpha by more than this violates it
+SLACK = 1e-12
+#: the completions of one class enumerated at the most; beyond, every masked cell counts for each of its values
+MOST_COMPLETIONS = 4_000
+
+Tuple = tuple[str, ...]
+
+
+class Infeasible(Exception):
+    """No generalization meets the requirement."""
+
+
+def _worst(rows: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float) -> tuple | None:
+    """The violation MaskClass treats first, (conf, i, group key, leaf): the highest leaf confidence above alpha in
+    a Q&S group (Def. 5-7), ties by attribute, key and leaf order; None when MD(alpha) holds."""
+    worst, worst_rank = None, None
+    m = len(sens)
+    for i in range(m):
+        groups: dict[tuple, Counter] = {}
+        for r, count in rows.items():
+            groups.setdefault(r[:i] + r[i + 1:], Counter())[r[i]] += count
+        for key, nodes in groups.items():
+            size = sum(nodes.values())
+            conf: dict[str, Fraction] = {}
+            for node, count in nodes.items():
+                leaves = sens[i].leaves(node)
+                for leaf in leaves:
+                    conf[leaf] = conf.get(leaf, 0) + Fraction(count, len(leaves))
+            for leaf, total in conf.items():
+                c = total / size
+                if c > alpha + SLACK:
+                    rank = (-c, i, tuple(map(str, key)), sens[i].order[leaf])
+                    if worst_rank is None or rank < worst_rank:
+                        worst, worst_rank = (c, i, key, leaf), rank
+    return worst
+
+
+def mask_counts(rows: Mapping[Tuple, int], sens: Sequence[Hierarchy],
+                alpha: float) -> tuple[dict[Tuple, Tuple], list[dict[str, Any]]]:
+    """MaskClass (section 2.5) on one class's sensitive tuples and how many rows hold each: each tuple's masked
+    tuple, and the masking log. Raises :class:`Infeasible` when a violation reaches a root."""
+    now = {r: r for r in rows}  # each original tuple's current one
+    current = dict(rows)
+    log = []
+    while True:
+        found = _worst(current, sens, alpha)
+        if found is None:
+            return now, log
+        c, i, key, leaf = found
+        h = sens[i]
+        members = {r[i] for r in current if r[:i] + r[i + 1:] == key}
+        v = min((n for n in members if leaf in h.leaves(n)), key=lambda n: (h.leaf_count(n), h.order[n]))
+        if v == h.root:
+            raise Infeasible(f"sensitive attribute {i}: {leaf!r} keeps confidence {number(float(c))} even at the "
+                             f"root, so alpha_sa must be at least {number(float(c))}")
+        p = h.parent[v]
+        siblings = [s for s in h.children[p] if s != v]
+        company = (min(siblings, key=lambda s: (sum(n for r, n in current.items() if h.covers(s, r[i])), h.order[s]))
+                   if siblings else None)
+        raised = {r: (r[:i] + (p,) + r[i + 1:]) if h.covers(v, r[i]) or (company is not None and h.covers(company, r[i]))
+                  else r for r in current}
+        changed = sum(n for r, n in current.items() if raised[r] != r)
+        merged: dict[Tuple, int] = {}
+        for r, n in current.items():
+            merged[raised[r]] = merged.get(raised[r], 0) + n
+        current, now = merged, {r: raised[t] for r, t in now.items()}
+        log.append({"attribute": i, "value": v, "company": company, "parent": p, "tuples": changed,
+                    "confidence": float(c)})
+
+
+def _compositions(total: int, parts: int):
+    """Every way to put ``total`` rows into ``parts`` ordered parts (stars and bars), in lexicographic order."""
+    if parts == 0:
+        if total == 0:
+            yield ()
+        return
+    for bars in itertools.combinations(range(total + parts - 1), parts - 1):
+        edges = (-1, *bars, total + parts - 1)
+        yield tuple(edges[j + 1] - edges[j] - 1 for j in range(parts))
+
+
+def _leaf_tuples(published: Tuple, sens: Sequence[Hierarchy], marginals: Sequence[Mapping[str, int]]) -> list[Tuple]:
+    """The leaf tuples a published tuple covers whose every value some people hold (the others weigh nothing)."""
+    return list(itertools.product(*([leaf for leaf in h.leaves(node) if m.get(leaf, 0) > 0]
+                                    for h, node, m in zip(sens, published, marginals))))
+
+
+def completions(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy], marginals: Sequence[Mapping[str, int]]) -> int:
+    """How many completions the class's published tuples ``shown`` have: each published tuple's rows spread over
+    the leaf tuples it covers (:func:`_leaf_tuples`)."""
+    return math.prod(math.comb(n + len(_leaf_tuples(t, sens, marginals)) - 1, n) for t, n in shown.items())
+
+
+def _each_completion(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy], marginals: Sequence[Mapping[str, int]]):
+    """Every completion of ``shown``, as {leaf tuple: rows}, the published tuples in text order."""
+    labels = sorted(shown)
+    leaves = [_leaf_tuples(t, sens, marginals) for t in labels]
+    for parts in itertools.product(*(_compositions(shown[t], len(ls)) for t, ls in zip(labels, leaves))):
+        rows: dict[Tuple, int] = {}
+        for ls, counts in zip(leaves, parts):
+            for leaf, n in zip(ls, counts):
+                if n:
+                    rows[leaf] = rows.get(leaf, 0) + n
+        yield rows
+
+
+def _published_by(rows: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float) -> Counter | None:
+    """The class MaskClass publishes from ``rows``, as a multiset of tuples; None where it refuses them."""
+    try:
+        now, _ = mask_counts(rows, sens, alpha)
+    except Infeasible:
+        return None
+    out: Counter = Counter()
+    for t, n in rows.items():
+        out[now[t]] += n
+    return out
+
+
+@dataclass(frozen=True)
+class ClassPosterior:
+    """Per sensitive attribute, each leaf's posterior count in one class, as an exact ratio ``counts[i][v] /
+    denominator``, and how it was found: ``exact`` (under the signed marginal's prior) or ``covered`` (every cell
+    that covers the value, the bound)."""
+
+    counts: list[dict[str, int]]
+    denominator: int
+    how: str
+
+    def share(self, i: int, value: str, people: int) -> float:
+        """Her value's posterior share of a class of ``people`` (the ratio rounded once)."""
+        return min(1.0, self.counts[i].get(value, 0) / (self.denominator * max(people, 1)))
+
+
+def covered(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy]) -> ClassPosterior:
+    """Each value's count of the class's cells that cover it: a bound on its posterior count whatever the masks."""
+    counts: list[dict[str, int]] = [{} for _ in sens]
+    for t, n in shown.items():
+        for i, (h, node) in enumerate(zip(sens, t)):
+            for leaf in h.leaves(node):
+                counts[i][leaf] = counts[i].get(leaf, 0) + n
+    return ClassPosterior(counts, 1, "covered")
+
+
+def class_posterior(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float,
+                    marginals: Sequence[Mapping[str, int]], most: int = MOST_COMPLETIONS) -> ClassPosterior:
+    """The posterior count of each sensitive value in one class whose published tuples are ``shown`` (tuple: rows),
+    masked by MaskClass at ``alpha`` over the trees ``sens`` (the module's formula). ``marginals``: each
+    attribute's signed counts, the intruder's prior."""
+    if completions(shown, sens, marginals) > most:
+        return covered(shown, sens)
+    target = Counter({t: n for t, n in shown.items() if n})
+    size = sum(target.values())
+    counts: list[dict[str, int]] = [{} for _ in sens]
+    total = 0
+    for rows in _each_completion(shown, sens, marginals):
+        if _published_by(rows, sens, alpha) != target:
+            continue
+        held = [Counter() for _ in sens]
+        for t, n in rows.items():
+            for i, v in enumerate(t):
+                held[i][v] += n
+        weight = math.factorial(size)  # g! / prod_t c_t!, then prod_t (prod_i m_i(t_i))^c_t
+        for n in rows.values():
+            weight //= math.factorial(n)
+        for t, n in rows.items():
+            weight *= math.prod(marginals[i].get(v, 0) for i, v in enumerate(t)) ** n
+        total += weight
+        for i, c in enumerate(held):
+            for v, n in c.items():
+                counts[i][v] = counts[i].get(v, 0) + weight * n
+    if total == 0:  # no completion allowed (or none of positive prior): cells no MaskClass run publishes
+        return covered(shown, sens)
+    return ClassPosterior(counts, total, "exact")
