@@ -139,6 +139,32 @@ def _runner(argv: list[str]) -> None:
                       "stderr": proc.stderr.decode(errors="replace")[-500:]}))
 
 
+def _profiled(out: str, command: list[str]) -> None:
+    """Run the console command ``command`` (a module and its arguments) under cProfile, its statistics written to
+    ``out``. A console command ends with ``os._exit`` once its output is flushed (verifier/console.py: the
+    interpreter's shutdown once aborted pyarrow), so ``python -m cProfile`` would never write them: the exit writes
+    them first, then ends the process as the command asked."""
+    import cProfile
+    import os
+    import runpy
+
+    profiler, exit_now = cProfile.Profile(), os._exit
+
+    def dump_then_exit(code: int) -> None:
+        profiler.disable()
+        profiler.dump_stats(out)
+        exit_now(code)
+
+    os._exit = dump_then_exit
+    sys.argv = [command[0], *command[1:]]
+    profiler.enable()
+    try:
+        runpy.run_module(command[0], run_name="__main__", alter_sys=True)
+    except SystemExit as exc:
+        dump_then_exit(exc.code if isinstance(exc.code, int) else 1)
+    dump_then_exit(0)
+
+
 def measure(command: list[str], folder: Path, name: str, fresh: Path | None = None, profile: bool = True) -> dict:
     """Time ``command`` (a console script and its arguments) whole, then profile it for its phases.
 
@@ -157,7 +183,8 @@ def measure(command: list[str], folder: Path, name: str, fresh: Path | None = No
         fresh = Path(command[command.index("--out") + 1])  # or a per-record file is never replaced
     if fresh is not None:  # nor the protector's report and links file beside a release
         subprocess.run(["rm", "-rf", str(fresh), f"{fresh}.protector.json", f"{fresh}.links.json"], check=True)
-    proc = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", command[0], *command[1:]],
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.commands", "--profile", json.dumps([str(profile),
+                                                                                                command])],
                           capture_output=True, text=True)
     if proc.returncode not in (0, 1):  # a failed profiled run would leave its row without phases, unsaid
         raise RuntimeError(f"{name} (profiled): exit {proc.returncode}: {proc.stderr[-500:]}")
@@ -241,9 +268,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timed-only", action="store_true", help="skip each row's profiled second run")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--run", help=argparse.SUPPRESS)
+    parser.add_argument("--profile", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run:
         _runner(json.loads(args.run))
+        return 0
+    if args.profile:
+        _profiled(*json.loads(args.profile))
         return 0
     n = int(args.rows or (1e5 if args.quick else 1e6))
     result = run(n, args.attributes, args.only, profile=not args.timed_only)
