@@ -65,20 +65,21 @@ class Calibration:
                 "frontier": self.frontier, "chosen": self.chosen}
 
 
-def check_grid(method: str, parameter: str) -> None:
+def check_grid(method: str, parameter: str, *, ranks: bool = True) -> None:
     """Refuse a method the registry lacks (``METHOD_UNKNOWN``) or a parameter it does not take
-    (``PARAMETER_UNKNOWN``, listing those it takes), before any work."""
+    (``PARAMETER_UNKNOWN``, listing those it takes), before any work; with ``ranks`` (the frontier of distances
+    and links), a method whose cells have no ranks (``METHOD_NOT_APPLICABLE``, pointing to the level targets)."""
     methods = known_methods()
     if method not in methods:
         raise InvalidInputError(f"unknown method {method!r}; known: {', '.join(sorted(methods))}", reason="METHOD_UNKNOWN")
     if parameter not in methods[method].parsers:
         raise InvalidInputError(f"{method} has no parameter {parameter!r} (its parameters: "
                                 f"{', '.join(sorted(methods[method].parsers)) or 'none'})", reason="PARAMETER_UNKNOWN")
-    if method in GENERALIZING:  # its cells are intervals and sets: no ranks, so no D and no intruder to sweep
+    if ranks and method in GENERALIZING:  # its cells are intervals and sets: no ranks, so no D and no intruder
         raise InvalidInputError(f"{method} publishes generalized cells, which have no ranks: the frontier's D, linked "
-                                "shares and distortion do not apply to it. Try each value with publisher release "
-                                "--target (or publisher assess), which judges a generalized release by its classes",
-                                reason="METHOD_NOT_APPLICABLE")
+                                "shares and distortion do not apply to it. Sweep it against the level targets "
+                                "instead (--target max_exposed=N, max_at_risk_share=S, min_k=K, ...), which judge "
+                                "a generalized release by its classes", reason="METHOD_NOT_APPLICABLE")
 
 
 def calibrate(

@@ -11,6 +11,7 @@ key and no seed.
 from __future__ import annotations
 
 from contextlib import nullcontext
+from dataclasses import dataclass
 
 import base64
 import datetime as _dt
@@ -77,7 +78,7 @@ from verifier.releases.verification import (
     verify_release,
 )
 
-__all__ = ["make_release"]
+__all__ = ["make_release", "release_figures"]
 
 
 def _check_arguments(out: Path, dataset_id: str, release_version: int, data_format: str,
@@ -299,16 +300,32 @@ _REMEDIES = {
 }
 
 
-def remedy_hint(methods: Sequence[Mapping[str, Any]]) -> str:
-    """What moves a missed target, for the release's own method (issue 60, item 6): a command that works for it."""
+#: per method without a strength parameter, the one `publisher calibrate` sweeps first against the level targets
+_SWEPT = {"sd_k_anonymity": "k", "multi_sensitive_generalization": "alpha_sa", "m_invariant": "m",
+          "randomized_response": "keep_probabilities", "random_attribute_replacement": "k"}
+
+
+def _target_args(targets: Mapping[str, Any] | None) -> str:
+    """The targets as ``--target NAME=VALUE`` arguments, as the protector gave them."""
+    def value(v: Any) -> str:
+        return ",".join(f"{a}:{p:g}" for a, p in v.items()) if isinstance(v, Mapping) else f"{v:g}"
+
+    return "".join(f" --target {name}={value(v)}" for name, v in (targets or {}).items())
+
+
+def remedy_hint(methods: Sequence[Mapping[str, Any]], targets: Mapping[str, Any] | None = None) -> str:
+    """What moves a missed target, for the release's own method (issue 60, item 6): a command that works for it,
+    with the protector's ``targets``."""
     method = next((step.get("method") for step in methods if isinstance(step, Mapping)), None)
     if method in STRENGTH:
         return (f"A stronger {STRENGTH[method]} moves it: `publisher calibrate --method {method} --param-grid "
                 f"{STRENGTH[method]}=V1,V2,...` sweeps it and draws its frontier, and `publisher release --target` "
                 "as here judges the levels of the value you choose")
     if method in _REMEDIES:
-        return (f"{_REMEDIES[method][0].upper()}{_REMEDIES[method][1:]} moves it: try each with `publisher release "
-                "--target` as here, which refuses, writing nothing, until the target is met")
+        return (f"{_REMEDIES[method][0].upper()}{_REMEDIES[method][1:]} moves it: `publisher calibrate --method "
+                f"{method} --param-grid {_SWEPT[method]}=V1,V2,...{_target_args(targets)}` judges each value as here "
+                "and names the least lossy one that meets the targets; `publisher release --target` as here refuses, "
+                "writing nothing, until they are met")
     return ("Another output of the tool that made it, with stronger settings, moves it: publish each with "
             "`publisher release --anonymized ... --target` as here")
 
@@ -326,7 +343,7 @@ def _refuse_misses(targets: Mapping[str, Any] | None, claims: dict, methods: Seq
                    "share of a class (docs/methods.md, \"From a refused release to a published one\")"
                    if "value_near_certain" in decided else "")
         raise InvalidInputError("the release misses its target: " + "; ".join(m.text() for m in misses) + why
-                                + "; nothing was written. " + remedy_hint(methods) + certain,
+                                + "; nothing was written. " + remedy_hint(methods, targets) + certain,
                                 reason="TARGET_MISSED")
 
 
@@ -550,6 +567,65 @@ def _predicate(table: Table, methods: list[dict], claims: dict, utility: dict, r
     }
 
 
+@dataclass(frozen=True)
+class _Made:
+    """A chain's anonymization and what its release signs of it, before anything is signed."""
+
+    result: Any
+    listed: list[dict[str, Any]]
+    hierarchies: dict | None
+    family: str
+    paired: tuple[np.ndarray, np.ndarray] | None
+    data: list[tuple[str, bytes]]
+    claims: dict[str, Any]
+    utility: dict[str, Any]
+    released: Any
+
+
+def _made(table: Table, methods: Sequence[Method], *, seed: int | None, alpha: float, samples: int, progress, phase,
+          data_format: str, part_rows: int | None, allow_formula_cells: bool, weights: np.ndarray | None,
+          allow_degenerate: bool, allow_uninformative: bool) -> _Made:
+    """Anonymize ``table`` with ``methods`` and compute the data files, claims and utility of its release, refusing
+    as :func:`make_release` refuses (a degenerate or uninformative output, formula-like cells)."""
+    with phase(anonymizing_label(methods)):
+        result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
+    listed, hierarchies = _publishable(result.parameters)
+    family = family_of(listed)
+    paired = None if weights is None else (weights, weights[result.order])  # the original's order, the release's
+    if family == "generalized":
+        data, claims, utility, released = _generalized(table, result, listed, hierarchies, data_format, part_rows,
+                                                       allow_formula_cells, paired, allow_uninformative)
+    else:
+        data, claims, utility, released = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
+                                                  data_format=data_format, part_rows=part_rows, progress=progress,
+                                                  allow_formula_cells=allow_formula_cells, weights=paired,
+                                                  allow_degenerate=allow_degenerate,
+                                                  avoid_degenerate=lambda: _avoiding(table, methods, seed, alpha,
+                                                                                     samples))
+    return _Made(result, listed, hierarchies, family, paired, data, claims, utility, released)
+
+
+def release_figures(table: Table, methods: Sequence[Method], *, seed: int | None = None, alpha: float = 0.01,
+                    samples: int = 10_000, policy: Policy | None = None, allow_degenerate: bool = False,
+                    allow_uninformative: bool = False) -> dict[str, Any]:
+    """What ``publisher release`` would sign of this chain's release, with no key and no file: its ``model``, its
+    ``claims`` (every record's level under ``policy``, ``policy_levels``, among them), its ``utility`` and its
+    ``methods`` with their metrics; its refusals raised as the release raises them. ``publisher calibrate`` sweeps it (issue 60, item 6)."""
+    made = _made(table, methods, seed=seed, alpha=alpha, samples=samples, progress=None,
+                 phase=lambda label: nullcontext(), data_format="csv", part_rows=None, allow_formula_cells=True,
+                 weights=None, allow_degenerate=allow_degenerate, allow_uninformative=allow_uninformative)
+    files = _files(made.data, made.hierarchies, None, dataset_id="calibration", release_version=1,
+                   schema=table.schema, generalized=generalized_columns(made.listed, table.schema))
+    predicate = _predicate(table, made.listed, {"model": made.family, **made.claims}, made.utility,
+                           made.result.randomness, dataset_id="calibration", release_version=1, created_at=None,
+                           targets=None, dropped_identifiers=(), metadata={}, weight_column=None)
+    nobody = TrustedKey(raw=bytes(32), path="(a calibration: nothing is signed)")
+    _levels(_about_to_sign(table, made.released, files, predicate, nobody), table, made.result.order, predicate,
+            policy or default_policy(), lambda label: nullcontext(), (), None)
+    return {"model": made.family, "claims": predicate["claims"], "utility": made.utility,
+            "methods": made.result.steps}
+
+
 def make_release(
     table: Table,
     methods: Sequence[Method],
@@ -605,31 +681,22 @@ def make_release(
     _check_links(table, target, links, earlier, methods)
     methods = republishing(methods, earlier, table.values, None if links is None else links[1], table.schema,
                            weights is not None)
-    with phase(anonymizing_label(methods)):
-        result = anonymize(table.to_frame(), table.schema, methods, random_state=seed)
-    listed, hierarchies = _publishable(result.parameters)
-    family = family_of(listed)
-    paired = None if weights is None else (weights, weights[result.order])  # the original's order, the release's
-    if family == "generalized":
-        data, claims, utility, released = _generalized(table, result, listed, hierarchies, data_format, part_rows,
-                                             allow_formula_cells, paired, allow_uninformative)
-    else:
-        data, claims, utility, released = _ranked(table, result, listed, family, alpha=alpha, samples=samples,
-                                        data_format=data_format, part_rows=part_rows, progress=progress,
-                                        allow_formula_cells=allow_formula_cells, weights=paired,
-                                        allow_degenerate=allow_degenerate,
-                                        avoid_degenerate=lambda: _avoiding(table, methods, seed, alpha, samples))
-    files = _files(data, hierarchies, None if paired is None else paired[1],
+    made = _made(table, methods, seed=seed, alpha=alpha, samples=samples, progress=progress, phase=phase,
+                 data_format=data_format, part_rows=part_rows, allow_formula_cells=allow_formula_cells,
+                 weights=weights, allow_degenerate=allow_degenerate, allow_uninformative=allow_uninformative)
+    result, listed, family = made.result, made.listed, made.family
+    files = _files(made.data, made.hierarchies, None if made.paired is None else made.paired[1],
                    dataset_id=dataset_id, release_version=release_version, schema=table.schema,
                    generalized=generalized_columns(listed, table.schema))
+    claims = made.claims
     protector = None if publish_protector_figures else claims.pop("protector_only", None)
-    predicate = _predicate(table, listed, {"model": family, **claims}, utility, result.randomness,
+    predicate = _predicate(table, listed, {"model": family, **claims}, made.utility, result.randomness,
                            dataset_id=dataset_id, release_version=release_version, created_at=created_at,
                            targets=targets, dropped_identifiers=dropped_identifiers, metadata=metadata,
                            weight_column=weight_column if weights is not None else None)
     salt = _commit_to_people(predicate, links)
     trusted = TrustedKey(raw=key.public_raw, path="(the signing key)")
-    not_protected = _levels(_about_to_sign(table, released, files, predicate, trusted), table, result.order,
+    not_protected = _levels(_about_to_sign(table, made.released, files, predicate, trusted), table, result.order,
                             predicate, policy or default_policy(), phase, earlier, links)
     manifest = dumps_manifest(_statement(files, predicate))
     report_doc = dict(release=str(target), datasetId=dataset_id, releaseVersion=release_version,

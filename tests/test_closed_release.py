@@ -435,15 +435,20 @@ def test_a_missed_target_names_what_moves_it(keys, tmp_path, capsys):
 
 @pytest.mark.parametrize("method, words", [
     (["sd_k_anonymity", "--param", "k=2"], "A larger k (--param k=...), or masks drawn at random whatever the value "
-                                           "(--param mask_probability=...) moves it: try each with `publisher release "
-                                           "--target`"),
-    (["m_invariant", "--param", "m=2"], "A larger m (--param m=...) moves it"),
-    (["randomized_response", "--param", "keep_probabilities=disease:0.9"], "Smaller keep probabilities"),
+                                           "(--param mask_probability=...) moves it: `publisher calibrate --method "
+                                           "sd_k_anonymity --param-grid k=V1,V2,... --target max_at_risk_share=0` "
+                                           "judges each value as here"),
+    (["m_invariant", "--param", "m=2"], "A larger m (--param m=...) moves it: `publisher calibrate --method "
+                                        "m_invariant --param-grid m=V1,V2,... --target max_at_risk_share=0`"),
+    (["randomized_response", "--param", "keep_probabilities=disease:0.9"],
+     "Smaller keep probabilities (--param keep_probabilities=ATTRIBUTE:P), or a larger l (--param l=...) moves it: "
+     "`publisher calibrate --method randomized_response --param-grid keep_probabilities=V1,V2,... --target "
+     "max_at_risk_share=0`"),
 ])
 def test_a_missed_level_target_names_what_moves_it_for_its_own_method(tmp_path, capsys, method, words):
     """Issue 60, item 6: SD's TARGET_MISSED pointed to `publisher calibrate`, which refuses SD, and randomized
     response's named relative_sd, p and k, none of them its own. Each refusal names the method's own parameters and
-    a command that works for it."""
+    a command that works for it: `publisher calibrate` with its parameter and the same targets."""
     from conftest import clinic
 
     clinic(tmp_path, 16)
@@ -454,7 +459,7 @@ def test_a_missed_level_target_names_what_moves_it_for_its_own_method(tmp_path, 
                       "--target", "max_at_risk_share=0"])
     err = capsys.readouterr().err
     assert code == 3 and "TARGET_MISSED" in err and words in err, err
-    assert "relative_sd" not in err and "publisher calibrate" not in err and not (tmp_path / "r").exists()
+    assert "relative_sd" not in err and not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize("form, name", [("parquet", "release.parquet"), ("parts", "release-00003.parquet")])

@@ -314,13 +314,20 @@ def test_the_links_file_keeps_each_person_s_own_group_for_the_next_wave(ward, ca
 
 
 @pytest.mark.parametrize("method,grid", [("m_invariant", "m=2,3"), ("sd_k_anonymity", "k=2,3")])
-def test_calibrate_refuses_a_generalizing_method_in_one_line(ward, capsys, method, grid):
-    """A generalizing method has no ranks to sweep D over: one line, exit 3, never a traceback."""
+def test_calibrate_sweeps_a_generalizing_method_against_the_levels(ward, capsys, method, grid):
+    """A generalizing method has no ranks to sweep D over: it is swept against the level targets instead (issue 60,
+    item 6), a value whose release would be refused listed with its reason, never a traceback; the distance
+    targets are refused in one line, exit 2."""
     (ward / "x.csv").write_text("age,sex,disease\n" + "".join(r.split(",", 1)[1] + "\n" for r in FIRST.splitlines()))
-    assert publisher(["calibrate", "--input", str(ward / "x.csv"), "--schema", str(ward / "schema.json"), "--method",
-                      method, "--param-grid", grid]) == 3
+    base = ["calibrate", "--input", str(ward / "x.csv"), "--schema", str(ward / "schema.json"), "--method", method,
+            "--param-grid", grid, "--seed", "1"]
+    capsys.readouterr()
+    assert publisher([*base, "--json"]) in (0, 1)
+    found = json.loads(capsys.readouterr().out)
+    assert [r["refused"] is None or r["refused"].isupper() for r in found["frontier"]] == [True, True]
+    assert publisher([*base, "--min-distance", "2"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("FAIL: -: METHOD_NOT_APPLICABLE: ") and "Traceback" not in err and err.count("\n") == 1
+    assert "--min-distance judges the frontier of distances and links" in err and "Traceback" not in err
 
 
 def test_the_audit_finds_counterfeit_counts_moved_to_another_group(ward, capsys):
