@@ -406,6 +406,12 @@ def test_an_output_that_protects_nothing_is_refused(world, tmp_path, capsys, met
     unchanged = int(re.search(r"records published unchanged: (\d+) of 160", out).group(1))
     linked = round(float(re.search(r"confidently linked ([0-9.]+)%", out).group(1)) / 100 * 160)
     assert max(least, unchanged + linked - 160) <= exposed <= min(unchanged, linked)
+    # beside the levels, the count says which rule reads it (issue 60, item 5)
+    levels = json.loads((tmp_path / "release" / "manifest.json").read_text())["predicate"]["claims"]["policy_levels"]
+    decided = levels["by_rule"].get("published_unchanged", 0)
+    assert (f"records published unchanged: {unchanged} of 160 (each equal to its own original on every attribute, "
+            "as the secret pairing shows; the rule published_unchanged, which exposes a subject who finds a released "
+            f"record equal to hers at distance 0, decided {decided} of the levels below)") in out
 
 
 @pytest.mark.parametrize("method", list(METHODS))

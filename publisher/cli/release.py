@@ -198,9 +198,22 @@ def exposure_lines(claims: dict, protector: dict, rates: dict, report: str | Non
     if linked is not None:
         lines.append(f"    records the intruder links with confidence: {number(linked, share=True)}")
     if protector.get("unchanged_records") is not None:
-        lines.append(f"    records published unchanged: {protector['unchanged_records']} of {claims['n_records']}")
+        lines.append(unchanged_line(protector["unchanged_records"], claims))
     lines += level_lines(claims.get("policy_levels"), report)
     return lines if len(lines) > 1 else []
+
+
+def unchanged_line(unchanged: int, claims: dict) -> str:
+    """How many records the release holds exactly as they were, and what the verdict policy made of them (issue 60,
+    item 5): a count beside "exposed 0" reads as a contradiction unless it says which rule reads it."""
+    line = f"    records published unchanged: {unchanged:,} of {claims['n_records']:,}"
+    levels = claims.get("policy_levels") or {}
+    if not unchanged or not levels:
+        return line
+    decided = (levels.get("by_rule") or {}).get("published_unchanged", 0)
+    return (f"{line} (each equal to its own original on every attribute, as the secret pairing shows; the rule "
+            f"published_unchanged, which exposes a subject who finds a released record equal to hers at distance "
+            f"0, decided {decided:,} of the levels below)")
 
 
 def protector_report(args: argparse.Namespace) -> str:
