@@ -157,10 +157,17 @@ def suppression_lines(figures: dict | None) -> list[str]:
     """Another tool's release in the figures that tool reports (ARX leaves its suppressed records out)."""
     if not figures:
         return []
-    return [f"  as ARX counts, leaving out the {plural(figures['suppressed_records'], 'suppressed record')}: "
-            f"{plural(figures['classes'], 'class', plural_form='classes')}, the smallest of "
-            f"{number(figures['smallest_class'])}; prosecutor risk highest {number(figures['highest_prosecutor_risk'])}, "
-            f"average {number(figures['average_prosecutor_risk'])}"]
+    lines = [f"  as ARX counts, leaving out the {plural(figures['suppressed_records'], 'suppressed record')}: "
+             f"{plural(figures['classes'], 'class', plural_form='classes')}, the smallest of "
+             f"{number(figures['smallest_class'])}; prosecutor risk highest "
+             f"{number(figures['highest_prosecutor_risk'])}, average {number(figures['average_prosecutor_risk'])}"]
+    if figures.get("suppressed_cells") and figures.get("smallest_matching") is not None:
+        lines.append(f"  as sdcMicro counts, a suppressed cell matching any value "
+                     f"({plural(figures['suppressed_cells'], 'suppressed cell')}): every record matches at least "
+                     f"{figures['smallest_matching']:,} released records, so it is {figures['smallest_matching']:,}-"
+                     "anonymous; the k above counts identical published cells, as someone who knows how the tool "
+                     "chose the cells it suppressed tells a record with one from those it matches")
+    return lines
 
 
 def k_lines(verified) -> list[str]:
