@@ -228,9 +228,16 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.fuzz import main as fuzz
 
         return fuzz(argv[1:])
+    if argv[:1] == ["sdcmicro"]:  # python -m benchmarks sdcmicro [--rows N]: sdcMicro's rows beside ours
+        from benchmarks.sdcmicro_peer import main as sdcmicro
+
+        return sdcmicro(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
                                      epilog="python -m benchmarks fuzz --cases N [--seed S] [--json]: the differential "
-                                     "fuzz of the command line and the page (benchmarks/fuzz.py).")
+                                     "fuzz of the command line and the page (benchmarks/fuzz.py). python -m "
+                                     "benchmarks sdcmicro [--rows N ...] [--json]: sdcMicro's measure_risk, "
+                                     "localSuppression, MDAV and PRAM beside this tool's, where R and sdcMicro are "
+                                     "installed (benchmarks/sdcmicro_peer.py).")
     parser.add_argument("--quick", action="store_true", help="a tenth of the sizes (targets do not apply)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--row", choices=sorted(ROWS), help=argparse.SUPPRESS)

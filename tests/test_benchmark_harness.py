@@ -31,7 +31,7 @@ def test_the_sdcmicro_peer_says_how_to_install_it_where_r_is_missing(tmp_path):
 
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PATH": str(tmp_path), "PYTHONPATH": str(root)}  # no Rscript on it
-    done = subprocess.run([sys.executable, "-m", "benchmarks.sdcmicro_peer"], cwd=root, env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "sdcmicro"], cwd=root, env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "R and sdcMicro are not installed here; install them with sh ../shared/tools/sdcmicro/install.sh" in \
