@@ -91,3 +91,22 @@ def test_the_release_signs_sdcmicros_k_beside_the_classes_and_the_audit_recomput
     for record in others[:5]:
         check = api.check_record(release, record=record, random_match_test=False)
         assert suppressed and suppressed <= set(check.check.rows)
+
+
+@pytest.mark.parametrize("output", ["mdav_3.csv", "noise_50.csv"])
+def test_microaggregated_and_noised_numbers_keep_their_rank_based_judgement(tmp_path, capsys, output):
+    """sdcMicro's microaggregation(method = "mdav", aggr = 3) and addNoise(noise = 50) of three numbers: plain values,
+    judged by their ranks (the permutation model, D and the intruder), and the audit recomputes the claims."""
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    capsys.readouterr()
+    assert publisher(["release", "--input", str(DATA / "numbers.csv"), "--schema", str(DATA / "numbers.json"),
+                      "--anonymized", str(DATA / output), "--produced-by", "sdcMicro 5.8.1", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "num", "--seed", "1", "--samples", "200",
+                      "--out", str(tmp_path / "r")]) == 0
+    claims = json.loads((tmp_path / "r" / "manifest.json").read_text())["predicate"]["claims"]
+    assert claims["model"] == "permutation" and "suppression" not in claims
+    assert claims["attribute_disclosure"]["salary_class"]["mode"] == "permutation"
+    assert claims["k"] == (3 if output == "mdav_3.csv" else 1)  # MDAV's groups of three, noise's distinct rows
+    capsys.readouterr()
+    assert verifier(["audit", str(tmp_path / "r"), "--key", str(tmp_path / "keys" / "public.pem"), "--original",
+                     str(DATA / "numbers.csv")]) == 0

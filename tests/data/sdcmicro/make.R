@@ -44,3 +44,18 @@ write_json(list(
   records_with_suppression = sum(rowSums(is.na(sdc@manipKeyVars[keys])) > 0)
 ), file.path(here, "local_suppression_k3.json"), auto_unbox = TRUE, pretty = TRUE)
 cat("wrote", here, "\n")
+
+# Microaggregation and noise of numbers: the first 600 records' age, education-num and hours-per-week
+# (quasi-identifiers) and salary-class (sensitive).
+num <- data.frame(age = as.numeric(raw$age), education_num = as.numeric(raw[["education-num"]]),
+                  hours_per_week = as.numeric(raw[["hours-per-week"]]), salary_class = raw[["salary-class"]])
+write.csv(num, file.path(here, "numbers.csv"), row.names = FALSE, quote = FALSE)
+vars <- c("age", "education_num", "hours_per_week")
+mdav <- num
+mdav[vars] <- microaggregation(num[vars], variables = vars, method = "mdav", aggr = 3)$mx
+write.csv(mdav, file.path(here, "mdav_3.csv"), row.names = FALSE, quote = FALSE)
+set.seed(61)
+noised <- num
+noised[vars] <- round(addNoise(num[vars], variables = vars, noise = 50, method = "additive")$xm, 2)
+write.csv(noised, file.path(here, "noise_50.csv"), row.names = FALSE, quote = FALSE)
+cat("wrote the numbers\n")
