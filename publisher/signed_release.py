@@ -49,7 +49,7 @@ from verifier.data.tables import Table, current_umask
 from verifier.errors import InputIOError, InvalidInputError, VerifierError
 from verifier.releases.data_files import MAX_PARTS, PART_MEDIA, is_part, part_name
 from verifier.releases.datapackage import DATAPACKAGE, datapackage
-from verifier.attacks.classes import PublishedCells
+from verifier.attacks.classes import PublishedCells, mask_probability
 from verifier.attacks.mask_model import mask_model
 from verifier.releases.composition import composition_claim
 from verifier.releases.links import Links, links_commitment, links_path
@@ -265,7 +265,8 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     original_weights, released_weights = weights or (None, None)
     masks = None
     marginals = {}
-    if step_parameters(methods, "multi_sensitive_generalization") is not None:  # the prior of the masks' model
+    if step_parameters(methods, "multi_sensitive_generalization") is not None or mask_probability(methods) > 0:
+        # the prior of the masks' model: MaskClass rerun, or masks drawn whatever the value
         marginals = sensitive_marginals(table.values, schema)
         masks = mask_model(published, methods, {"attribute_disclosure": {n: {"marginal": m}
                                                                          for n, m in marginals.items()}}, hierarchies)

@@ -1506,6 +1506,14 @@ def test_masks_re_signed_without_their_probability_are_refused_by_both(browser, 
                      lambda s: s["predicate"]["methods"][0]["parameters"].pop("mask_probability"))
     code, cli = _cli(capsys, tmp_path / "r", key, record, tmp_path)
     page = _in_page(browser, tmp_path / "r", key, record)
+    # the signed marginal, the prior of masks drawn at random, now stands beside no model that reads it
+    assert code == 1 and cli["reason"] == page["reason"] == "MANIFEST_INCOHERENT", (cli, page)
+    assert "the marginal of 'disease' is signed under another model" in cli["message"]
+    assert page["message"].endswith(cli["message"]), (cli, page)
+    resign_statement(tmp_path / "r", tmp_path / "keys" / "private.pem",
+                     lambda s: s["predicate"]["claims"]["attribute_disclosure"]["disease"].pop("marginal"))
+    code, cli = _cli(capsys, tmp_path / "r", key, record, tmp_path)
+    page = _in_page(browser, tmp_path / "r", key, record)
     assert code == 1 and cli["reason"] == page["reason"] == "MANIFEST_INCOHERENT", (cli, page)
     said = "an sd_k_anonymity step that signs no mask_probability publishes every sensitive value as it is"
     assert said in cli["message"] and page["message"].endswith(cli["message"]), (cli, page)

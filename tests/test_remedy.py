@@ -98,6 +98,16 @@ def test_masks_drawn_at_random_meet_the_target_and_no_sampled_subject_is_milder_
     truth = [oracle[i] for i in sample]
     milder = [(int(i), v, o) for i, v, o in zip(sample, verdict, truth) if LEVEL[v] < LEVEL[o]]
     assert not milder, milder[:5]
+    # with the marginal signed, her risk in her class is the closed form itself, (s + m pi) / g: her level is the
+    # oracle's, but where her values fall in several published classes (SD's intervals overlap) and she cannot tell
+    # which is hers, so her check reads the worst of them
+    assert predicate["claims"]["attribute_disclosure"]["salary-class"]["marginal"] == \
+        table["salary-class"].value_counts().to_dict()
+    from verifier.releases.subject import check_record as check
+
+    harsher = [i for i, v, o in zip(sample, verdict, truth) if v != o]
+    assert len(harsher) < 30 and all(check(prepared, r).classes > 1 for r in
+                                     table_from_frame(table.iloc[harsher], prepared.schema).values)
     # the oracle is not idle: it puts sampled subjects at risk, and nobody is exposed under it either
     assert "at_risk" in truth and "exposed" not in truth
     # the signed counts read the same levels as each subject's own check (the bulk figures are hers)

@@ -1,11 +1,16 @@
-"""A two-step release's classes read as MaskClass masked them (issue 58; :mod:`verifier.attacks.mask_class`).
+"""A release's masked classes read as the method masked them (issue 58; :mod:`verifier.attacks.mask_class`).
 
 :func:`mask_model` reads a release of ``multi_sensitive_generalization``: its step one (``step_one``, signed), its
 alpha_sa, its hierarchies and the marginal of each sensitive attribute it signs. With all of them, each class's
 posterior share of each value is exact (:func:`verifier.attacks.mask_class.class_posterior`), under the publisher's
 trees rebuilt over the values the marginal counts, as the publisher built them over the table's. Without them
 (a release signed before step one read the quasi-identifiers alone, or without its marginal) every cell that covers
-a value counts for it, the bound no posterior passes. Every other release has no such model (None).
+a value counts for it, the bound no posterior passes.
+
+SD k-anonymity with ``mask_probability`` masks each cell whatever its value: where it signs the marginal, each
+class's posterior is exact too, its masked cells holding each value at its signed share (without one, the
+masks' bound of :func:`verifier.attacks.classes.mask_weights` stands). Every other release has no such model
+(None).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from verifier.attacks.classes import mask_probability
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.attacks.mask_class import ClassPosterior, class_posterior, covered
 from verifier.errors import InvalidInputError
@@ -35,13 +41,17 @@ class MaskModel:
     """The publisher's trees of the sensitive attributes, None where the posterior is the bound."""
     alpha: float
     marginals: list[dict[str, int]] | None
+    random: bool = False
+    """Masks drawn whatever the value (SD k-anonymity's ``mask_probability``): a masked cell holds each value at
+    the population's share, so the class's posterior count of v is its cells naming v plus its masked cells times
+    v's signed share."""
     _shown: list[Counter] = field(default_factory=list, repr=False)
     _found: dict[tuple, ClassPosterior] = field(default_factory=dict, repr=False)
     _shares: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
     def exact(self) -> bool:
-        return self.sens is not None
+        return self.sens is not None or self.random
 
     def shown(self) -> list[Counter]:
         """Each class's published sensitive tuples and how many rows hold each (found once)."""
@@ -67,11 +77,27 @@ class MaskModel:
         return self.posterior(label).share(i, value, sum(self.shown()[label].values()))
 
     def _posterior(self, shown: Counter) -> ClassPosterior:
+        if self.random:
+            return self._drawn(shown)
         if self.sens is None:
             return covered(shown, self._leaf_trees())
         if any(node not in h.order for t in shown for h, node in zip(self.sens, t)):
             return covered(shown, self._leaf_trees())  # a cell the publisher's trees do not hold
         return class_posterior(shown, self.sens, self.alpha, self.marginals)
+
+    def _drawn(self, shown: Counter) -> ClassPosterior:
+        """Masks drawn whatever the value: each value's count, over the people N the marginals count, is its cells
+        naming it times N plus the masked cells times its signed count (the oracle's (s + m pi(v)) / g)."""
+        trees = self._leaf_trees()
+        people = sum(self.marginals[0].values())
+        counts: list[dict[str, int]] = [{} for _ in trees]
+        for t, n in shown.items():
+            for i, (h, node) in enumerate(zip(trees, t)):
+                leaves = h.leaves(node)
+                for v in leaves:
+                    add = n * people if len(leaves) == 1 else n * self.marginals[i].get(v, 0)
+                    counts[i][v] = counts[i].get(v, 0) + add
+        return ClassPosterior(counts, people, "exact")
 
     def _leaf_trees(self) -> list[Hierarchy]:
         """Trees whose nodes cover what the published cells cover (the bound reads no tie order)."""
@@ -128,6 +154,11 @@ def mask_model(published: Any, methods: Sequence[Any], claims: Mapping[str, Any]
                hierarchies: Mapping[str, Any] | None) -> MaskModel | None:
     """The masks' model of a two-step release (the module's rules), None for any other release."""
     step = next((s for s in methods or () if isinstance(s, Mapping) and s.get("method") == METHOD), None)
+    if step is None and published.sensitive and mask_probability(methods or ()) > 0:
+        marginals = _marginals(claims or {}, [a.name for a in published.sensitive])
+        if marginals is None or not sum(marginals[0].values()):  # no signed prior: the masks' bound (mask_weights)
+            return None
+        return MaskModel(published, None, 1.0, marginals, random=True)
     if step is None or not published.sensitive:
         return None
     params = step.get("parameters") or {}

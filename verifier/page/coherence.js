@@ -126,8 +126,8 @@
       const marginal = entry.marginal;
       if (marginal === undefined || marginal === null) continue;
       const where = `$.predicate.claims.attribute_disclosure: the marginal of '${pp.literal(name)}'`;
-      const twoStep = (predicate.methods || []).some((step) => step && step.method === "multi_sensitive_generalization");
-      if (entry.mode !== (twoStep ? "group" : "randomized_response")) return `${where} is signed under another model than randomized response or two-step generalization`;
+      const masks = pp.mask_probability(predicate.methods || []) > 0 || (predicate.methods || []).some((step) => step && step.method === "multi_sensitive_generalization");
+      if (entry.mode !== (masks ? "group" : "randomized_response")) return `${where} is signed under another model than randomized response or two-step generalization`;
       const listed = categories.get(name) || [];
       if (Object.keys(marginal).some((c) => !listed.includes(c))) return `${where} counts a category the schema does not list`;
       const total = Object.values(marginal).reduce((a, b) => a + b, 0);

@@ -257,12 +257,14 @@
     // that is not a two-step generalization's.
     const step = (methods || []).find((s) => s && s.method === "multi_sensitive_generalization");
     const sensitive = schema.attributes.filter((a) => a.role === "sensitive");
-    if (!step || !sensitive.length) return null;
-    const params = step.parameters || {};
-    const alpha = params.alpha_sa;
     const signed = sensitive.map((a) => (((claims || {}).attribute_disclosure || {})[a.name] || {}).marginal);
     const marginals = signed.every((m) => m && typeof m === "object" && !Array.isArray(m))
       ? signed.map((m) => new Map(Object.entries(m).map(([v, n]) => [String(v), Number(n)]))) : null;
+    const drawn = !step && sensitive.length && pp.mask_probability(methods) > 0;
+    if (drawn && (marginals === null || ![...marginals[0].values()].reduce((a, b) => a + b, 0))) return null;
+    if (!drawn && (!step || !sensitive.length)) return null;
+    const params = drawn ? {} : step.parameters || {};
+    const alpha = params.alpha_sa;
     let sens = null;
     if (params.step_one === "quasi_identifiers" && marginals !== null && typeof alpha === "number") {
       sens = sensitive.map((a, i) => pp.build_tree((hierarchies || {})[a.name] || null, [...marginals[i]].filter(([, n]) => n > 0).map(([v]) => v)));
@@ -286,12 +288,25 @@
       const id = [...shown].sort((x, y) => compareTuples(unkey(x[0]), unkey(y[0]))).map(([t, n]) => `${t}${SEP}${SEP}${n}`).join("\n");
       if (!found.has(id)) {
         const known = sens !== null && [...shown.keys()].every((t) => unkey(t).every((node, i) => sens[i].order.has(node)));
-        found.set(id, known ? pp.class_posterior(shown, sens, alpha, marginals) : pp.covered(shown, sensitive.map(cellTree)));
+        found.set(id, drawn ? drawnPosterior(shown, sensitive.map(cellTree), marginals)
+          : known ? pp.class_posterior(shown, sens, alpha, marginals) : pp.covered(shown, sensitive.map(cellTree)));
       }
       return found.get(id);
     });
-    return { exact: sens !== null, marginals, names: sensitive.map((a) => a.name), posteriors, labels,
+    return { exact: sens !== null || Boolean(drawn), marginals, names: sensitive.map((a) => a.name), posteriors, labels,
       sizes: classes.rows.map((m) => m.length) };
+  };
+
+  const drawnPosterior = (shown, trees, marginals) => {
+    // MaskModel._drawn: masks drawn whatever the value, each value's count over the people N the marginals count
+    let people = 0;
+    for (const n of marginals[0].values()) people += n;
+    const counts = trees.map(() => new Map());
+    for (const [k, n] of shown) unkey(k).forEach((node, i) => {
+      const leaves = trees[i].leaves(node);
+      for (const v of leaves) counts[i].set(v, (counts[i].get(v) || 0n) + BigInt(n) * BigInt(leaves.length === 1 ? people : marginals[i].get(v) || 0));
+    });
+    return { counts, denominator: BigInt(people), how: "exact" };
   };
 
   pp.mask_prior = function mask_prior(model, name, value) {

@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from verifier.attacks.classes import mask_probability
 from verifier.attacks.match_settings import MAX_SAMPLES
 from verifier.releases.family import EXTERNAL, GENERALIZING
 from verifier.releases.policy import DEFAULT_NAME, default_policy, same_name
@@ -153,9 +154,10 @@ def _marginal_problem(predicate: dict[str, Any]) -> str | None:
         if marginal is None:
             continue
         where = f"$.predicate.claims.attribute_disclosure: the marginal of '{literal(name)}'"
-        two_step = any(isinstance(step, dict) and step.get("method") == "multi_sensitive_generalization"
-                       for step in predicate.get("methods") or [])
-        if entry.get("mode") != ("group" if two_step else "randomized_response"):
+        methods = predicate.get("methods") or []
+        masks = mask_probability(methods) > 0 or any(isinstance(step, dict) and step.get("method") ==
+                                                     "multi_sensitive_generalization" for step in methods)
+        if entry.get("mode") != ("group" if masks else "randomized_response"):
             return f"{where} is signed under another model than randomized response or two-step generalization"
         if any(c not in categories.get(name, []) for c in marginal):
             return f"{where} counts a category the schema does not list"

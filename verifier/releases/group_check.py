@@ -221,6 +221,10 @@ def masked_line(name: str, rows: list[int], cells: Sequence[Any], q: float = 0.0
         return None
     head = (f"{masked} of the {plural(len(rows), 'released record')} consistent with your values "
             f"{'shows' if masked == 1 else 'show'} {literal(name)} masked (several values, not one).")
+    if q > 0 and masks == "exact":
+        return (f"{head} The publisher masked each cell with probability {number(q, share=True)}, whatever its value, "
+                "so a masked cell tells nothing of the value behind it: your risk counts it as each value's share "
+                "of the people, as the publisher signs it, and your base rate is your value's signed share.")
     if q > 0:
         return (f"{head} The publisher masked each cell with probability {number(q, share=True)}, whatever its value, "
                 "so a masked cell tells nothing of the value behind it: your risk counts it as the most of each "
