@@ -36,7 +36,7 @@ from verifier.attacks.hierarchy import Hierarchy
 from verifier.text import number
 
 __all__ = ["SLACK", "Infeasible", "mask_counts", "completions", "class_posterior", "covered", "ClassPosterior",
-           "MOST_COMPLETIONS"]
+           "MOST_COMPLETIONS", "by_completions", "two_leaves"]
 
 #: a share above alpha by more than this violates it
 SLACK = 1e-12
@@ -52,24 +52,30 @@ class Infeasible(Exception):
 
 def _worst(rows: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float) -> tuple | None:
     """The violation MaskClass treats first, (conf, i, group key, leaf): the highest leaf confidence above alpha in
-    a Q&S group (Def. 5-7), ties by attribute, key and leaf order; None when MD(alpha) holds."""
+    a Q&S group (Def. 5-7), ties by attribute, key and leaf order; None when MD(alpha) holds. A group's confidences
+    are exact: integers over the group's size times the least common multiple of its nodes' leaf counts, compared
+    with alpha + SLACK as the exact value of that float."""
+    limit = Fraction(alpha + SLACK)
     worst, worst_rank = None, None
     m = len(sens)
     for i in range(m):
-        groups: dict[tuple, Counter] = {}
+        h = sens[i]
+        groups: dict[tuple, dict[str, int]] = {}
         for r, count in rows.items():
-            groups.setdefault(r[:i] + r[i + 1:], Counter())[r[i]] += count
+            nodes = groups.setdefault(r[:i] + r[i + 1:], {})
+            nodes[r[i]] = nodes.get(r[i], 0) + count
         for key, nodes in groups.items():
-            size = sum(nodes.values())
-            conf: dict[str, Fraction] = {}
+            span = math.lcm(*(h.leaf_count(node) for node in nodes))
+            denominator = span * sum(nodes.values())
+            conf: dict[str, int] = {}
             for node, count in nodes.items():
-                leaves = sens[i].leaves(node)
-                for leaf in leaves:
-                    conf[leaf] = conf.get(leaf, 0) + Fraction(count, len(leaves))
+                share = count * (span // h.leaf_count(node))
+                for leaf in h.leaves(node):
+                    conf[leaf] = conf.get(leaf, 0) + share
             for leaf, total in conf.items():
-                c = total / size
-                if c > alpha + SLACK:
-                    rank = (-c, i, tuple(map(str, key)), sens[i].order[leaf])
+                if total * limit.denominator > limit.numerator * denominator:
+                    c = Fraction(total, denominator)
+                    rank = (-c, i, tuple(map(str, key)), h.order[leaf])
                     if worst_rank is None or rank < worst_rank:
                         worst, worst_rank = (c, i, key, leaf), rank
     return worst
@@ -144,8 +150,15 @@ def _each_completion(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy], marg
         yield rows
 
 
-def _published_by(rows: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float) -> Counter | None:
-    """The class MaskClass publishes from ``rows``, as a multiset of tuples; None where it refuses them."""
+def _published_by(rows: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float,
+                  memo: dict | None = None) -> Counter | None:
+    """The class MaskClass publishes from ``rows``, as a multiset of tuples; None where it refuses them. ``memo``
+    remembers each answer for one set of trees and one alpha (classes of one size share their completions)."""
+    if memo is not None:
+        key = tuple(sorted(rows.items()))
+        if key not in memo:
+            memo[key] = _published_by(rows, sens, alpha)
+        return memo[key]
     try:
         now, _ = mask_counts(rows, sens, alpha)
     except Infeasible:
@@ -182,28 +195,92 @@ def covered(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy]) -> ClassPoste
 
 
 def class_posterior(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float,
-                    marginals: Sequence[Mapping[str, int]], most: int = MOST_COMPLETIONS) -> ClassPosterior:
+                    marginals: Sequence[Mapping[str, int]], most: int = MOST_COMPLETIONS,
+                    memo: dict | None = None) -> ClassPosterior:
     """The posterior count of each sensitive value in one class whose published tuples are ``shown`` (tuple: rows),
     masked by MaskClass at ``alpha`` over the trees ``sens`` (the module's formula). ``marginals``: each
-    attribute's signed counts, the intruder's prior."""
+    attribute's signed counts, the intruder's prior; ``memo``, MaskClass's answers kept across the classes of one
+    release (:func:`_published_by`)."""
     if completions(shown, sens, marginals) > most:
         return covered(shown, sens)
+    found = two_leaves(shown, sens, alpha, marginals, memo)
+    return found if found is not None else by_completions(shown, sens, alpha, marginals, memo)
+
+
+def two_leaves(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float,
+               marginals: Sequence[Mapping[str, int]], memo: dict | None = None) -> ClassPosterior | None:
+    """:func:`by_completions` where one sensitive attribute's class has one masked cell of two values (with some
+    people) and every other cell one value: the completions are x rows of the masked cells holding the first value,
+    x = 0 .. m, and their weights, over the constant factor every completion shares, are
+    C(N, c_a) m_a^c_a m_b^c_b, each found from the last by one product and one exact division. The posterior is
+    the same ratio, so her figures are the same to the bit; None for any other class."""
+    if len(sens) != 1:
+        return None
+    h, prior = sens[0], marginals[0]
+    fixed: dict[str, int] = {}
+    masked = None
+    for (node,), n in shown.items():
+        leaves = [leaf for leaf in h.leaves(node) if prior.get(leaf, 0) > 0]
+        if len(leaves) == 1:
+            fixed[leaves[0]] = fixed.get(leaves[0], 0) + n
+        elif len(leaves) == 2 and masked is None and n:
+            masked = (leaves, n)
+        else:
+            return None
+    if masked is None:
+        return None
+    (a, b), m = masked
+    target = Counter({t: n for t, n in shown.items() if n})
+    ca, cb = fixed.get(a, 0), fixed.get(b, 0) + m
+    weight = math.comb(ca + cb, ca) * prior[a] ** ca * prior[b] ** cb
+    counts: dict[str, int] = {}
+    total = 0
+    for x in range(m + 1):
+        rows = {(v,): n for v, n in fixed.items() if n and v not in (a, b)}
+        rows.update({(v,): n for v, n in ((a, ca), (b, cb)) if n})
+        if _published_by(rows, sens, alpha, memo) == target:
+            total += weight
+            for (v,), n in rows.items():
+                counts[v] = counts.get(v, 0) + weight * n
+        if x < m:
+            weight = weight * cb * prior[a] // ((ca + 1) * prior[b])
+            ca, cb = ca + 1, cb - 1
+    if total == 0:
+        return covered(shown, sens)
+    return ClassPosterior([counts], total, "exact")
+
+
+def by_completions(shown: Mapping[Tuple, int], sens: Sequence[Hierarchy], alpha: float,
+                   marginals: Sequence[Mapping[str, int]], memo: dict | None = None) -> ClassPosterior:
+    """:func:`class_posterior` by every completion, each weighed by g! / prod_t c_t! * prod_t pi(t)^c_t."""
     target = Counter({t: n for t, n in shown.items() if n})
     size = sum(target.values())
     counts: list[dict[str, int]] = [{} for _ in sens]
     total = 0
+    factorial = [1]
+    for j in range(1, size + 1):  # every factorial a completion reads, once
+        factorial.append(factorial[-1] * j)
+    powers: dict[Tuple, list[int]] = {}
+
+    def power(t: Tuple, n: int) -> int:  # (prod_i m_i(t_i))^n, each power found once
+        found = powers.setdefault(t, [1])
+        base = math.prod(marginals[i].get(v, 0) for i, v in enumerate(t))
+        while len(found) <= n:
+            found.append(found[-1] * base)
+        return found[n]
+
     for rows in _each_completion(shown, sens, marginals):
-        if _published_by(rows, sens, alpha) != target:
+        if _published_by(rows, sens, alpha, memo) != target:
             continue
         held = [Counter() for _ in sens]
         for t, n in rows.items():
             for i, v in enumerate(t):
                 held[i][v] += n
-        weight = math.factorial(size)  # g! / prod_t c_t!, then prod_t (prod_i m_i(t_i))^c_t
+        weight = factorial[size]  # g! / prod_t c_t!, then prod_t (prod_i m_i(t_i))^c_t
         for n in rows.values():
-            weight //= math.factorial(n)
+            weight //= factorial[n]
         for t, n in rows.items():
-            weight *= math.prod(marginals[i].get(v, 0) for i, v in enumerate(t)) ** n
+            weight *= power(t, n)
         total += weight
         for i, c in enumerate(held):
             for v, n in c.items():

@@ -15,6 +15,7 @@ masks' bound of :func:`verifier.attacks.classes.mask_weights` stands). Every oth
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -47,6 +48,8 @@ class MaskModel:
     v's signed share."""
     _shown: list[Counter] = field(default_factory=list, repr=False)
     _found: dict[tuple, ClassPosterior] = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)
+    """MaskClass's answers on completions, shared by the classes (one set of trees, one alpha)."""
     _shares: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     @property
@@ -83,7 +86,7 @@ class MaskModel:
             return covered(shown, self._leaf_trees())
         if any(node not in h.order for t in shown for h, node in zip(self.sens, t)):
             return covered(shown, self._leaf_trees())  # a cell the publisher's trees do not hold
-        return class_posterior(shown, self.sens, self.alpha, self.marginals)
+        return class_posterior(shown, self.sens, self.alpha, self.marginals, memo=self._memo)
 
     def _drawn(self, shown: Counter) -> ClassPosterior:
         """Masks drawn whatever the value: each value's count, over the people N the marginals count, is its cells
@@ -152,7 +155,17 @@ def _marginals(claims: Mapping[str, Any], names: Sequence[str]) -> list[dict[str
 
 def mask_model(published: Any, methods: Sequence[Any], claims: Mapping[str, Any] | None,
                hierarchies: Mapping[str, Any] | None) -> MaskModel | None:
-    """The masks' model of a two-step release (the module's rules), None for any other release."""
+    """The masks' model of a release's cells (the module's rules), None for a release without one; found once per
+    published cells and what it reads (the publisher's claims and every record's level share it)."""
+    names = [a.name for a in published.sensitive]
+    key = ("model", json.dumps([methods, _marginals(claims or {}, names), hierarchies], sort_keys=True, default=str))
+    if key not in published.masks:
+        published.masks[key] = _mask_model(published, methods, claims, hierarchies)
+    return published.masks[key]
+
+
+def _mask_model(published: Any, methods: Sequence[Any], claims: Mapping[str, Any] | None,
+                hierarchies: Mapping[str, Any] | None) -> MaskModel | None:
     step = next((s for s in methods or () if isinstance(s, Mapping) and s.get("method") == METHOD), None)
     if step is None and published.sensitive and mask_probability(methods or ()) > 0:
         marginals = _marginals(claims or {}, [a.name for a in published.sensitive])

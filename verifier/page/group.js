@@ -225,14 +225,14 @@
   const maskedClass = (rows, schema, cells, possible, inside, model, name, value, methods) => {
     // classes.py's _masked_class: her figures of one sensitive attribute under a two-step release's masks' model
     const i = model.names.indexOf(name);
-    const share = (members) => { const c = model.labels[members[0]]; return pp.posterior_share(model.posteriors[c], i, value, model.sizes[c]); };
+    const share = (members) => { const c = model.labels[members[0]]; return pp.posterior_share(model.posterior(c), i, value, model.sizes[c]); };
     let which = null, worst = 0.0, held = 0.0;
     possible.rows.forEach((members, c) => {
       const s = share(members);
       if (which === null || s > worst) { which = c; worst = s; }
     });
     for (const members of possible.rows) held += share(members) * members.length;
-    const guess = which === null ? null : pp.posterior_guess(model.posteriors[model.labels[possible.rows[which][0]]], i);
+    const guess = which === null ? null : pp.posterior_guess(model.posterior(model.labels[possible.rows[which][0]]), i);
     const prior = pp.mask_prior(model, name, value);
     return { mode: "group", risk: worst, candidates: inside.length, best_guess: guess,
       bound: possible.rows.length <= 1 ? "own_class" : "worst_class", classes: possible.rows.length,

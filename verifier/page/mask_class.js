@@ -189,8 +189,6 @@
     return out;
   };
 
-  const factorial = (n) => { let out = 1n; for (let j = 2n; j <= BigInt(n); j += 1n) out *= j; return out; };
-
   const product = (lists) => lists.reduce((acc, list) => acc.flatMap((a) => list.map((b) => [...a, b])), [[]]);
 
   pp.class_posterior = function class_posterior(shown, sens, alpha, marginals) {
@@ -208,6 +206,20 @@
       if (j === labels.length) { yield []; return; }
       for (const part of compositions(shown.get(labels[j]), leaves[j].length)) for (const rest of each(j + 1)) yield [part, ...rest];
     };
+    const facts = [1n];
+    for (let j = 1; j <= size; j += 1) facts.push(facts[j - 1] * BigInt(j)); // every factorial a completion reads, once
+    const powers = new Map();
+    const power = (k, n) => {
+      // (prod_i m_i(t_i))^n, each power found once
+      if (!powers.has(k)) {
+        let base = 1n;
+        unkey(k).forEach((v, i) => { base *= BigInt(marginals[i].get(v) || 0); });
+        powers.set(k, { base, found: [1n] });
+      }
+      const entry = powers.get(k);
+      while (entry.found.length <= n) entry.found.push(entry.found[entry.found.length - 1] * entry.base);
+      return entry.found[n];
+    };
     for (const parts of each(0)) {
       const rows = new Map();
       parts.forEach((part, j) => part.forEach((n, l) => { if (n) { const k = key(leaves[j][l]); rows.set(k, (rows.get(k) || 0) + n); } }));
@@ -216,13 +228,9 @@
       const out = new Map();
       for (const [k, n] of rows) out.set(now.get(k), (out.get(now.get(k)) || 0) + n);
       if (out.size !== shown.size || [...shown].some(([k, n]) => out.get(k) !== n)) continue;
-      let weight = factorial(size);
-      for (const n of rows.values()) weight /= factorial(n);
-      for (const [k, n] of rows) {
-        let w = 1n;
-        unkey(k).forEach((v, i) => { w *= BigInt(marginals[i].get(v) || 0); });
-        weight *= w ** BigInt(n);
-      }
+      let weight = facts[size];
+      for (const n of rows.values()) weight /= facts[n];
+      for (const [k, n] of rows) weight *= power(k, n);
       total += weight;
       for (const [k, n] of rows) unkey(k).forEach((v, i) => counts[i].set(v, (counts[i].get(v) || 0n) + weight * BigInt(n)));
     }
@@ -276,12 +284,14 @@
       const byText = new Map(rows.slice(1).map((r, i) => [pp.strip(String(r[rows[0].indexOf(a.name)])), cells[a.name][i]]));
       return { leaves: (node) => { const c = byText.get(node); return c && c.values ? [...c.values].sort() : [node]; } };
     };
-    const found = new Map();
+    const found = new Map(), done = new Map();
     const labels = new Int32Array(all.length);
-    const posteriors = classes.rows.map((members, c) => {
+    classes.rows.forEach((members, c) => { for (const i of members) labels[i] = c; });
+    const posterior = (c) => {
+      // MaskModel.posterior: class c's, found once per distinct published class, only for the classes asked
+      if (done.has(c)) return done.get(c);
       const shown = new Map();
-      for (const i of members) {
-        labels[i] = c;
+      for (const i of classes.rows[c]) {
         const t = key(sensitive.map((a) => pp.strip(String(rows[i + 1][rows[0].indexOf(a.name)]))));
         shown.set(t, (shown.get(t) || 0) + 1);
       }
@@ -291,9 +301,10 @@
         found.set(id, drawn ? drawnPosterior(shown, sensitive.map(cellTree), marginals)
           : known ? pp.class_posterior(shown, sens, alpha, marginals) : pp.covered(shown, sensitive.map(cellTree)));
       }
-      return found.get(id);
-    });
-    return { exact: sens !== null || Boolean(drawn), marginals, names: sensitive.map((a) => a.name), posteriors, labels,
+      done.set(c, found.get(id));
+      return done.get(c);
+    };
+    return { exact: sens !== null || Boolean(drawn), marginals, names: sensitive.map((a) => a.name), posterior, labels,
       sizes: classes.rows.map((m) => m.length) };
   };
 
