@@ -221,3 +221,26 @@ def test_the_search_on_distinct_records_is_the_search_on_rows_on_adult():
     raw_sa = frame[["salary-class", "relationship"]].astype(str).values.tolist()
     args = (raw_qi, raw_sa, qh, sh, 0.95, 0.7)
     assert _outcome(two_step, *args) == _outcome(two_step_exhaustive, *args)
+
+
+def test_the_search_on_the_quasi_identifiers_alone_on_distinct_records_is_the_search_on_rows():
+    """Issue 58: step one on the quasi-identifiers alone (the released method), on the distinct records and row by
+    row, gives the same cuts, published rows, ratios, rounds and masking log, or the same refusal; its rounds are
+    the QI distortion ratio's, and its classes hold at least k and 1/alpha_qi rows."""
+    import math
+
+    rng = np.random.default_rng(58)
+    outcomes = Counter()
+    for trial in range(60):
+        args = _random_search(rng)
+        fast = _outcome(lambda *a: two_step(*a, step_one="quasi_identifiers"), *args)
+        plain = _outcome(lambda *a: two_step_exhaustive(*a, step_one="quasi_identifiers"), *args)
+        assert fast == plain, trial
+        if isinstance(plain[0], str):
+            outcomes[plain[0]] += 1
+            continue
+        outcomes["published"] += 1
+        qi, _, _, qi_dr, _, rounds, _ = plain
+        least = max(args[6] or 1, math.ceil(1 / args[4] - 1e-12))
+        assert min(Counter(map(tuple, qi)).values()) >= least and rounds[-1] == pytest.approx(qi_dr)
+    assert outcomes["published"] >= 40, outcomes

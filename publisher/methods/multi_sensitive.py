@@ -165,6 +165,9 @@ class RowRecords:
     def mask(self, state, alpha: float):
         return _mask_all(state, self.raw_sa, self.sh, alpha)
 
+    def unmasked(self):
+        return [list(r) for r in self.raw_sa]
+
     def distortion(self, state, masked) -> tuple[float, float]:
         return _dr(state, masked, self.qh, self.sh)
 

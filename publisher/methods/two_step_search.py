@@ -63,6 +63,7 @@ class Records(Protocol):
     def generalize(self, cuts: list[list[str]]) -> Any: ...
     def alpha_qi(self, state: Any, alpha: float, k: int | None) -> bool: ...
     def mask(self, state: Any, alpha: float) -> tuple[Any, list[dict[str, Any]]]: ...
+    def unmasked(self) -> Any: ...
     def distortion(self, state: Any, masked: Any) -> tuple[float, float]: ...
     def rows(self, state: Any, masked: Any) -> tuple[list[list[str]], list[list[str]]]: ...
 
@@ -100,7 +101,7 @@ def search(records: Records, qh: Sequence[Hierarchy], sh: Sequence[Hierarchy], a
         return records.alpha_qi(state, 1.0, least) if qi_only else records.alpha_qi(state, alpha_qi, k)
 
     def masked_of(state):  # under qi_only the classes are masked once chosen
-        return records.mask(state, 1.0 if qi_only else alpha_sa)
+        return (records.unmasked(), []) if qi_only else records.mask(state, alpha_sa)
 
     def ratio(state, masked) -> float:
         found = records.distortion(state, masked)
@@ -222,6 +223,10 @@ class DistinctRecords:
             if (top / size > alpha + SLACK).any():
                 return False
         return True
+
+    def unmasked(self) -> list[tuple[str, ...]]:
+        """Each distinct record's sensitive tuple as it is (no class masked)."""
+        return list(self.sa_tuples)
 
     def mask(self, state, alpha: float) -> tuple[list[tuple[str, ...]], list[dict[str, Any]]]:
         """MaskClass on every class, in the order of their labels' text: each distinct record's published
