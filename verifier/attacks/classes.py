@@ -326,8 +326,7 @@ def leaf_confidence(published: PublishedCells, keys: Sequence[str], target: str)
     labels = np.array([index.setdefault(tuple(published.text[k][r].strip() for k in keys), len(index))
                        for r in range(published.n_records)], dtype=np.int64)
     top = 0.0
-    for c in range(len(index)):
-        rows = np.flatnonzero(labels == c)
+    for rows in (label_members(labels, len(index)) if index else []):  # each group's rows, ascending: one sort
         shares = _shares(published.cells[target], rows)
         top = max(top, min(1.0, max(shares.values(), default=0.0) / len(rows)))
     return top
