@@ -131,7 +131,8 @@ def run(n: int | None, folder: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.sdcmicro_peer", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=float, action="append", help="table size (repeatable; default 3,000, the sample)")
+    parser.add_argument("--rows", type=float, action="append",
+                        help="table size (repeatable; default 3,000, the sample)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not sdcmicro_installed():

@@ -611,7 +611,8 @@ def release_figures(table: Table, methods: Sequence[Method], *, seed: int | None
                     allow_uninformative: bool = False) -> dict[str, Any]:
     """What ``publisher release`` would sign of this chain's release, with no key and no file: its ``model``, its
     ``claims`` (every record's level under ``policy``, ``policy_levels``, among them), its ``utility`` and its
-    ``methods`` with their metrics; its refusals raised as the release raises them. ``publisher calibrate`` sweeps it (issue 60, item 6)."""
+    ``methods`` with their metrics; its refusals raised as the release raises them. ``publisher calibrate`` sweeps it
+    (issue 60, item 6)."""
     made = _made(table, methods, seed=seed, alpha=alpha, samples=samples, progress=None,
                  phase=lambda label: nullcontext(), data_format="csv", part_rows=None, allow_formula_cells=True,
                  weights=None, allow_degenerate=allow_degenerate, allow_uninformative=allow_uninformative)

@@ -38,7 +38,8 @@ def test_each_value_is_judged_as_the_release_signs_it(tmp_path, capsys):
     for row in found["frontier"]:
         out = tmp_path / f"k{row['value']}"
         assert publisher(["release", "--input", str(SAMPLE), "--schema", str(ARX), "--method", "sd_k_anonymity",
-                          "--param", f"k={row['value']}", "--seed", "1", "--key", str(tmp_path / "keys" / "private.pem"),
+                          "--param", f"k={row['value']}", "--seed", "1", "--key",
+                          str(tmp_path / "keys" / "private.pem"),
                           "--dataset-id", "sd", "--out", str(out)]) == 0
         signed = json.loads((out / "manifest.json").read_text())["predicate"]
         levels = signed["claims"]["policy_levels"]

@@ -30,7 +30,8 @@ __all__ = ["SCRIPTS", "VENDORED", "page_html"]
 #: the page's scripts, in the order they are inlined
 SCRIPTS = ("dsse.js", "strict_json.js", "manifest_schema.js", "coherence.js", "datapackage.js", "verification.js",
            "data_columns.js", "sampling_weights.js", "ranks.js", "spreads.js", "disclosure.js",
-           "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "mask_class.js", "group.js",
+           "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "mask_class.js",
+           "group.js",
            "joint.js", "transparency.js", "plain_words.js", "pictures.js", "check.js", "ui.js")
 
 

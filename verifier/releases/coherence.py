@@ -146,8 +146,8 @@ def _at_most_power(x: int, n: int, m: int) -> bool:
 
 
 def _marginal_problem(predicate: dict[str, Any]) -> str | None:
-    """A signed marginal that no randomized-response or two-step run writes: beside another model, with a category the schema
-    does not list, or counts that do not add up to the records released."""
+    """A signed marginal that no randomized-response, two-step or masking SD run writes: beside another model, with a
+    category the schema does not list, or counts that do not add up to the records released."""
     categories = {a["name"]: a.get("categories") or [] for a in predicate["schema"]["attributes"]}
     for name, entry in (predicate["claims"].get("attribute_disclosure") or {}).items():
         marginal = entry.get("marginal")
