@@ -509,12 +509,11 @@ def _masked_class(published: PublishedCells, possible: Any, rows: np.ndarray, ma
     members = classes[which] if which is not None else rows[:0]
     held = sum(share * int(m.size) for share, m in zip(shares, classes))
     prior = masks.prior(name, mine)
+    guess = None if which is None else masks.guess(name, int(labels[members[0]]))
     return {
-        "mode": "group", "risk": worst, "candidates": int(rows.size),
-        "best_guess": None if which is None else masks.guess(name, int(labels[members[0]])),
+        "mode": "group", "risk": worst, "candidates": int(rows.size), "best_guess": guess,
         "bound": "own_class" if possible.count <= 1 else "worst_class", "classes": possible.count,
         "worst_class_rows": int(members.size), "masks": "exact" if masks.exact else "covered",
-        "candidate_set": {"risk": min(1.0, held / rows.size) if rows.size else 0.0,
-                          "best_guess": masks.guess(name, int(labels[members[0]])) if which is not None else None},
+        "candidate_set": {"risk": min(1.0, held / rows.size) if rows.size else 0.0, "best_guess": guess},
         "prior": prior if prior is not None else base_rate_bounds(published, name, methods).get(mine, 0.0),
     }

@@ -51,6 +51,7 @@ class MaskModel:
     _memo: dict = field(default_factory=dict, repr=False)
     """MaskClass's answers on completions, shared by the classes (one set of trees, one alpha)."""
     _shares: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
+    _trees: list = field(default_factory=list, repr=False)
 
     @property
     def exact(self) -> bool:
@@ -103,8 +104,11 @@ class MaskModel:
         return ClassPosterior(counts, people, "exact")
 
     def _leaf_trees(self) -> list[Hierarchy]:
-        """Trees whose nodes cover what the published cells cover (the bound reads no tie order)."""
-        return [_CellTree(self.published, a.name) for a in self.published.sensitive]
+        """Trees whose nodes cover what the published cells cover (the bound reads no tie order); read once, as
+        each class read every row of its column."""
+        if not self._trees:
+            self._trees.extend(_CellTree(self.published, a.name) for a in self.published.sensitive)
+        return self._trees
 
     def class_shares(self, name: str, value: str) -> np.ndarray:
         """Each class's posterior share of ``value`` in sensitive column ``name`` (classes by their label)."""

@@ -284,6 +284,8 @@
       const byText = new Map(rows.slice(1).map((r, i) => [pp.strip(String(r[rows[0].indexOf(a.name)])), cells[a.name][i]]));
       return { leaves: (node) => { const c = byText.get(node); return c && c.values ? [...c.values].sort() : [node]; } };
     };
+    let trees = null;
+    const cellTrees = () => trees || (trees = sensitive.map(cellTree)); // read once, not once per class
     const found = new Map(), done = new Map();
     const labels = new Int32Array(all.length);
     classes.rows.forEach((members, c) => { for (const i of members) labels[i] = c; });
@@ -298,8 +300,8 @@
       const id = [...shown].sort((x, y) => compareTuples(unkey(x[0]), unkey(y[0]))).map(([t, n]) => `${t}${SEP}${SEP}${n}`).join("\n");
       if (!found.has(id)) {
         const known = sens !== null && [...shown.keys()].every((t) => unkey(t).every((node, i) => sens[i].order.has(node)));
-        found.set(id, drawn ? drawnPosterior(shown, sensitive.map(cellTree), marginals)
-          : known ? pp.class_posterior(shown, sens, alpha, marginals) : pp.covered(shown, sensitive.map(cellTree)));
+        found.set(id, drawn ? drawnPosterior(shown, cellTrees(), marginals)
+          : known ? pp.class_posterior(shown, sens, alpha, marginals) : pp.covered(shown, cellTrees()));
       }
       done.set(c, found.get(id));
       return done.get(c);
