@@ -36,20 +36,21 @@ import numpy as np
 from scipy.stats import rankdata
 
 from verifier.attacks.classes import PublishedCells
+from verifier.core.match_sets import MatchSets
 from verifier.core.permutation import RankSpace, compute_permuted_privacy
 from verifier.data.schema import Schema
 
 __all__ = ["ranked_statistics", "generalized_statistics"]
 
 
-def _linkage_correlation(x: np.ndarray, y: np.ndarray, offsets: np.ndarray, matches: np.ndarray) -> np.ndarray:
+def _linkage_correlation(x: np.ndarray, y: np.ndarray, sets: MatchSets) -> np.ndarray:
     """Per attribute, Spearman's rho of X's ranks and the mean rank of each record's linked released records."""
-    counts = np.diff(offsets)
+    counts = np.diff(sets.offsets)
     out = np.full(x.shape[1], np.nan)
     for j in range(x.shape[1]):
         rx = rankdata(x[:, j])
         ry = rankdata(y[:, j])
-        linked = np.add.reduceat(ry[matches], offsets[:-1]) / counts
+        linked = (np.add.reduceat(ry[sets.records], sets.offsets[:-1]) / counts)[sets.rows]
         if np.ptp(rx) > 0 and np.ptp(linked) > 0:
             out[j] = np.corrcoef(rx, linked)[0, 1]
     return out
@@ -85,7 +86,7 @@ def ranked_statistics(x: np.ndarray, y: np.ndarray, schema: Schema) -> dict[str,
     out = {"permuted_privacy.distance": float(report.dataset_distance),
            "record_distance.q10": float(q10), "record_distance.q50": float(q50), "record_distance.q90": float(q90)}
     out["rank_correlation_change"] = _correlation_change(x, y)
-    correlation = _linkage_correlation(x, y, report.match_offsets, report.matches)
+    correlation = _linkage_correlation(x, y, report.match_sets)
     for j, attr in enumerate(schema.attributes):
         out[f"spread.{attr.name}"] = float(report.dataset_spread[j])
         out[f"linkage_rank_correlation.{attr.name}"] = float(correlation[j])

@@ -25,6 +25,7 @@ from verifier.attacks.disclosure import (
     uncertainty_coefficient,
     utility_cost,
 )
+from verifier.core.match_sets import MatchSets
 from verifier.errors import InvalidInputError
 
 # T1b-hyp: rows Male, Female; columns Cancer, Flu, Other (spec section 9)
@@ -177,19 +178,57 @@ def test_group_risk():
 
 
 def test_permutation_risk_categorical_and_numeric():
-    offsets, matches = np.array([0, 2, 3]), np.array([0, 1, 2])
-    risk, n = permutation_risk(offsets, matches, np.array([1.0, 2.0]), np.array([1.0, 3.0, 2.0]))
+    sets = MatchSets.each(np.array([0, 2, 3]), np.array([0, 1, 2]))
+    risk, n = permutation_risk(sets, np.array([1.0, 2.0]), np.array([1.0, 3.0, 2.0]))
     assert risk.tolist() == [0.5, 1.0] and n.tolist() == [2, 1]
-    risk, _ = permutation_risk(offsets, matches, np.array([1.0, 2.0]), np.array([1.04, 3.0, 2.5]), tolerance=0.1)
+    risk, _ = permutation_risk(sets, np.array([1.0, 2.0]), np.array([1.04, 3.0, 2.5]), tolerance=0.1)
     assert risk.tolist() == [0.5, 0.0]
 
 
+def _plain_risk(offsets, matches, mine, theirs, tolerance):
+    """The plain share: every record's match set walked candidate by candidate."""
+    risk, counts = [], []
+    for r in range(offsets.size - 1):
+        found = matches[offsets[r]:offsets[r + 1]]
+        hit = [abs(theirs[i] - mine[r]) <= tolerance if tolerance is not None else theirs[i] == mine[r]
+               for i in found]
+        risk.append(sum(hit) / found.size if found.size else 0.0)
+        counts.append(found.size)
+    return np.array(risk, dtype=float), np.array(counts, dtype=np.int64)
+
+
 def _listed_group_risk(gx, gy, mine, theirs, tolerance):
-    """The reference: every released record of her group listed as her match set, then permutation_risk."""
+    """The reference: every released record of her group listed as her match set, then the plain share."""
     members = [np.flatnonzero(gy == g) for g in gx]
     offsets = np.concatenate(([0], np.cumsum([m.size for m in members])))
     matches = np.concatenate(members) if members else np.empty(0, np.int64)
-    return permutation_risk(offsets, matches.astype(np.int64), mine, theirs, tolerance=tolerance)
+    return _plain_risk(offsets, matches.astype(np.int64), mine, theirs, tolerance)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_permutation_risk_of_merged_sets_equals_the_plain_share(seed):
+    """Match sets kept once per distinct query (as a tied table's search gives them) give every record the
+    plain walk's risk and candidate count, bit for bit: tied and continuous values, empty sets, -0.0 and 0.0,
+    and values at exactly mine +- tolerance."""
+    rng = np.random.default_rng(seed)
+    n_y, distinct, n = int(rng.integers(1, 40)), int(rng.integers(1, 6)), int(rng.integers(1, 50))
+    sets = [np.sort(rng.choice(n_y, size=int(rng.integers(0 if seed % 5 == 0 else 1, n_y + 1)), replace=False))
+            for _ in range(distinct)]
+    rows = rng.integers(0, distinct, size=n)
+    offsets = np.concatenate(([0], np.cumsum([s.size for s in sets]))).astype(np.int64)
+    merged = MatchSets(rows.astype(np.int64), offsets, np.concatenate(sets).astype(np.int64))
+    listed_offsets, listed = merged.listed()
+    assert all(np.array_equal(listed[listed_offsets[q]:listed_offsets[q + 1]], sets[rows[q]]) for q in range(n))
+    tied = seed % 2 == 0
+    theirs = rng.integers(-2, 3, n_y).astype(float) if tied else rng.normal(size=n_y)
+    mine = rng.integers(-2, 3, n).astype(float) if tied else rng.choice(theirs, n) + rng.choice([0.0, 0.5, -0.5], n)
+    mine[mine == 0] = -0.0
+    for tolerance in (None, 0.5, 1.0):
+        got = permutation_risk(merged, mine, theirs, tolerance=tolerance)
+        want = _plain_risk(listed_offsets, listed, mine, theirs, tolerance)
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    wanted = rng.integers(0, n_y, n)
+    assert merged.contains(wanted).tolist() == [bool(np.isin(wanted[q], sets[rows[q]])) for q in range(n)]
 
 
 @pytest.mark.parametrize("seed", range(40))

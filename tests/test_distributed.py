@@ -95,8 +95,8 @@ INTRUDER_FIELDS = ("p_values", "p_value_low", "p_value_high", "original_counts",
 
 
 def _same_intruder(local, dist) -> None:
-    for name in ("distances", "offsets", "matches"):
-        a, b = getattr(local.linkage, name), getattr(dist.linkage, name)
+    for name, a, b in zip(("distances", "offsets", "matches"), (local.linkage.distances, *local.linkage.sets.listed()),
+                          (dist.linkage.distances, *dist.linkage.sets.listed())):
         assert a.dtype == b.dtype and np.array_equal(a, b), name
     assert (dist.random.method, dist.random.total) == (local.random.method, local.random.total)
     assert np.array_equal(dist.random.counts, local.random.counts)

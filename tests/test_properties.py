@@ -600,3 +600,24 @@ def test_a_search_asked_again_is_answered_as_the_first_and_never_for_other_queri
         distances, matches = compute_distances_bruteforce(RankSpace(y), queries)
         assert got[0].tolist() == distances.tolist()
         assert [got[2][got[1][r]:got[1][r + 1]].tolist() for r in range(len(queries))] == [m.tolist() for m in matches]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tied_queries_are_searched_once_and_keep_one_match_set(seed):
+    """On a tied census-like table most records share their query blocks: the search keeps each distinct row's
+    match set once, every record still gets the plain scan's distance and match set, and the kept arrays are
+    read-only (no caller can change what the next one gets)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 400))
+    y = rng.integers(0, 3, (n, 3)).astype(float)
+    x = rng.integers(0, 3, (int(rng.integers(1, 300)), 3)).astype(float) + rng.choice([0.0, 0.5], (1, 3))
+    space = RankSpace(y)
+    qlo, qhi = space.query_blocks(x)
+    distances, sets = space.match_sets(qlo, qhi)
+    assert sets.offsets.size - 1 == np.unique(x, axis=0).shape[0] <= 27
+    want_d, want_m = compute_distances_bruteforce(RankSpace(y), x)
+    assert distances.tolist() == want_d.tolist()
+    assert [sets.of(r).tolist() for r in range(len(x))] == [m.tolist() for m in want_m]
+    assert sets.counts.tolist() == [m.size for m in want_m]
+    with pytest.raises(ValueError):
+        sets.records[:1] = 0

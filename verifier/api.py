@@ -128,7 +128,7 @@ class PermutedPrivacy:
         out = pd.DataFrame({
             "record": np.arange(1, self.n_records + 1),
             "distance": rep.distances,
-            "n_matches": np.diff(rep.match_offsets),
+            "n_matches": rep.match_counts,
             "matches": [(rep.record_matches(r) + 1).tolist() for r in range(self.n_records)],
         })
         for j, a in enumerate(self.attributes):

@@ -138,7 +138,6 @@ def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolera
     method (``verifier.attacks.disclosure.rr_risk``).
     """
     from verifier.attacks.disclosure import permutation_risk, released_group_risk
-    from verifier.core.permutation import compute_distances
 
     attrs = list(schema.attributes)
     qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier"]
@@ -148,6 +147,9 @@ def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolera
     if grouped and any(a.role == "sensitive" for a in attrs):
         label = class_codes(np.concatenate([y[:, qi], x[:, qi]]), list(range(len(qi))))
         released_label, original_label = label[: y.shape[0]], label[y.shape[0]:]
+    elif any(a.role == "sensitive" for a in attrs):  # her candidates are her match set on the QIs, found once
+        space = RankSpace(y[:, qi], [attrs[j].kind for j in qi])
+        _, sets = space.match_sets(*space.query_blocks(x[:, qi]))
     for s, attr in enumerate(attrs):
         if attr.role != "sensitive":
             continue
@@ -160,9 +162,7 @@ def attribute_disclosure(x: np.ndarray, y: np.ndarray, schema: Schema, *, tolera
             risk, candidates = released_group_risk(original_label, released_label, x[:, s], y[:, s], tolerance=tol)
         else:
             mode = "permutation"
-            kinds = [attrs[j].kind for j in qi]
-            _, offsets, matches = compute_distances(RankSpace(y[:, qi], kinds), x[:, qi])
-            risk, candidates = permutation_risk(offsets, matches.astype(np.int64), x[:, s], y[:, s], tolerance=tol)
+            risk, candidates = permutation_risk(sets, x[:, s], y[:, s], tolerance=tol)
         out[attr.name] = {
             "mode": mode,
             "max": float(risk.max()) if n else 0.0,

@@ -65,7 +65,7 @@ def candidate_risks(y: np.ndarray, schema: Schema, records: np.ndarray,
         mode = "permutation"
         space = RankSpace(y[:, qi], [attrs[j].kind for j in qi])
         qlo, qhi = space.query_blocks(records[:, qi])
-        _, offsets, matches = space.nearest(qlo, qhi)
+        _, sets = space.match_sets(qlo, qhi)
     out: dict[str, dict[str, Any]] = {}
     for s, attr in enumerate(attrs):
         if attr.name not in wanted:
@@ -73,7 +73,7 @@ def candidate_risks(y: np.ndarray, schema: Schema, records: np.ndarray,
         tol = (TOLERANCE * float(y[:, s].max() - y[:, s].min()) if y.shape[0] else 0.0) if attr.kind == "numeric" \
             else None
         if mode == "permutation":
-            risk = permutation_risk(offsets, matches, records[:, s], y[:, s], tolerance=tol)[0]
+            risk = permutation_risk(sets, records[:, s], y[:, s], tolerance=tol)[0]
         else:
             risk = released_group_risk(own, theirs, records[:, s], y[:, s], tolerance=tol)[0]
         out[attr.name] = {"mode": mode, "risk": risk, **({"tolerance": tol} if tol is not None else {})}

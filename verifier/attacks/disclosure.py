@@ -36,6 +36,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from verifier.core.match_sets import MatchSets
 from verifier.data.schema import Schema
 from verifier.errors import InvalidInputError
 
@@ -290,8 +291,7 @@ def group_risk(groups: np.ndarray, sensitive: np.ndarray) -> np.ndarray:
 
 
 def permutation_risk(
-    match_offsets: np.ndarray,
-    matches: np.ndarray,
+    sets: MatchSets,
     own_sensitive: np.ndarray,
     released_sensitive: np.ndarray,
     *,
@@ -299,16 +299,13 @@ def permutation_risk(
 ) -> tuple[np.ndarray, np.ndarray]:
     """SPEC section 6, mode 3: per record, the share of its QI match set whose sensitive value is hers.
 
-    For a numeric sensitive attribute, pass ``tolerance`` (default in the
-    callers: 5% of its range): a candidate counts when within it. Returns the
-    risks and the number of candidates.
+    ``sets`` holds every record's match set (:class:`~verifier.core.match_sets.MatchSets`; ``MatchSets.each``
+    for sets listed record by record). For a numeric sensitive attribute, pass ``tolerance`` (default in the
+    callers: 5% of its range): a candidate counts when within it. Returns the risks and the number of
+    candidates.
     """
-    counts = np.diff(match_offsets)
-    owner = np.repeat(np.arange(counts.size), counts)
-    theirs = released_sensitive[matches]
-    mine = own_sensitive[owner]
-    hit = np.abs(theirs - mine) <= tolerance if tolerance is not None else theirs == mine
-    hits = np.bincount(owner, weights=hit.astype(float), minlength=counts.size)
+    counts = sets.counts
+    hits = sets.value_hits(own_sensitive, released_sensitive, tolerance)
     return np.where(counts > 0, hits / np.maximum(counts, 1), 0.0), counts
 
 

@@ -37,7 +37,8 @@ import numpy as np
 from verifier.attacks.match_settings import ALPHA, EXHAUSTIVE_LIMIT, MAX_SAMPLES, SAMPLES
 from verifier.core.validation import as_generator, check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
-from verifier.core.permutation import RankSpace, RecordDistance, compute_distances, compute_record_distance
+from verifier.core.match_sets import MatchSets
+from verifier.core.permutation import RankSpace, RecordDistance, compute_record_distance
 from verifier.core.ranks import ReverseMappingResult, reverse_map
 
 __all__ = [
@@ -304,20 +305,19 @@ def hellinger(p: np.ndarray, q: np.ndarray) -> float:
 class Linkage:
     """Every original record linked to its closest records (paper 003 section 5.1, Table 5).
 
-    Records are 0-based; the match set of original r is
-    ``matches[offsets[r]:offsets[r + 1]]``, ascending.
+    Records are 0-based; the match set of original r is ``sets.of(r)``,
+    ascending (:class:`~verifier.core.match_sets.MatchSets`).
     """
 
     distances: np.ndarray
-    offsets: np.ndarray
-    matches: np.ndarray
+    sets: MatchSets
 
     def record_matches(self, r: int) -> np.ndarray:
-        return self.matches[self.offsets[r] : self.offsets[r + 1]]
+        return self.sets.of(r)
 
     @property
     def match_counts(self) -> np.ndarray:
-        return np.diff(self.offsets)
+        return self.sets.counts
 
     def outcomes(self, true_rows: np.ndarray) -> np.ndarray:
         """Per record: ``correct`` (the match set is exactly the true record),
@@ -329,17 +329,16 @@ class Linkage:
         true_rows = np.asarray(true_rows, dtype=np.int64)
         if true_rows.shape != self.distances.shape:
             raise InvalidInputError(f"true_rows must give one row per original record ({self.distances.size})")
-        owner = np.repeat(np.arange(self.distances.size), self.match_counts)
-        hit = np.zeros(self.distances.size, dtype=bool)
-        hit[owner[self.matches == true_rows[owner]]] = True
+        hit = self.sets.contains(true_rows)
         single = self.match_counts == 1
         return np.where(hit & single, "correct", np.where(hit, "multiple", "misidentified"))
 
 
 def link_records(space: RankSpace, originals: np.ndarray) -> Linkage:
     """Link every original record to its match set in the table of ``space``."""
-    d, offsets, matches = compute_distances(space, originals)
-    return Linkage(distances=d, offsets=offsets, matches=matches)
+    qlo, qhi = space.query_blocks(originals)
+    d, sets = space.match_sets(qlo, qhi)
+    return Linkage(distances=d, sets=sets)
 
 
 @dataclass(frozen=True, eq=False)

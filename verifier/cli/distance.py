@@ -107,7 +107,7 @@ def _output(args: argparse.Namespace, names: list[str], report, space, phases) -
         "spread_kinds": report.spread_kinds,
         "n_records": n,
         "dataset": {"distance": report.dataset_distance, "variances": [finite(t) for t in report.dataset_spread]},
-        "distances": distance_summary(report.distances, report.match_offsets),
+        "distances": distance_summary(report.distances, report.match_counts),
         "out": args.out,
         "engine": args.engine,
         **({"records": records} if args.record is not None else {}),

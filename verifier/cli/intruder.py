@@ -205,7 +205,7 @@ def _output(args: argparse.Namespace, names: list[str], report) -> int:
         "paired": args.paired,
         "out": args.out,
         **({"records": records} if args.record is not None else {}),
-        "distances": distance_summary(report.linkage.distances, report.linkage.offsets),
+        "distances": distance_summary(report.linkage.distances, report.linkage.match_counts),
         "random_distribution": as_dict(report.random.pmf, size),
         "original_distribution": as_dict(report.original_pmf, size),
         "random": random_json(report.random),

@@ -38,6 +38,7 @@ from verifier.core.validation import check_matrix, check_same_shape
 from verifier.errors import InvalidInputError
 from verifier.text import html_table, number
 from verifier.compiling import compiling_pays
+from verifier.core.match_sets import MatchSets, distinct_queries
 from verifier.core.plain_index import PlainIndex
 from verifier.core.window import RUNS_FROM, prefix_table, run_variance, two_pass_variance, window_moments
 from verifier.core.ranks import ColumnBlocks, for_each_column
@@ -157,11 +158,12 @@ class RankSpace(SortedColumns):
         """Free the search index (its record blocks in tree order: 0.9 GB at 1e7 x 5); the next use builds it again."""
         self.__dict__.pop("tree", None)
 
-    def nearest(self, qlo: np.ndarray, qhi: np.ndarray, progress: Callable[[int, int], None] | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(distances, offsets, matches)`` of every query block row, as :attr:`tree` finds them; the last search
-        is kept, so that the same queries asked again (a release's claims, then every record's level) are
-        answered without searching twice. Each caller gets its own copy of the arrays."""
+    def match_sets(self, qlo: np.ndarray, qhi: np.ndarray, progress: Callable[[int, int], None] | None = None
+                   ) -> tuple[np.ndarray, MatchSets]:
+        """``(distances, sets)`` of every query block row: :attr:`tree` searches each distinct row once, and the
+        sets keep each distinct row's match set once (:mod:`verifier.core.match_sets`). The last search is kept,
+        so that the same queries asked again (a release's claims, then every record's level) are answered without
+        searching twice; its arrays are read-only, shared by every caller."""
         digest = hashlib.blake2b(digest_size=16)
         for part in (np.ascontiguousarray(qlo, dtype=np.int64), np.ascontiguousarray(qhi, dtype=np.int64)):
             digest.update(np.asarray(part.shape, dtype=np.int64).tobytes())
@@ -169,9 +171,21 @@ class RankSpace(SortedColumns):
         key = digest.digest()
         last = self.__dict__.get("_last_search")
         if last is None or last[0] != key:
-            last = (key, self.tree.nearest(qlo, qhi, progress=progress))
+            rows, first = distinct_queries(qlo, qhi)
+            distances, offsets, records = self.tree.nearest(qlo[first], qhi[first], progress=progress)
+            found = (distances[rows], MatchSets(rows, offsets, records))
+            for a in (found[0], rows, offsets, records):
+                a.setflags(write=False)
+            last = (key, found)
             self.__dict__["_last_search"] = last
-        return tuple(a.copy() for a in last[1])  # type: ignore[return-value]
+        return last[1]
+
+    def nearest(self, qlo: np.ndarray, qhi: np.ndarray, progress: Callable[[int, int], None] | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(distances, offsets, matches)`` of every query block row, every match set written out (CSR), from
+        :meth:`match_sets`; each caller gets its own arrays."""
+        distances, sets = self.match_sets(qlo, qhi, progress)
+        return (distances.copy(), *sets.listed())
 
     @cached_property
     def tree(self):
@@ -573,8 +587,7 @@ class PermutedPrivacyReport:
     """
 
     distances: np.ndarray
-    match_offsets: np.ndarray
-    matches: np.ndarray
+    match_sets: MatchSets
     query_lo: np.ndarray
     query_hi: np.ndarray
     spread_at_dataset_distance: np.ndarray
@@ -584,7 +597,27 @@ class PermutedPrivacyReport:
     spread_kinds: list[str]
 
     def record_matches(self, r: int) -> np.ndarray:
-        return self.matches[self.match_offsets[r] : self.match_offsets[r + 1]]
+        return self.match_sets.of(r)
+
+    @property
+    def match_counts(self) -> np.ndarray:
+        """The size of every record's match set."""
+        return self.match_sets.counts
+
+    @cached_property
+    def _listed(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.match_sets.listed()
+
+    @property
+    def match_offsets(self) -> np.ndarray:
+        """Every record's match set written out (CSR offsets into :attr:`matches`): as large as the sets listed
+        record by record, which on a tied census is far larger than :attr:`match_sets`."""
+        return self._listed[0]
+
+    @property
+    def matches(self) -> np.ndarray:
+        """The released records of every match set, record after record (see :attr:`match_offsets`)."""
+        return self._listed[1]
 
     def check_dv(
         self, space: RankSpace, *, d: int, v: Sequence[float], record: int | None = None
@@ -613,21 +646,20 @@ def compute_permuted_privacy(
     """
     qlo, qhi = space.query_blocks(originals)
     del originals  # the caller may hold no other reference: X is not needed past its query blocks
-    distances, offsets, matches = space.nearest(qlo, qhi, progress=progress)
+    distances, sets = space.match_sets(qlo, qhi, progress=progress)
     if not keep_tree:
         space.drop_tree()
-    return assemble_report(space, qlo, qhi, distances, offsets, matches)
+    return assemble_report(space, qlo, qhi, distances, sets)
 
 
 def assemble_report(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np.ndarray, distances: np.ndarray,
-                    offsets: np.ndarray, matches: np.ndarray) -> PermutedPrivacyReport:
+                    sets: MatchSets) -> PermutedPrivacyReport:
     """The report from the distances and match sets (however found): D, and the spreads at D and at each d(x)."""
     dataset_distance = int(distances.min())
     at_dataset, at_record = window_spreads(space, qlo, qhi, [dataset_distance, distances])
     return PermutedPrivacyReport(
         distances=distances,
-        match_offsets=offsets,
-        matches=matches,
+        match_sets=sets,
         query_lo=qlo,
         query_hi=qhi,
         spread_at_dataset_distance=at_dataset,

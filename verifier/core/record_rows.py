@@ -14,43 +14,40 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from verifier.core.match_sets import MatchSets
 from verifier.core.permutation import PermutedPrivacyReport, RankSpace
 
 __all__ = ["distance_columns", "distance_summary", "match_columns", "matches_array"]
 
 
-def matches_array(offsets: np.ndarray, matches: np.ndarray, start: int, stop: int):
-    """Records ``start..stop-1``'s match lists as an Arrow list array, numbered from 1."""
+def matches_array(offsets: np.ndarray, matches: np.ndarray):
+    """Match lists in CSR form (``offsets`` from 0) as an Arrow list array, numbered from 1."""
     import pyarrow as pa
 
-    lo, hi = int(offsets[start]), int(offsets[stop])
-    return pa.ListArray.from_arrays(pa.array(offsets[start : stop + 1] - lo, type=pa.int64()),
-                                    pa.array(matches[lo:hi] + 1, type=pa.int64()))
+    return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int64()), pa.array(matches + 1, type=pa.int64()))
 
 
-def match_columns(distances: np.ndarray, offsets: np.ndarray, matches: np.ndarray, start: int,
-                  stop: int) -> dict[str, Any]:
+def match_columns(distances: np.ndarray, sets: MatchSets, start: int, stop: int) -> dict[str, Any]:
     """``record``, ``distance``, ``n_matches`` and ``matches`` of records ``start..stop-1``."""
+    offsets, matches = sets.listed(start, stop)
     return {
         "record": np.arange(start + 1, stop + 1, dtype=np.int64),
         "distance": distances[start:stop].astype(np.int64),
-        "n_matches": np.diff(offsets[start : stop + 1]).astype(np.int64),
-        "matches": matches_array(offsets, matches, start, stop),
+        "n_matches": np.diff(offsets),
+        "matches": matches_array(offsets, matches),
     }
 
 
 def _deviations(report: PermutedPrivacyReport, space: RankSpace, start: int, stop: int):
     import pyarrow as pa
 
-    offsets = report.match_offsets
-    lo, hi = int(offsets[start]), int(offsets[stop])
-    owner = np.repeat(np.arange(start, stop), np.diff(offsets[start : stop + 1]))
-    matched = report.matches[lo:hi]
+    offsets, matched = report.match_sets.listed(start, stop)
+    owner = np.repeat(np.arange(start, stop), np.diff(offsets))
     dev = np.maximum(0, np.maximum(space.record_lo[matched] - report.query_hi[owner],
                                    report.query_lo[owner] - space.record_hi[matched]))
     m = dev.shape[1]
     inner = pa.FixedSizeListArray.from_arrays(pa.array(dev.ravel(), type=pa.int64()), m)
-    return pa.ListArray.from_arrays(pa.array(offsets[start : stop + 1] - lo, type=pa.int64()), inner)
+    return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int64()), inner)
 
 
 def distance_columns(report: PermutedPrivacyReport, space: RankSpace, names: list[str], *,
@@ -59,7 +56,7 @@ def distance_columns(report: PermutedPrivacyReport, space: RankSpace, names: lis
     n = report.distances.size
     for start in range(0, n, batch):
         stop = min(n, start + batch)
-        columns = match_columns(report.distances, report.match_offsets, report.matches, start, stop)
+        columns = match_columns(report.distances, report.match_sets, start, stop)
         columns["deviations"] = _deviations(report, space, start, stop)
         for j, name in enumerate(names):
             columns[f"spread_at_D.{name}"] = report.spread_at_dataset_distance[start:stop, j]
@@ -68,11 +65,10 @@ def distance_columns(report: PermutedPrivacyReport, space: RankSpace, names: lis
         yield columns
 
 
-def distance_summary(distances: np.ndarray, offsets: np.ndarray) -> dict[str, Any]:
-    """Quantiles of the record distances and the sizes of the match sets, for a summary."""
+def distance_summary(distances: np.ndarray, sizes: np.ndarray) -> dict[str, Any]:
+    """Quantiles of the record distances and the ``sizes`` of their match sets, for a summary."""
     if distances.size == 0:
         return {}
     q = np.quantile(distances, [0.0, 0.1, 0.5, 0.9, 1.0])
-    sizes = np.diff(offsets)
     return {"min": int(q[0]), "q10": float(q[1]), "median": float(q[2]), "q90": float(q[3]), "max": int(q[4]),
             "mean": float(distances.mean()), "mean_matches": float(sizes.mean()), "max_matches": int(sizes.max())}

@@ -20,6 +20,7 @@ from typing import Callable, ContextManager, Sequence
 
 import numpy as np
 
+from verifier.core.match_sets import MatchSets
 from verifier.core.permutation import PermutedPrivacyReport, SortedColumns, assemble_report
 from verifier.core.ranks import ColumnBlocks
 from verifier.distributed.block_ranks import rank_columns
@@ -163,5 +164,6 @@ def distributed_permuted_privacy(client, original: list, released: list, kinds: 
     """The permuted-privacy report of X against Y, both lists of parts on the cluster (see :func:`distributed_linkage`)."""
     linked = distributed_linkage(client, original, released, kinds, slabs=slabs, ranges=ranges, phase=phase)
     with (phase or (lambda label: nullcontext()))("window spreads"):
-        report = assemble_report(linked.space, linked.qlo, linked.qhi, linked.distances, linked.offsets, linked.matches)
+        report = assemble_report(linked.space, linked.qlo, linked.qhi, linked.distances,
+                                 MatchSets.each(linked.offsets, linked.matches))
     return report, linked.space

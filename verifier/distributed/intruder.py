@@ -27,6 +27,7 @@ from verifier.attacks.intruder import (
     intruder_report,
     random_match_distribution,
 )
+from verifier.core.match_sets import MatchSets
 from verifier.core.validation import as_generator
 from verifier.distributed.cluster import default_pieces, on_cluster
 from verifier.distributed.engine import DistributedLinkage, distributed_linkage
@@ -66,7 +67,7 @@ def reverse_mapped_intruder(client, original: list, anonymized: list, kinds: Seq
     with phase("reverse-mapping Y onto X (ranks, ties broken at random)"):
         z = reverse_mapped_parts(client, original, anonymized, rng, ranges=ranges or default_pieces(client), where=where)
     linked = distributed_linkage(client, original, z, kinds, slabs=slabs, ranges=ranges, phase=phase)
-    linkage = Linkage(distances=linked.distances, offsets=linked.offsets, matches=linked.matches)
+    linkage = Linkage(distances=linked.distances, sets=MatchSets.each(linked.offsets, linked.matches))
     random = random_match_distribution(linked.space, random_state=rng, **options)
     n = linkage.distances.size
     report = intruder_report(linkage, random, alpha=alpha, true_rows=np.arange(n) if paired else None,
