@@ -67,6 +67,31 @@ def test_replacement_risk_is_the_posterior_of_her_value():
     assert 0 < claims["mean"] <= claims["max"] <= 1
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 4), st.integers(1, 4))
+def test_weighing_only_the_rows_she_could_have_become_gives_every_figure(seed, k, m):
+    """With the reachable index only the rows within k differing attributes of her are weighed: the candidates,
+    the best guess and the named intruder's bound are those of weighing every row, the risk to 1e-12 (the same
+    terms summed without the zeros), on tied tables with rows she could not have become."""
+    from verifier.attacks.replacement import distinct_release, qi_groups, reachable_index
+
+    rng = np.random.default_rng(seed)
+    k = min(k, m)
+    released_qi = rng.integers(0, 3, (int(rng.integers(1, 40)), m)).astype(float)
+    released_s = rng.integers(0, 3, released_qi.shape[0]).astype(float)
+    rows, weights, F = distinct_release(released_qi, released_s)
+    groups, index = qi_groups(rows[:, :-1]), reachable_index(rows[:, :-1], k)
+    p = list(rng.dirichlet(np.ones(m)))
+    for _ in range(6):
+        q, s = rng.integers(0, 4, m).astype(float), float(rng.integers(0, 3))
+        every = replacement_risk(q, s, rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights, groups=groups)
+        some = replacement_risk(q, s, rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights, groups=groups,
+                                index=index)
+        assert some["risk"] == pytest.approx(every["risk"], rel=1e-12, abs=1e-300)
+        assert (some["candidates"], some["best_guess"], some["match_bound"]) == (
+            every["candidates"], every["best_guess"], every["match_bound"])
+
+
 # ----------------------------------------------------------------------------- generalized releases
 
 

@@ -621,3 +621,24 @@ def test_tied_queries_are_searched_once_and_keep_one_match_set(seed):
     assert sets.counts.tolist() == [m.size for m in want_m]
     with pytest.raises(ValueError):
         sets.records[:1] = 0
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_distinct_queries_hashed_and_sorted_number_the_rows_alike(seed):
+    """The hashed labelling of many queries and the sorted one of few give the same rows and first queries, and
+    rows number the distinct query blocks in order of first appearance."""
+    from verifier.core.match_sets import distinct_queries
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 500)), int(rng.integers(1, 5))
+    qlo = rng.integers(0, 1 + seed, (n, m))
+    qhi = qlo + rng.integers(0, 2, (n, m))
+    sorted_rows, sorted_first = distinct_queries(qlo, qhi, hashed_from=n + 1)
+    hashed_rows, hashed_first = distinct_queries(qlo, qhi, hashed_from=0)
+    assert sorted_rows.tolist() == hashed_rows.tolist() and sorted_first.tolist() == hashed_first.tolist()
+    both = np.concatenate([qlo, qhi], axis=1)
+    seen: dict[tuple, int] = {}
+    for r, row in enumerate(map(tuple, both)):
+        seen.setdefault(row, len(seen))
+        assert hashed_rows[r] == seen[row]
+    assert [both[f].tolist() for f in hashed_first] == [list(k) for k in seen]

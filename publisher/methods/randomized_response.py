@@ -24,6 +24,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from publisher.methods.base import Method, MethodResult, fail, parse_names, parse_per_attribute
+from publisher.methods.frames import category_positions
 from verifier.core.validation import as_generator
 from verifier.attacks.disclosure import (
     chi_square,
@@ -156,8 +157,7 @@ def contingency(table: pd.DataFrame, schema: Schema, qi: Sequence[str], sensitiv
     dims = [len(schema[n].categories) for n in names]
     index = np.zeros(len(table), dtype=np.int64)
     for n, d in zip(names, dims):
-        pos = {c: k for k, c in enumerate(schema[n].categories)}
-        index = index * d + np.array([pos[v] for v in table[n]], dtype=np.int64)
+        index = index * d + category_positions(table[n], schema[n].categories, n)
     counts = np.bincount(index, minlength=int(np.prod(dims))).reshape(dims)
     return counts / max(len(table), 1)
 
@@ -321,7 +321,7 @@ class RandomizedResponse(Method):
                 continue
             cats = list(schema[n].categories)
             d = len(cats)
-            pos = np.array([cats.index(v) for v in table[n]], dtype=np.int64)
+            pos = category_positions(table[n], cats, n)
             move = rng.random(len(pos)) >= p
             shift = rng.integers(1, d, size=len(pos)) if d > 1 else np.zeros(len(pos), dtype=np.int64)
             new = np.where(move, (pos + shift) % d, pos)

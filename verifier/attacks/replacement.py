@@ -39,6 +39,7 @@ quasi-identifiers are.
 
 from __future__ import annotations
 
+from itertools import combinations
 from math import comb
 from typing import Sequence
 
@@ -46,8 +47,11 @@ import numpy as np
 
 from verifier.attacks.disclosure import CERTAIN
 
-__all__ = ["distinct_release", "match_bound", "qi_groups", "replacement_likelihood", "replacement_risk",
-           "replacement_claims", "value_masses"]
+__all__ = ["MOST_SUBSETS", "distinct_release", "match_bound", "qi_groups", "reachable_index", "reachable_rows",
+           "replacement_likelihood", "replacement_risk", "replacement_claims", "value_masses"]
+
+#: the most sets of k attributes :func:`reachable_index` keys the release by (C(m, k)); beyond, every row is weighed
+MOST_SUBSETS = 64
 
 
 def _frequencies(released: np.ndarray) -> list[dict[float, float]]:
@@ -95,7 +99,8 @@ def match_bound(L: np.ndarray, groups: np.ndarray, released_s: np.ndarray, s: fl
     w = np.ones(len(groups)) if weights is None else np.asarray(weights, dtype=np.float64)
     size = np.bincount(groups, weights=w)
     mine = np.bincount(groups, weights=np.where(np.asarray(released_s) == s, w, 0.0), minlength=len(size))
-    return float((mine / size)[np.unique(groups[reachable])].max())
+    used = np.unique(groups[reachable])
+    return float((mine[used] / size[used]).max())
 
 
 def replacement_likelihood(q: np.ndarray, released: np.ndarray, p: Sequence[float], k: int,
@@ -127,15 +132,52 @@ def replacement_likelihood(q: np.ndarray, released: np.ndarray, p: Sequence[floa
     return forced * picked / comb(m, k)
 
 
+def reachable_index(released_qi: np.ndarray, k: int) -> list[tuple[list[int], dict]] | None:
+    """The released rows keyed by their values outside each set ``A`` of ``min(k, m)`` attributes: L > 0 only where
+    her quasi-identifiers differ from a row's in at most k attributes, that is where she agrees with it outside some
+    such A. None where there are more than :data:`MOST_SUBSETS` such sets (every row is then weighed)."""
+    released_qi = np.asarray(released_qi, dtype=np.float64) + 0.0
+    m = released_qi.shape[1]
+    t = min(k, m)
+    if comb(m, t) > MOST_SUBSETS:
+        return None
+    out = []
+    for free in combinations(range(m), t):
+        keep = [j for j in range(m) if j not in free]
+        table: dict[tuple, list[int]] = {}
+        for r, key in enumerate(map(tuple, released_qi[:, keep].tolist())):
+            table.setdefault(key, []).append(r)
+        out.append((keep, {key: np.array(rows, dtype=np.int64) for key, rows in table.items()}))
+    return out
+
+
+def reachable_rows(q: np.ndarray, index: list[tuple[list[int], dict]]) -> np.ndarray:
+    """The rows of :func:`reachable_index` she could have become (every row with L > 0, and maybe some with
+    L = 0 where a published frequency is 0), ascending."""
+    q = np.asarray(q, dtype=np.float64) + 0.0
+    parts = [table.get(tuple(q[keep].tolist())) for keep, table in index]
+    parts = [part for part in parts if part is not None]
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+
+
 def replacement_risk(q: np.ndarray, s: float, released_qi: np.ndarray, released_s: np.ndarray, p: Sequence[float],
                      k: int, frequencies: list[dict[float, float]] | None = None, *, F: np.ndarray | None = None,
-                     weights: np.ndarray | None = None, groups: np.ndarray | None = None) -> dict:
+                     weights: np.ndarray | None = None, groups: np.ndarray | None = None,
+                     index: list[tuple[list[int], dict]] | None = None) -> dict:
     """One subject's posterior: ``risk`` of her sensitive value ``s`` (paper 004's), ``candidates`` (rows with
     L > 0), ``best_guess``, and with ``groups`` (:func:`qi_groups` of ``released_qi``) the named intruder's
     :func:`match_bound`.
 
-    ``weights`` counts how many released rows each row of ``released_qi`` stands for (distinct rows).
+    ``weights`` counts how many released rows each row of ``released_qi`` stands for (distinct rows). With
+    ``index`` (:func:`reachable_index` of ``released_qi``, and ``F``) only the rows she could have become are
+    weighed: every other row's L is 0, and each group of rows alike in their quasi-identifiers is in or out
+    whole, so the figures are the same (the sums, of fewer zeros, to the last few bits).
     """
+    if index is not None and F is not None:
+        take = reachable_rows(q, index)
+        released_qi, released_s, F = np.asarray(released_qi)[take], np.asarray(released_s)[take], F[take]
+        weights = None if weights is None else np.asarray(weights)[take]
+        groups = None if groups is None else np.asarray(groups)[take]
     L = replacement_likelihood(q, released_qi, p, k, frequencies, F=F)
     bound = {} if groups is None else {"match_bound": match_bound(L, groups, released_s, s, weights)}
     candidates = int(np.count_nonzero(L)) if weights is None else int(weights[L > 0].sum())
@@ -165,12 +207,13 @@ def replacement_claims(original_qi: np.ndarray, original_s: np.ndarray, released
     risk, so each distinct combination is computed once.
     """
     rows, weights, F = distinct_release(released_qi, released_s)
+    index = reachable_index(rows[:, :-1], k)
     keys = np.column_stack([original_qi, original_s]).astype(np.float64) + 0.0
     distinct, counts = np.unique(keys, axis=0, return_counts=True)
     risks = np.empty(len(distinct))
     cands = np.empty(len(distinct))
     for i, row in enumerate(distinct):
-        one = replacement_risk(row[:-1], row[-1], rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights)
+        one = replacement_risk(row[:-1], row[-1], rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights, index=index)
         risks[i], cands[i] = one["risk"], one["candidates"]
     n = max(int(counts.sum()), 1)
     return {"max": float(risks.max()) if len(risks) else 0.0,

@@ -27,22 +27,44 @@ __all__ = ["MatchSets", "distinct_queries"]
 _PIECE = 1 << 22
 
 
-def distinct_queries(qlo: np.ndarray, qhi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distinct_queries(qlo: np.ndarray, qhi: np.ndarray, *, hashed_from: int = 1 << 15) -> tuple[np.ndarray, np.ndarray]:
     """``(rows, first)``: each query's distinct query block row, and the first query of each distinct row.
 
     Distinct rows are numbered in the order they first appear, so a table
-    without repeated queries gets ``rows == first == arange(n)``.
+    without repeated queries gets ``rows == first == arange(n)``. From
+    ``hashed_from`` queries on, the rows are labelled a column at a time in
+    pandas's hash tables (1e6 x 12 blocks: 0.3 s against 1.4 s for numpy's
+    sort of whole rows, which smaller batches use without importing pandas);
+    both number them alike.
     """
     nq = qlo.shape[0]
     if nq == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     both = np.ascontiguousarray(np.concatenate([qlo, qhi], axis=1), dtype=np.int64)
+    if nq >= hashed_from:
+        rows = _hashed_labels(both)
+        seen = np.maximum.accumulate(rows)
+        new = np.ones(nq, dtype=bool)
+        new[1:] = rows[1:] > seen[:-1]
+        return rows, np.flatnonzero(new).astype(np.int64)
     keys = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # number the distinct rows by first appearance
     renumber = np.empty(order.size, np.int64)
     renumber[order] = np.arange(order.size)
     return renumber[inverse.ravel()], first[order].astype(np.int64)
+
+
+def _hashed_labels(both: np.ndarray) -> np.ndarray:
+    """Each row's label, numbered by first appearance: the columns folded in one at a time, each fold factorized
+    (the labels stay below the rows, so ``label * size + code`` fits in 64 bits)."""
+    import pandas as pd
+
+    label = np.zeros(both.shape[0], np.int64)
+    for j in range(both.shape[1]):
+        codes, uniques = pd.factorize(both[:, j])
+        label = pd.factorize(label * len(uniques) + codes)[0].astype(np.int64)
+    return label
 
 
 @dataclass(frozen=True, eq=False)

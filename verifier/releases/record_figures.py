@@ -101,7 +101,7 @@ def ranked_figures(prepared: Prepared, records: np.ndarray, random: RandomMatchD
     distribution ``random`` (None: the test was not run, as for a subject who skips it)."""
     space = prepared.space
     qlo, qhi = space.query_blocks(records)
-    distances, _, _ = space.nearest(qlo, qhi)
+    distances = space.match_sets(qlo, qhi)[0]
     p_value = None if random is None else np.asarray(random.p_value(distances), dtype=np.float64)
     unchanged = np.zeros(records.shape[0], dtype=bool)
     at_zero = np.flatnonzero(distances == 0) if "numeric" in prepared.kinds else np.zeros(0, np.int64)
