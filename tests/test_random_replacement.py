@@ -206,7 +206,8 @@ def _random_rows(rng, n: int, sizes: list[int], skewed: bool) -> list[tuple]:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_coded_biases_and_posteriors_equal_the_plain_loops_to_the_bit(seed):
-    """The fast paths of the RA metrics give exactly the plain functions' floats, for RA and enhanced RA."""
+    """The fast paths of the RA metrics give the plain functions' floats, for RA and enhanced RA: the largest
+    posteriors to the bit, the biases (summed over distinct rows with their counts) to 1e-12."""
     from publisher.methods.random_replacement import max_posteriors, relative_biases
 
     rng = np.random.default_rng(seed)
@@ -215,8 +216,8 @@ def test_coded_biases_and_posteriors_equal_the_plain_loops_to_the_bit(seed):
     dists = distributions(rows)
     combos = sorted(set(rows), key=str)
     for k, p in ((1, optimal_p(entropies(dists))), (2, np.full(4, 0.25)), (3, np.full(4, 0.25))):
-        assert relative_biases(rows, dists, p, k, combos) == [bias_and_variance(rows, dists, p, k, dict(enumerate(q)))[0]
-                                                              for q in combos]
+        assert relative_biases(rows, dists, p, k, combos) == pytest.approx(
+            [bias_and_variance(rows, dists, p, k, dict(enumerate(q)))[0] for q in combos], rel=1e-12, abs=1e-15)
     released, _ = replace(rows, dists, optimal_p(entropies(dists)), 1, iter(rng.random(2 * len(rows))))
     support: dict = {}
     for r in rows:
@@ -276,3 +277,19 @@ def test_columnwise_draws_equal_the_row_by_row_algorithm(seed):
         p = optimal_p(entropies(dists)) if k == 1 else np.full(m, 1.0 / m)
         u = rng.random(2 * k * len(rows))
         assert replace_drawn(rows, dists, p, k, u) == replace(rows, dists, p, k, iter(u))[0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_coded_cells_are_numpys_distinct_rows(seed):
+    """The distinct coded rows found through one integer key per row are numpy's sorted distinct rows with their
+    counts, on tied and spread tables and with no rows."""
+    from publisher.methods.coded_rows import CodedRows
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 6))
+    rows = _random_rows(rng, int(rng.integers(0, 300)) if seed else 0, [int(d) for d in rng.integers(2, 9, m)],
+                        seed % 2 == 0)
+    coded = CodedRows.of(rows, m)
+    distinct, counts = coded.cells
+    want, want_counts = np.unique(coded.codes, axis=0, return_counts=True)
+    assert distinct.tolist() == want.tolist() and counts.tolist() == want_counts.tolist()

@@ -230,26 +230,30 @@ def bias_and_variance(rows: Sequence[Sequence[Any]], dists: Sequence[Distributio
 
 def relative_biases(rows: Sequence[Sequence[Any]], dists: Sequence[Distribution], p: np.ndarray, k: int,
                     combinations_: Sequence[Sequence[Any]]) -> list[float]:
-    """E[R(q)] of :func:`bias_and_variance` for each full combination q, the rows coded once (equal to the bit).
+    """E[R(q)] of :func:`bias_and_variance` for each full combination q, over the distinct rows with their counts
+    (equal to 1e-12: the same terms, each distinct row's once times its count).
 
     A record keeps q under a plan (the attributes re-drawn) when every
     attribute it differs from q in is re-drawn; so it is the count of its
-    mismatches that each plan is checked against.
+    mismatches that each plan is checked against. Records with the same
+    values have the same chance, so each distinct row is weighed once: a
+    census of 1e6 records has some thousands of them.
     """
     coded = CodedRows.of(rows, len(dists))
+    distinct, counts = coded.cells
     plans = _plans(len(dists), p, k)
     out = []
     for q in combinations_:
-        miss = coded.mismatches(q)
+        miss = coded.mismatches(q, distinct=True)
         total = miss.sum(axis=1)
-        count = int(np.sum(total == 0))
+        count = int(counts[total == 0].sum())
         if count == 0:
             raise fail("the query matches no original record: its relative error is undefined")
-        pis = np.zeros(coded.n)
+        pis = np.zeros(distinct.shape[0])
         for attrs, prob in plans:
             kept = total == miss[:, list(attrs)].sum(axis=1)
             pis = pis + np.where(kept, prob * math.prod(dists[i].prob(q[i]) for i in attrs), 0.0)
-        out.append(float(pis.sum() / count - 1.0))
+        out.append(float((pis * counts).sum() / count - 1.0))
     return out
 
 

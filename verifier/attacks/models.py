@@ -39,6 +39,7 @@ from verifier.attacks.disclosure import CERTAIN, estimate_distribution, rr_risk
 from verifier.attacks.sampling_error import CONFIDENCE, rr_sampling_error
 from verifier.attacks.replacement import (distinct_release, qi_groups, reachable_index, replacement_claims,
                                          replacement_likelihood, replacement_risk, value_masses)
+from verifier.core.distinct_rows import unique_rows
 from verifier.data.schema import Schema
 
 __all__ = ["rr_model", "rr_bayes_bound", "rr_claims", "rr_marginal_shares", "rr_record", "rr_records", "rr_value_bound",
@@ -289,7 +290,7 @@ def replacement_records(y: np.ndarray, schema: Schema, params: Mapping[str, Any]
             continue
         rows, weights, F = distinct_release(y[:, cols], y[:, s])
         keys = np.column_stack([records[:, cols], records[:, s]]).astype(np.float64) + 0.0
-        distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+        distinct, inverse = unique_rows(keys, return_inverse=True)
         groups, index = qi_groups(rows[:, :-1]), reachable_index(rows[:, :-1], k)
         found = [replacement_risk(row[:-1], row[-1], rows[:, :-1], rows[:, -1], p, k, F=F, weights=weights,
                                   groups=groups, index=index) for row in distinct]

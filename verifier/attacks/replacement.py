@@ -46,6 +46,7 @@ from typing import Sequence
 import numpy as np
 
 from verifier.attacks.disclosure import CERTAIN
+from verifier.core.distinct_rows import unique_rows
 
 __all__ = ["MOST_SUBSETS", "distinct_release", "match_bound", "qi_groups", "reachable_index", "reachable_rows",
            "replacement_likelihood", "replacement_risk", "replacement_claims", "value_masses"]
@@ -76,7 +77,7 @@ def distinct_release(released_qi: np.ndarray, released_s: np.ndarray) -> tuple[n
     """The release as its distinct ``(q', s)`` rows, their counts, and ``F`` of their quasi-identifiers: every
     subject is weighed against these (her check and every record's count alike, so their figures are equal)."""
     released_qi = np.asarray(released_qi, dtype=np.float64)
-    rows, weights = np.unique(np.column_stack([released_qi, released_s]) + 0.0, axis=0, return_counts=True)
+    rows, weights = unique_rows(np.column_stack([released_qi, released_s]), return_counts=True)
     return rows, weights, _published_frequencies(rows[:, :-1], _frequencies(released_qi))
 
 
@@ -85,7 +86,7 @@ def qi_groups(released_qi: np.ndarray) -> np.ndarray:
     released_qi = np.asarray(released_qi, dtype=np.float64) + 0.0
     if released_qi.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
-    return np.unique(released_qi, axis=0, return_inverse=True)[1].ravel()
+    return unique_rows(released_qi, return_inverse=True)[1]
 
 
 def match_bound(L: np.ndarray, groups: np.ndarray, released_s: np.ndarray, s: float,
@@ -209,7 +210,7 @@ def replacement_claims(original_qi: np.ndarray, original_s: np.ndarray, released
     rows, weights, F = distinct_release(released_qi, released_s)
     index = reachable_index(rows[:, :-1], k)
     keys = np.column_stack([original_qi, original_s]).astype(np.float64) + 0.0
-    distinct, counts = np.unique(keys, axis=0, return_counts=True)
+    distinct, counts = unique_rows(keys, return_counts=True)
     risks = np.empty(len(distinct))
     cands = np.empty(len(distinct))
     for i, row in enumerate(distinct):

@@ -1,0 +1,61 @@
+"""The distinct rows of a table, as ``np.unique(a, axis=0)`` finds them, a column at a time.
+
+``np.unique(axis=0)`` sorts whole rows: 2.1 s for 1e6 rows of 7 columns. A
+census's columns hold few values each, so each is coded by its rank among its
+own distinct values and a row becomes one integer, the first column most
+significant; the integers' order is the rows' lexicographic order, so sorting
+them gives numpy's rows in numpy's order (0.3 s). Where the codes leave no room
+for one integer per row, or a value is NaN, numpy's own sort is used.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["unique_rows"]
+
+
+def unique_rows(a: np.ndarray, *, return_inverse: bool = False, return_counts: bool = False):
+    """``np.unique(a + 0.0, axis=0, return_inverse=..., return_counts=...)`` of a 2-D numeric array (-0.0 is
+    0.0), the inverse flat: the distinct rows in ascending order, then what was asked for."""
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        a = a + 0.0
+    n, m = a.shape
+    if n == 0 or m == 0 or (a.dtype.kind == "f" and np.isnan(a).any()):
+        return _numpy(a, return_inverse, return_counts)
+    codes, values = [], []
+    for j in range(m):
+        u, inverse = np.unique(a[:, j], return_inverse=True)
+        codes.append(inverse.ravel())
+        values.append(u)
+    sizes = [u.size for u in values]
+    if math.prod(sizes) >= 2**62:
+        return _numpy(a, return_inverse, return_counts)
+    key = np.zeros(n, dtype=np.int64)
+    for code, size in zip(codes, sizes):
+        key = key * size + code
+    found = np.unique(key, return_inverse=return_inverse, return_counts=return_counts)
+    keys = found[0] if isinstance(found, tuple) else found
+    rows = np.empty((keys.size, m), dtype=a.dtype)
+    for j in range(m - 1, -1, -1):
+        keys, code = np.divmod(keys, sizes[j])
+        rows[:, j] = values[j][code]
+    if not isinstance(found, tuple):
+        return rows
+    rest = list(found[1:])
+    if return_inverse:
+        rest[0] = rest[0].ravel()
+    return (rows, *rest)
+
+
+def _numpy(a: np.ndarray, return_inverse: bool, return_counts: bool):
+    found = np.unique(a, axis=0, return_inverse=return_inverse, return_counts=return_counts)
+    if not isinstance(found, tuple):
+        return found
+    rest = list(found[1:])
+    if return_inverse:
+        rest[0] = rest[0].ravel()
+    return (found[0], *rest)
