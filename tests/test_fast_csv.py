@@ -132,3 +132,34 @@ def test_compiled_decimal_rule_is_the_pattern(cells, cut, wide):
     assert decimal_cells._first_bad(*decimal_cells._buffers(column)) == (bad[0] if bad else -1)
     assert long_integer_cells(column) == bool(long)
     assert decimal_cells._long_integers(*decimal_cells._buffers(column), 16) == bool(long)
+
+
+@pytest.mark.parametrize("defect", ["clean", "short row", "quoted", "spaces", "missing", "arabic digit",
+                                    "no trailing newline", "bad header"])
+def test_text_cells_fast_and_strict_agree(defect):
+    """A generalized release's cells as text: pyarrow's parse of a plain file and the csv module's give the same
+    header and columns, and the same refusal, whatever the defect."""
+    lines = _lines(seed=3)
+    lines = [",".join(c if k != 1 or r % 7 else "*" for k, c in enumerate(line.split(","))) for r, line in
+             enumerate(lines)]  # masked cells among the numbers
+    row = 1 + int(np.random.default_rng(3).integers(0, N))
+    if defect in DEFECTS:
+        lines[row] = ",".join(DEFECTS[defect](lines[row].split(",")))
+    if defect == "bad header":
+        lines[0] = "tied,tied,y,job"
+    raw = ("\n".join(lines) + ("" if defect == "no trailing newline" else "\n")).encode()
+
+    def outcome(read):
+        try:
+            return ("OK", *read())
+        except InvalidInputError as exc:
+            return ("FAIL", exc.reason, exc.message)
+
+    def strict():
+        header, body = tables._parse_csv("t.csv", raw)
+        return header, [[r[k] for r in body] for k in range(len(header))]
+
+    fast = outcome(lambda: tables.read_csv_cells("t.csv", raw))
+    assert fast == outcome(strict)
+    if defect in ("clean", "no trailing newline"):
+        assert fast[0] == "OK" and tables._fast_cells("t.csv", raw) is not None  # the fast path was taken

@@ -659,9 +659,11 @@ def test_distinct_rows_a_column_at_a_time_are_numpys(seed):
         a[-1, -1] = np.nan
     if seed == 7:
         a = a.astype(np.int64)
-    rows, inverse, counts = unique_rows(a, return_inverse=True, return_counts=True)
-    want, want_inverse, want_counts = np.unique(a + 0 if seed == 7 else a + 0.0, axis=0, return_inverse=True,
-                                                return_counts=True)
+    rows, first, inverse, counts = unique_rows(a, return_index=True, return_inverse=True, return_counts=True)
+    want, want_first, want_inverse, want_counts = np.unique(a + 0 if seed == 7 else a + 0.0, axis=0,
+                                                            return_index=True, return_inverse=True,
+                                                            return_counts=True)
     np.testing.assert_array_equal(rows, want)
     assert inverse.tolist() == want_inverse.ravel().tolist() and counts.tolist() == want_counts.tolist()
+    assert first.tolist() == want_first.tolist()
     np.testing.assert_array_equal(unique_rows(a), want)

@@ -25,6 +25,7 @@ import numpy as np
 
 from publisher.methods.sd_model import TIE, SDModel, step
 from publisher.methods.sd_scan import CATEGORICAL, KERNELS, NUMERIC, SKIP, sd_loop
+from verifier.core.distinct_rows import unique_rows
 
 __all__ = ["KERNELS", "sd_classes", "tuple_index", "ContextCounts"]
 
@@ -122,8 +123,7 @@ def tuple_index(x: np.ndarray, codes: np.ndarray, kinds: np.ndarray, position: n
     """
     numeric, categorical = kinds == NUMERIC, kinds == CATEGORICAL
     used = np.concatenate([np.zeros((x.shape[0], 1)), x[:, numeric], codes[:, categorical].astype(float)], axis=1)
-    _, first, cell = np.unique(used, axis=0, return_index=True, return_inverse=True)
-    cell = cell.ravel()
+    _, first, cell = unique_rows(used, return_index=True, return_inverse=True)
     records = np.lexsort((position, cell)).astype(np.int64)
     start = np.searchsorted(cell[records], np.arange(first.size + 1)).astype(np.int64)
     return np.ascontiguousarray(x[first]), np.ascontiguousarray(codes[first]), records, start, start[:-1].copy()

@@ -17,15 +17,17 @@ import numpy as np
 __all__ = ["unique_rows"]
 
 
-def unique_rows(a: np.ndarray, *, return_inverse: bool = False, return_counts: bool = False):
-    """``np.unique(a + 0.0, axis=0, return_inverse=..., return_counts=...)`` of a 2-D numeric array (-0.0 is
-    0.0), the inverse flat: the distinct rows in ascending order, then what was asked for."""
+def unique_rows(a: np.ndarray, *, return_index: bool = False, return_inverse: bool = False,
+                return_counts: bool = False):
+    """``np.unique(a + 0.0, axis=0, return_index=..., return_inverse=..., return_counts=...)`` of a 2-D numeric
+    array (-0.0 is 0.0), the inverse flat: the distinct rows in ascending order, then what was asked for (the
+    index of each one's first row, numpy's too)."""
     a = np.asarray(a)
     if a.dtype.kind == "f":
         a = a + 0.0
     n, m = a.shape
     if n == 0 or m == 0 or (a.dtype.kind == "f" and np.isnan(a).any()):
-        return _numpy(a, return_inverse, return_counts)
+        return _numpy(a, return_index, return_inverse, return_counts)
     codes, values = [], []
     for j in range(m):
         u, inverse = np.unique(a[:, j], return_inverse=True)
@@ -33,11 +35,11 @@ def unique_rows(a: np.ndarray, *, return_inverse: bool = False, return_counts: b
         values.append(u)
     sizes = [u.size for u in values]
     if math.prod(sizes) >= 2**62:
-        return _numpy(a, return_inverse, return_counts)
+        return _numpy(a, return_index, return_inverse, return_counts)
     key = np.zeros(n, dtype=np.int64)
     for code, size in zip(codes, sizes):
         key = key * size + code
-    found = np.unique(key, return_inverse=return_inverse, return_counts=return_counts)
+    found = np.unique(key, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts)
     keys = found[0] if isinstance(found, tuple) else found
     rows = np.empty((keys.size, m), dtype=a.dtype)
     for j in range(m - 1, -1, -1):
@@ -45,17 +47,21 @@ def unique_rows(a: np.ndarray, *, return_inverse: bool = False, return_counts: b
         rows[:, j] = values[j][code]
     if not isinstance(found, tuple):
         return rows
-    rest = list(found[1:])
-    if return_inverse:
-        rest[0] = rest[0].ravel()
-    return (rows, *rest)
+    return (rows, *_flat_inverse(found[1:], return_index, return_inverse))
 
 
-def _numpy(a: np.ndarray, return_inverse: bool, return_counts: bool):
-    found = np.unique(a, axis=0, return_inverse=return_inverse, return_counts=return_counts)
+def _numpy(a: np.ndarray, return_index: bool, return_inverse: bool, return_counts: bool):
+    found = np.unique(a, axis=0, return_index=return_index, return_inverse=return_inverse,
+                      return_counts=return_counts)
     if not isinstance(found, tuple):
         return found
-    rest = list(found[1:])
+    return (found[0], *_flat_inverse(found[1:], return_index, return_inverse))
+
+
+def _flat_inverse(rest: tuple, return_index: bool, return_inverse: bool) -> list:
+    """What np.unique returned after the values, its inverse (if asked for) flat."""
+    rest = list(rest)
     if return_inverse:
-        rest[0] = rest[0].ravel()
-    return (found[0], *rest)
+        at = 1 if return_index else 0
+        rest[at] = rest[at].ravel()
+    return rest
