@@ -295,6 +295,13 @@ def _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n
             shares.append(acc)
         per_record, counts = [], []
         known: dict[tuple, tuple[float, int]] = {}  # records with the same QI and sensitive values: one answer
+        by_value: dict[str, np.ndarray] = {}  # each value's share in every class, for the classes' sums
+
+        def share_of(value: str) -> np.ndarray:
+            if value not in by_value:
+                by_value[value] = np.array([acc.get(value, 0.0) for acc in shares], dtype=np.float64)
+            return by_value[value]
+
         for r in range(n):
             mine = str(original[s.name][r])
             key = (*(original[a.name][r] for a in qi), mine)
@@ -304,7 +311,9 @@ def _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n
                     mask &= covering(a, original[a.name][r])
                 idx = np.flatnonzero(mask)
                 total = int(sizes[idx].sum())
-                score = sum(shares[c].get(mine, 0.0) for c in idx)
+                # the shares summed in class order, one after another as Python's sum adds them (a running
+                # sum is that order, to the bit): 1e6 records in 500,000 classes took 115 s one by one
+                score = float(np.cumsum(share_of(mine)[idx])[-1]) if idx.size else 0
                 known[key] = (score / total if total else 0.0, total)
             risk, total = known[key]
             per_record.append(risk)
