@@ -9,9 +9,9 @@ record by record hold 7.3e8 entries (5.8 GB for one copy). :class:`MatchSets`
 keeps each distinct query's set once and the map from every query to it, and
 answers what the checks ask of the sets (their sizes, whether a given record is
 in one, the share of a set holding her value) from that, in memory that grows
-with the distinct sets. :meth:`MatchSets.listed` expands them record by record
-where a caller asks for that (an ``--out`` file, a small table), a piece at a
-time.
+with the distinct sets. :meth:`MatchSets.listed` writes them out record by
+record for the records a caller asks for: an ``--out`` file asks a batch at a
+time, so no caller holds every list at once.
 """
 
 from __future__ import annotations
