@@ -26,7 +26,7 @@ def link_columns(report: IntruderReport, *, batch: int) -> Iterator[dict[str, An
     n = link.distances.size
     for start in range(0, n, batch):
         stop = min(n, start + batch)
-        columns = match_columns(link.distances, link.sets, start, stop)
+        columns = match_columns(link.distances, link.sets.listed(start, stop), start, stop)
         columns.update({
             "p_value": report.p_values[start:stop],
             "p_value_low": report.p_value_low[start:stop],

@@ -14,7 +14,6 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from verifier.core.match_sets import MatchSets
 from verifier.core.permutation import PermutedPrivacyReport, RankSpace
 
 __all__ = ["distance_columns", "distance_summary", "match_columns", "matches_array"]
@@ -27,9 +26,11 @@ def matches_array(offsets: np.ndarray, matches: np.ndarray):
     return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int64()), pa.array(matches + 1, type=pa.int64()))
 
 
-def match_columns(distances: np.ndarray, sets: MatchSets, start: int, stop: int) -> dict[str, Any]:
-    """``record``, ``distance``, ``n_matches`` and ``matches`` of records ``start..stop-1``."""
-    offsets, matches = sets.listed(start, stop)
+def match_columns(distances: np.ndarray, listed: tuple[np.ndarray, np.ndarray], start: int,
+                  stop: int) -> dict[str, Any]:
+    """``record``, ``distance``, ``n_matches`` and ``matches`` of records ``start..stop-1``, whose match sets
+    ``listed`` holds written out (:meth:`MatchSets.listed <verifier.core.match_sets.MatchSets.listed>`)."""
+    offsets, matches = listed
     return {
         "record": np.arange(start + 1, stop + 1, dtype=np.int64),
         "distance": distances[start:stop].astype(np.int64),
@@ -38,10 +39,11 @@ def match_columns(distances: np.ndarray, sets: MatchSets, start: int, stop: int)
     }
 
 
-def _deviations(report: PermutedPrivacyReport, space: RankSpace, start: int, stop: int):
+def _deviations(report: PermutedPrivacyReport, space: RankSpace, start: int, stop: int,
+                listed: tuple[np.ndarray, np.ndarray]):
     import pyarrow as pa
 
-    offsets, matched = report.match_sets.listed(start, stop)
+    offsets, matched = listed
     owner = np.repeat(np.arange(start, stop), np.diff(offsets))
     dev = np.maximum(0, np.maximum(space.record_lo[matched] - report.query_hi[owner],
                                    report.query_lo[owner] - space.record_hi[matched]))
@@ -56,8 +58,9 @@ def distance_columns(report: PermutedPrivacyReport, space: RankSpace, names: lis
     n = report.distances.size
     for start in range(0, n, batch):
         stop = min(n, start + batch)
-        columns = match_columns(report.distances, report.match_sets, start, stop)
-        columns["deviations"] = _deviations(report, space, start, stop)
+        listed = report.match_sets.listed(start, stop)  # written out once, for the matches and their deviations
+        columns = match_columns(report.distances, listed, start, stop)
+        columns["deviations"] = _deviations(report, space, start, stop, listed)
         for j, name in enumerate(names):
             columns[f"spread_at_D.{name}"] = report.spread_at_dataset_distance[start:stop, j]
         for j, name in enumerate(names):
