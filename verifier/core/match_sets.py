@@ -100,12 +100,14 @@ class MatchSets:
 
     def listed(self, start: int = 0, stop: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(offsets, records)`` of queries ``start..stop-1`` in CSR form, every query's set written out."""
-        stop = self.n_queries if stop is None else stop
-        rows = self.rows[start:stop]
-        counts = np.diff(self.offsets)[rows]
-        offsets = np.zeros(rows.size + 1, np.int64)
+        return self._gathered(self.rows[start:stop])
+
+    def _gathered(self, distinct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(offsets, records)``: the sets of the given distinct rows, one after another, in CSR form."""
+        counts = np.diff(self.offsets)[distinct]
+        offsets = np.zeros(distinct.size + 1, np.int64)
         np.cumsum(counts, out=offsets[1:])
-        at = np.repeat(self.offsets[rows] - offsets[:-1], counts) + np.arange(offsets[-1])
+        at = np.repeat(self.offsets[distinct] - offsets[:-1], counts) + np.arange(offsets[-1])
         return offsets, self.records[at]
 
     def contains(self, wanted: np.ndarray) -> np.ndarray:
@@ -140,10 +142,7 @@ class MatchSets:
             part = slice(start, stop)
             counts = sizes[part]
             owner = np.repeat(np.arange(counts.size), counts)
-            local = np.zeros(counts.size + 1, np.int64)
-            np.cumsum(counts, out=local[1:])
-            at = np.repeat(self.offsets[pair_set[part]] - local[:-1], counts) + np.arange(local[-1])
-            theirs = released[self.records[at]]
+            theirs = released[self._gathered(pair_set[part])[1]]
             mine = pair_value[part][owner]
             hit = np.abs(theirs - mine) <= tolerance if tolerance is not None else theirs == mine
             hits[part] = np.bincount(owner, weights=hit.astype(float), minlength=counts.size)
