@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from verifier.attacks.disclosure import cell_risk, eta_of_matrices, keep_matrix, rho_of_matrix
+from verifier.attacks.disclosure import cell_risk, eta_of_matrices, rho_of_matrix
+from verifier.attacks.distortion import Transition, distortion_matrix, unchanged
 
 if TYPE_CHECKING:  # the rank spaces are built by the caller; importing them would load the kernels here
     from verifier.core.permutation import RankSpace
@@ -145,15 +146,16 @@ def joint_random_match(spaces: Sequence[RankSpace], distances: Sequence[int], *,
     return joint_draws(spaces, samples=samples, seed=seed, exhaustive_limit=exhaustive_limit).test(distances)
 
 
-def stacked_keep_matrix(d: int, ps: Sequence[float]) -> np.ndarray:
+def stacked_keep_matrix(d: int, ps: Sequence[float | Transition]) -> np.ndarray:
     """One attribute's keep matrices in several releases stacked: ``M[(v_1..v_m), u] = prod_j P_j[v_j, u]``, the
     chance that a true ``u`` is published as ``v_j`` in release ``j`` for every ``j`` (row-major over the ``v``).
-    An attribute any release publishes as it is (``p = 1``) is known: its stack is the identity."""
-    if any(float(p) == 1.0 for p in ps):
+    An attribute any release publishes as it is (``p = 1``) is known: its stack is the identity. Each ``p`` may be
+    a published transition matrix instead (:mod:`verifier.attacks.distortion`)."""
+    if any(unchanged(p) for p in ps):
         return np.eye(d)
     out = np.ones((1, d))
     for p in ps:
-        out = (out[:, None, :] * keep_matrix(d, p)[None, :, :]).reshape(-1, d)
+        out = (out[:, None, :] * distortion_matrix(d, p)[None, :, :]).reshape(-1, d)
     return out
 
 

@@ -36,6 +36,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from verifier.attacks.distortion import (Transition, checked_keep, distortion, distortion_inverse, distortion_matrix,
+                                         invertible, keep_matrix, keep_matrix_inverse, unchanged)
 from verifier.core.match_sets import MatchSets
 from verifier.data.schema import Schema
 from verifier.errors import InvalidInputError
@@ -72,35 +74,9 @@ __all__ = [
 ]
 
 
-def _check_p(d: int, p: float) -> float:
-    p = float(p)
-    if d < 1 or not (1.0 / d - 1e-12 <= p <= 1.0):
-        raise InvalidInputError(f"a keep probability for {d} categories lies in [1/{d}, 1]. Got {p!r} instead.",
-                                reason="PARAMETER_INVALID")
-    return p
-
-
-def keep_matrix(d: int, p: float) -> np.ndarray:
-    """Eq. (1): keep a value with probability p, else move to each other value with (1-p)/(d-1)."""
-    p = _check_p(d, p)
-    if d == 1:
-        return np.ones((1, 1))
-    q = (1.0 - p) / (d - 1)
-    return np.full((d, d), q) + (p - q) * np.eye(d)
-
-
-def keep_matrix_inverse(d: int, p: float) -> np.ndarray:
-    """Lemma 4 (Sherman-Morrison): ``((d-1) I - (1-p) 1 1^T) / (d p - 1)``; refused at p = 1/d."""
-    p = _check_p(d, p)
-    if abs(d * p - 1.0) < 1e-12:
-        raise InvalidInputError(f"the distortion matrix is singular at p = 1/{d}: nothing can be estimated",
-                                reason="PARAMETER_INVALID")
-    return ((d - 1) * np.eye(d) - (1.0 - p) * np.ones((d, d))) / (d * p - 1.0)
-
-
 def inverse_frobenius_sq(d: int, p: float) -> float:
     """``||P^{-1}||_F^2 = 1 + (d-1)^3 / (d p - 1)^2`` (Lemma 4); ``d`` at p = 1."""
-    p = _check_p(d, p)
+    p = checked_keep(d, p)
     if d == 1:
         return 1.0
     return 1.0 + (d - 1) ** 3 / (d * p - 1.0) ** 2
@@ -158,12 +134,13 @@ def reconstruction_probability(P: np.ndarray, prior: np.ndarray) -> np.ndarray:
     return prior * ((P ** 2).T @ _safe_inverse(lam))
 
 
-def eta_qi(pi_qi: np.ndarray, p_qi: Sequence[float]) -> np.ndarray:
-    """Eq. (7) evaluated by Eq. (9): ``Pr(QI^ = a | QI = a)`` for every QI combination a."""
+def eta_qi(pi_qi: np.ndarray, p_qi: Sequence[float | Transition]) -> np.ndarray:
+    """Eq. (7) evaluated by Eq. (9): ``Pr(QI^ = a | QI = a)`` for every QI combination a; ``p_qi`` each QI
+    attribute's distortion (a keep probability or a published transition matrix, :mod:`.distortion`)."""
     dims = pi_qi.shape
-    if all(p == 1.0 for p in p_qi):
+    if all(unchanged(p) for p in p_qi):
         return np.ones(dims)
-    return eta_of_matrices(pi_qi, [keep_matrix(d, p) for d, p in zip(dims, p_qi)])
+    return eta_of_matrices(pi_qi, [distortion_matrix(d, p) for d, p in zip(dims, p_qi)])
 
 
 def eta_of_matrices(pi_qi: np.ndarray, mats: Sequence[np.ndarray]) -> np.ndarray:
@@ -174,11 +151,11 @@ def eta_of_matrices(pi_qi: np.ndarray, mats: Sequence[np.ndarray]) -> np.ndarray
     return pi_qi * kron_matvec(squares, _safe_inverse(lam))
 
 
-def rho_s(pi: np.ndarray, p_s: float) -> np.ndarray:
+def rho_s(pi: np.ndarray, p_s: float | Transition) -> np.ndarray:
     """Eq. (8): ``Pr(S^ = u | S = u, QI = a)`` for every cell (a, u); O(D d_s)."""
-    if p_s == 1.0:
+    if unchanged(p_s):
         return np.ones(pi.shape)
-    return rho_of_matrix(pi, keep_matrix(pi.shape[-1], p_s))
+    return rho_of_matrix(pi, distortion_matrix(pi.shape[-1], p_s))
 
 
 def rho_of_matrix(pi: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -196,13 +173,13 @@ def rho_of_matrix(pi: np.ndarray, P: np.ndarray) -> np.ndarray:
     return (flat * acc).reshape(pi.shape)
 
 
-def rr_risk(pi: np.ndarray, p_qi: Sequence[float], p_s: float) -> np.ndarray:
+def rr_risk(pi: np.ndarray, p_qi: Sequence[float | Transition], p_s: float | Transition) -> np.ndarray:
     """Result 1, Eq. (6): ``Pr(S_r | QI_r) = c[a, u] eta_QI(a) rho_S(a, u)`` for every cell (a, u).
 
     ``pi`` holds proportions, shape ``(d_1..d_m, d_s)``; ``p_qi`` one keep
     probability per QI attribute (1 = not randomized); ``p_s`` the sensitive
-    attribute's. Empty cells get 0. With every p = 1 it is the no-randomization
-    risk ``c[a, u]`` (Sec. 6).
+    attribute's; each may be a published transition matrix instead. Empty cells get 0. With every p = 1 it is
+    the no-randomization risk ``c[a, u]`` (Sec. 6).
     """
     pi = np.asarray(pi, dtype=np.float64)
     if len(p_qi) != pi.ndim - 1:
@@ -232,9 +209,9 @@ def expected_squared_error(pi: np.ndarray, ps: Sequence[float], n: int) -> float
     return (norm / D - float(np.sum(pi ** 2))) / n
 
 
-def estimate_distribution(lam: np.ndarray, ps: Sequence[float], *, clip: bool = True) -> np.ndarray:
+def estimate_distribution(lam: np.ndarray, ps: Sequence[float | Transition], *, clip: bool = True) -> np.ndarray:
     """Eq. (2): ``pi_hat = P^{-1} lambda_hat``; clipped to >= 0 and renormalized unless ``clip=False``."""
-    mats = [keep_matrix_inverse(d, p) for d, p in zip(lam.shape, ps)]
+    mats = [distortion_inverse(d, p) for d, p in zip(lam.shape, ps)]
     est = kron_matvec(mats, lam)
     if clip:
         est = np.clip(est, 0.0, None)
@@ -422,8 +399,8 @@ def record_disclosure(
             for j, d in zip([*cat_qi, s], dims):
                 index = index * d + y[:, j].astype(np.int64)
             lam = np.bincount(index, minlength=int(np.prod(dims))).reshape(dims) / max(y.shape[0], 1)
-            ps = [float(keep_probabilities.get(attrs[j].name, 1.0)) for j in [*cat_qi, s]]
-            pi_hat = estimate_distribution(lam, ps) if all(p > 1 / d + 1e-9 for p, d in zip(ps, dims)) else lam
+            ps = [distortion(keep_probabilities.get(attrs[j].name, 1.0)) for j in [*cat_qi, s]]
+            pi_hat = estimate_distribution(lam, ps) if all(invertible(d, p) for p, d in zip(ps, dims)) else lam
             cell = tuple(int(record[j]) for j in cat_qi)
             risk = float(rr_risk(pi_hat, ps[:-1], ps[-1])[cell + (int(record[s]),)])
             share = pi_hat[cell]

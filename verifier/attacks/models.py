@@ -34,8 +34,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from verifier.attacks.composition import joint_rr_risk
+from verifier.attacks.composition import joint_rr_risk, stacked_keep_matrix
 from verifier.attacks.disclosure import CERTAIN, estimate_distribution, rr_risk
+from verifier.attacks.distortion import (Transition, distortion, distortion_matrix, invertible,
+                                         transition_value_bounds)
 from verifier.attacks.sampling_error import CONFIDENCE, rr_sampling_error
 from verifier.attacks.replacement import (distinct_release, qi_groups, reachable_index, replacement_claims,
                                          replacement_likelihood, replacement_risk, value_masses)
@@ -47,13 +49,14 @@ __all__ = ["rr_model", "rr_bayes_bound", "rr_claims", "rr_marginal_shares", "rr_
            "replacement_records", "replacement_shares"]
 
 
-def rr_model(schema: Schema, keep: Mapping[str, float]) -> tuple[list[int], int | None, list[float]]:
-    """The modelled columns: categorical QIs with a published keep probability, the sensitive one, and the ps."""
+def rr_model(schema: Schema, keep: Mapping[str, Any]) -> tuple[list[int], int | None, list[float | Transition]]:
+    """The modelled columns: categorical QIs with a published distortion, the sensitive one, and their
+    distortions (a keep probability, or a published transition matrix: :mod:`verifier.attacks.distortion`)."""
     attrs = list(schema.attributes)
     qi = [j for j, a in enumerate(attrs) if a.role == "quasi_identifier" and a.kind != "numeric" and a.name in keep]
     sens = [j for j, a in enumerate(attrs) if a.role == "sensitive" and a.kind != "numeric" and a.name in keep]
     s = sens[0] if sens else None
-    ps = [float(keep.get(attrs[j].name, 1.0)) for j in ([*qi, s] if s is not None else qi)]
+    ps = [distortion(keep.get(attrs[j].name, 1.0)) for j in ([*qi, s] if s is not None else qi)]
     return qi, s, ps
 
 
@@ -66,11 +69,10 @@ def _frequencies(table: np.ndarray, schema: Schema, cols: list[int]) -> np.ndarr
     return np.bincount(index, minlength=int(np.prod(dims))).reshape(dims) / max(table.shape[0], 1)
 
 
-def _estimate(y: np.ndarray, schema: Schema, cols: list[int], ps: list[float]) -> np.ndarray:
-    """Eq. 2 on the release's frequencies (clipped), where the keep matrices can be inverted."""
+def _estimate(y: np.ndarray, schema: Schema, cols: list[int], ps: list[float | Transition]) -> np.ndarray:
+    """Eq. 2 on the release's frequencies (clipped), where the distortion matrices can be inverted."""
     lam = _frequencies(y, schema, cols)
-    invertible = all(p > 1 / d + 1e-9 for p, d in zip(ps, lam.shape))
-    return estimate_distribution(lam, ps) if invertible else lam
+    return estimate_distribution(lam, ps) if all(invertible(d, p) for p, d in zip(ps, lam.shape)) else lam
 
 
 def rr_bayes_bound(share: np.ndarray | float, keep: float, move: float) -> np.ndarray:
@@ -140,13 +142,19 @@ def rr_claims(x: np.ndarray | None, y: np.ndarray, schema: Schema, keep: Mapping
     return {schema.attributes[s].name: entry}
 
 
-def _bounded(paper: np.ndarray, values: np.ndarray, shares: np.ndarray | None, p: float,
+def _bounded(paper: np.ndarray, values: np.ndarray, shares: np.ndarray | None, p: float | Transition,
              d: int) -> tuple[np.ndarray, np.ndarray | None]:
     """Her risk, the paper's or the named intruder's bound where it is higher, and that bound (None without
-    signed shares)."""
+    signed shares). Under a published transition matrix the bound is Bayes' rule on the published value that
+    gives hers the most (:func:`verifier.attacks.distortion.transition_value_bounds`): with a keep probability
+    that value is hers, and the two agree."""
     if shares is None:
         return paper, None
-    bound = rr_value_bound(shares[values.astype(np.int64)], p, d)
+    values = values.astype(np.int64)
+    if isinstance(p, Transition):
+        bound = transition_value_bounds(shares, distortion_matrix(d, p))[values]
+    else:
+        bound = rr_value_bound(shares[values], p, d)
     return np.maximum(paper, bound), bound
 
 
@@ -222,7 +230,7 @@ def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Ma
         return {}
     qi = sorted({j for model in models for j in model[0]})
     names = [schema.attributes[j].name for j in [*qi, s]]
-    ps = [[float(keep.get(name, 1.0)) for name in names] for keep in keeps]
+    ps = [[distortion(keep.get(name, 1.0)) for name in names] for keep in keeps]
     pi_hat = np.mean([_estimate(y, schema, [*qi, s], p) for y, p in zip(ys, ps)], axis=0)
     joint = joint_rr_risk(pi_hat, [list(each) for each in zip(*(p[:-1] for p in ps))], [p[-1] for p in ps])
     cell = tuple(int(record[j]) for j in [*qi, s])
@@ -232,12 +240,23 @@ def rr_joint_record(ys: Sequence[np.ndarray], schema: Schema, keeps: Sequence[Ma
                       for y, keep in zip(ys, keeps)],
              "best_guess": int(np.argmax(share)) if share.sum() > 0 else None, "conditioned_on": names[:-1]}
     if shares is not None and entry["risk"] is not None:
-        d = len(schema.attributes[s].categories or ())
         pi_v = float(shares[int(record[s])])
-        bound = float(rr_bayes_bound(pi_v, math.prod(p[-1] for p in ps),
-                                     math.prod((1.0 - p[-1]) / (d - 1) if d > 1 else 0.0 for p in ps)))
+        bound = _joint_value_bound(shares, [p[-1] for p in ps], len(schema.attributes[s].categories or ()),
+                                   int(record[s]))
         entry.update(risk=max(entry["risk"], bound), paper_risk=entry["risk"], value_bound=bound, prior=pi_v)
     return {schema.attributes[s].name: entry}
+
+
+def _joint_value_bound(shares: np.ndarray, each: Sequence[float | Transition], d: int, value: int) -> float:
+    """The named intruder's bound on her value over several releases, each randomizing her anew: with keep
+    probabilities, Bayes' rule on rows that all show it, pi_v P / (pi_v P + (1 - pi_v) Q), P the product of the
+    keep probabilities and Q of the moves to one other value; with a transition matrix among them, Bayes' rule on
+    the published values that give hers the most, over the releases' stacked matrices."""
+    if any(isinstance(p, Transition) for p in each):
+        return float(transition_value_bounds(shares, stacked_keep_matrix(d, each))[value])
+    pi_v = float(shares[value])
+    return float(rr_bayes_bound(pi_v, math.prod(p for p in each),
+                                math.prod((1.0 - p) / (d - 1) if d > 1 else 0.0 for p in each)))
 
 
 def replacement_model(schema: Schema, params: Mapping[str, Any]) -> tuple[list[int], list[float], int]:

@@ -32,7 +32,8 @@ from typing import Sequence
 
 import numpy as np
 
-from verifier.attacks.disclosure import keep_matrix, keep_matrix_inverse, kron_matvec, ordered_sum
+from verifier.attacks.disclosure import kron_matvec, ordered_sum
+from verifier.attacks.distortion import Transition, distortion_inverse, distortion_matrix, invertible, unchanged
 
 __all__ = ["CONFIDENCE", "Z_ONE_SIDED", "risk_gradient", "rr_sampling_error"]
 
@@ -48,7 +49,7 @@ def _inverse(v: np.ndarray) -> np.ndarray:
     return out
 
 
-def _pi_gradient(pi: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -> np.ndarray:
+def _pi_gradient(pi: np.ndarray, ps: Sequence[float | Transition], cell: tuple[int, ...]) -> np.ndarray:
     """The gradient of her raw risk ``A B C`` with respect to ``pi`` at her ``cell`` (QI positions, then her
     sensitive value); 0 where the risk is 0 or clipped at 1."""
     a, u = cell[:-1], cell[-1]
@@ -58,9 +59,9 @@ def _pi_gradient(pi: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -> 
     A = float(pi[cell])
     if A <= 0:
         return grad
-    mats = [keep_matrix(d, p) for d, p in zip(dims[:-1], p_qi)]
+    mats = [distortion_matrix(d, p) for d, p in zip(dims[:-1], p_qi)]
     pi_qi = ordered_sum(pi, axis=-1)  # every sum here adds in index order, as the page's twin does (issue 59)
-    if all(p == 1.0 for p in p_qi):  # eta is 1: B = 1 / pi_QI(a)
+    if all(unchanged(p) for p in p_qi):  # eta is 1: B = 1 / pi_QI(a)
         B = 1.0 / float(pi_qi[a])
         grad_qi = np.zeros(dims[:-1])
         grad_qi[a] = -B * B
@@ -71,10 +72,10 @@ def _pi_gradient(pi: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -> 
             row = np.multiply.outer(row, m[:, ai] ** 2)
         B = ordered_sum(row * inv)
         grad_qi = -kron_matvec([m.T for m in mats], row * inv * inv)
-    if p_s == 1.0:  # rho is 1
+    if unchanged(p_s):  # rho is 1
         C, grad_c = 1.0, np.zeros(dims[-1])
     else:
-        P = keep_matrix(dims[-1], p_s)
+        P = distortion_matrix(dims[-1], p_s)
         inv_s = _inverse(np.array([ordered_sum(P[v] * pi[a]) for v in range(P.shape[0])]))
         weights = P[:, u] ** 2
         total = ordered_sum(weights * inv_s)
@@ -89,15 +90,14 @@ def _pi_gradient(pi: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -> 
     return grad
 
 
-def risk_gradient(lam: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -> np.ndarray:
+def risk_gradient(lam: np.ndarray, ps: Sequence[float | Transition], cell: tuple[int, ...]) -> np.ndarray:
     """The gradient of her estimated risk with respect to the release's frequencies ``lam`` (shape of the
     modelled cells), through Eq. 2 (clipped and renormalised) where the keep matrices can be inverted, as
     :func:`verifier.attacks.models.rr_record` estimates."""
     dims = lam.shape
-    invertible = all(p > 1 / d + 1e-9 for p, d in zip(ps, dims))
-    if not invertible:
+    if not all(invertible(d, p) for p, d in zip(ps, dims)):
         return _pi_gradient(lam, ps, cell)
-    mats = [keep_matrix_inverse(d, p) for d, p in zip(dims, ps)]
+    mats = [distortion_inverse(d, p) for d, p in zip(dims, ps)]
     raw = kron_matvec(mats, lam)
     kept = np.clip(raw, 0.0, None)
     total = ordered_sum(kept)
@@ -107,7 +107,7 @@ def risk_gradient(lam: np.ndarray, ps: Sequence[float], cell: tuple[int, ...]) -
     return kron_matvec([m.T for m in mats], grad)
 
 
-def rr_sampling_error(lam: np.ndarray, ps: Sequence[float], cell: tuple[int, ...], n: int) -> float:
+def rr_sampling_error(lam: np.ndarray, ps: Sequence[float | Transition], cell: tuple[int, ...], n: int) -> float:
     """The one-sided :data:`CONFIDENCE` sampling error of her estimated risk: ``z`` times its delta-method
     standard error under the multinomial covariance of the release's ``n`` records."""
     if n <= 0:

@@ -3,7 +3,7 @@
 The page is plain JavaScript in this folder (``dsse.js``, ``strict_json.js``, ``verification.js``,
 ``manifest_schema.js`` with the published manifest schema inlined, ``coherence.js``, ``data_columns.js``,
 ``sampling_weights.js``, ``ranks.js``,
-``spreads.js``, ``disclosure.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``policy.js``
+``spreads.js``, ``disclosure.js``, ``distortion.js``, ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``policy.js``
 with the verifier's default verdict policy inlined byte for byte, ``verdict.js``, ``mask_class.js`` (MaskClass rerun:
 a two-step release's masks read as the intruder who reruns it reads them), ``group.js``,
 ``joint.js`` (several releases of her at once), ``transparency.js`` (the release log's proof, checkpoint and
@@ -30,7 +30,7 @@ __all__ = ["SCRIPTS", "VENDORED", "page_html"]
 #: the page's scripts, in the order they are inlined
 SCRIPTS = ("dsse.js", "strict_json.js", "manifest_schema.js", "coherence.js", "datapackage.js", "verification.js",
            "data_columns.js", "sampling_weights.js", "ranks.js", "spreads.js", "disclosure.js",
-           "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "mask_class.js",
+           "distortion.js", "rr_model.js", "ra_model.js", "tree.js", "randommatch.js", "policy.js", "verdict.js", "mask_class.js",
            "group.js",
            "joint.js", "transparency.js", "plain_words.js", "pictures.js", "check.js", "ui.js")
 

@@ -79,9 +79,8 @@
     // exposure.py's her_disclosure: the release's own model over the permutation family's shares
     const out = pp.record_disclosure(keys, predicate.schema, mine);
     if (family === "randomized_response") {
-      let keep = null;
-      for (const step of predicate.methods) if (step.method === "randomized_response") keep = step.parameters.keep_probabilities;
-      if (keep && typeof keep === "object") {
+      const keep = pp.rr_distortions(predicate.methods);
+      if (keep !== null) {
         Object.assign(out, pp.rr_record(keys, predicate.schema, keep, mine, pp.rr_shares(predicate.claims, predicate.schema, keep)));
       }
     } else if (family === "random_replacement") {

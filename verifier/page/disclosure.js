@@ -1,6 +1,6 @@
 "use strict";
 // Her attribute disclosure risk from the release alone, for the permutation family (disclosure.py's
-// record_disclosure, family.py's family_of).
+// record_disclosure, family.py's family_of and rr_distortions).
 
 (function () {
   const pp = globalThis.permutedPrivacy;
@@ -11,9 +11,34 @@
     // another tool's output names the family its cells fit (family.py's _external_generalized)
     const external = methods.some((m) => m && m.method === "external" && m.parameters && m.parameters.model === "generalized");
     if (external || names.some((n) => GENERALIZING.includes(n))) return "generalized";
-    if (names.includes("randomized_response")) return "randomized_response";
+    const randomized = methods.some((m) => m && m.method === "external" && m.parameters && m.parameters.model === "randomized_response");
+    if (randomized || names.includes("randomized_response")) return "randomized_response";
     if (names.includes("random_attribute_replacement")) return "random_replacement";
     return "permutation";
+  };
+
+  function lastStep(methods, name) {
+    // family.py's step_parameters: the parameters of the chain's last step named `name`, or null.
+    let found = null;
+    for (const m of methods) if (m && m.method === name && m.parameters && typeof m.parameters === "object") found = m.parameters;
+    return found;
+  }
+
+  pp.rr_distortions = function rr_distortions(methods) {
+    // family.py's rr_distortions: each randomized attribute's published distortion (keep probabilities, or another
+    // tool's transition matrices with the columns it kept at 1), or null where the chain publishes neither.
+    const own = lastStep(methods, "randomized_response");
+    if (own !== null) {
+      const keep = own.keep_probabilities;
+      return keep && typeof keep === "object" && !Array.isArray(keep) ? { ...keep } : null;
+    }
+    const params = lastStep(methods, "external");
+    if (params === null || params.model !== "randomized_response") return null;
+    const matrices = params.transition_matrices;
+    if (!matrices || typeof matrices !== "object" || Array.isArray(matrices)) return null;
+    const out = {};
+    for (const name of params.kept_as_is || []) out[String(name)] = 1.0;
+    return Object.assign(out, matrices);
   };
 
   function mostFrequent(values) {

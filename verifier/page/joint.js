@@ -37,10 +37,10 @@
   pp.stacked_keep_matrix = function stacked_keep_matrix(d, ps) {
     // One attribute's keep matrices in several releases stacked: rows (v_1..v_m) row-major, column u; the
     // identity where a release publishes it as it is.
-    if (ps.some((p) => Number(p) === 1.0)) return Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1.0 : 0.0)));
+    if (ps.some((p) => pp.unchanged(pp.distortion(p)))) return Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1.0 : 0.0)));
     let out = [new Array(d).fill(1.0)];
     for (const p of ps) {
-      const P = pp.keep_matrix(d, p), next = [];
+      const P = pp.distortion_matrix(d, pp.distortion(p)), next = [];
       for (const row of out) for (const keep of P) next.push(row.map((x, u) => x * keep[u]));
       out = next;
     }
@@ -67,7 +67,7 @@
     if (s === null || models.some((m) => m[1] !== s)) return {};
     const qi = [...new Set(models.flatMap((m) => m[0]))].sort((a, b) => a - b);
     const cols = [...qi, s], names = cols.map((j) => schema.attributes[j].name);
-    const ps = keeps.map((keep) => names.map((n) => Number(keep[n] ?? 1.0)));
+    const ps = keeps.map((keep) => names.map((n) => pp.distortion(keep[n] ?? 1.0)));
     const estimates = keysList.map((keys, r) => pp.rr_estimate(keys, schema, cols, ps[r]));
     const data = new Float64Array(estimates[0].data.length);
     for (const e of estimates) e.data.forEach((x, i) => { data[i] += x; });
@@ -81,12 +81,19 @@
       best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)), conditioned_on: names.slice(0, -1) };
     if (shares && entry.risk !== null) {
       const d = (schema.attributes[s].categories || []).length, piV = shares[record[s]];
-      const bound = pp.rr_bayes_bound(piV, ps.reduce((a, p) => a * p[p.length - 1], 1.0),
-        ps.reduce((a, p) => a * (d > 1 ? (1.0 - p[p.length - 1]) / (d - 1) : 0.0), 1.0));
+      const bound = jointValueBound(shares, ps.map((p) => p[p.length - 1]), d, record[s]);
       Object.assign(entry, { risk: Math.max(entry.risk, bound), paper_risk: entry.risk, value_bound: bound, prior: piV });
     }
     return { [name]: entry };
   };
+
+  function jointValueBound(shares, each, d, value) {
+    // models.py's _joint_value_bound: Bayes' rule on rows that all show her value (keep probabilities), or on the
+    // published values that give hers the most over the stacked matrices (a transition matrix among them).
+    if (each.some((p) => pp.is_transition(p))) return pp.transition_value_bounds(shares, pp.stacked_keep_matrix(d, each))[value];
+    const piV = shares[value];
+    return pp.rr_bayes_bound(piV, each.reduce((a, p) => a * p, 1.0), each.reduce((a, p) => a * (d > 1 ? (1.0 - p) / (d - 1) : 0.0), 1.0));
+  }
 
   pp.joint_draws = function joint_draws(parts, { samples = 10000, seed = 0 } = {}) {
     // The joint test's random records and each one's distance in each release with ranks: every position tuple
@@ -223,8 +230,8 @@
     if (parts.some((p) => JSON.stringify(p.predicate.schema.attributes) !== JSON.stringify(schema.attributes))) {
       return "its releases do not share one schema's categories, which the joint randomized-response model needs";
     }
-    const keeps = parts.map((p) => ((p.predicate.methods.find((step) => step.method === "randomized_response") || {}).parameters || {}).keep_probabilities);
-    if (!keeps.every((k) => k && typeof k === "object" && !Array.isArray(k))) return "a release does not publish its keep probabilities";
+    const keeps = parts.map((p) => pp.rr_distortions(p.predicate.methods));
+    if (!keeps.every((k) => k !== null)) return "a release does not publish its keep probabilities";
     const shares = pp.rr_shares(first.predicate.claims, schema, keeps[0]);
     const entry = pp.rr_joint_record(parts.map((p) => p.keys), schema, keeps, first.mine, shares)[name];
     if (!entry) return "it is not randomized in every release";

@@ -120,8 +120,35 @@
       for (const name of step.parameters.attributes || []) {
         if (!names.includes(name)) return `$.predicate.methods[${i}].parameters.attributes: ${name} is not an attribute`;
       }
+      if (step.method === "external") {
+        const problem = pp.transition_problem(step.parameters, attrs);
+        if (problem !== null) return `$.predicate.methods[${i}].parameters.${problem}`;
+      }
     }
     return pp.created_problem(predicate.createdAt);
+  };
+
+  pp.transition_problem = function transition_problem(params, attributes) {
+    // manifest_schema.py's transition_problem: what no post-randomized output of another tool publishes.
+    const matrices = params.transition_matrices, kept = params.kept_as_is || [];
+    if (params.model !== "randomized_response") {
+      return matrices === undefined && !kept.length ? null : "transition_matrices: only a post-randomized output (model randomized_response) publishes them";
+    }
+    if (!matrices || !Object.keys(matrices).length) return "transition_matrices: a post-randomized output publishes the matrix of each column it randomized";
+    const byName = new Map(attributes.map((a) => [a.name, a]));
+    for (const [name, rows] of Object.entries(matrices)) {
+      const attr = byName.get(name);
+      if (!attr || attr.kind === "numeric" || !["quasi_identifier", "sensitive"].includes(attr.role)) return `transition_matrices.${name}: not a categorical quasi-identifier or sensitive attribute of the schema`;
+      const d = (attr.categories || []).length;
+      if (rows.length !== d || rows.some((row) => row.length !== d)) return `transition_matrices.${name}: not ${d} rows of ${d} probabilities, one per category`;
+      if (rows.some((row) => { let t = 0.0; for (const x of row) t += x; return Math.abs(t - 1.0) > 1e-9; })) return `transition_matrices.${name}: a row does not sum to 1`;
+    }
+    if (Object.values(matrices).every((rows) => pp.unchanged(pp.transition_of(rows)))) return "transition_matrices: every one publishes each value as it is, so nothing is randomized";
+    for (const name of kept) {
+      const attr = byName.get(name);
+      if (Object.prototype.hasOwnProperty.call(matrices, name) || !attr || attr.kind === "numeric") return `kept_as_is: ${name} is not a categorical attribute published as it is`;
+    }
+    return null;
   };
 
   pp.created_problem = function created_problem(created) {

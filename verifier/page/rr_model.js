@@ -1,5 +1,6 @@
 "use strict";
-// Her attribute disclosure under randomized response (paper 000's closed form; disclosure.py's keep_matrix,
+// Her attribute disclosure under randomized response (paper 000's closed form, with each attribute's distortion:
+// distortion.js; disclosure.py's keep_matrix,
 // keep_matrix_inverse, kron_matvec, eta_qi, eta_of_matrices, rho_s, rho_of_matrix, rr_risk, cell_risk,
 // estimate_distribution and models.py's rr_model, _estimate (rr_estimate) and rr_record).
 // A tensor is {data: Float64Array, dims: [d_1, ..., d_k]} in row-major order.
@@ -59,8 +60,8 @@
 
   pp.eta_qi = function eta_qi(piQi, pQi) {
     // Eq. (7) by Eq. (9): Pr(QI^ = a | QI = a) for every QI combination a.
-    if (pQi.every((p) => p === 1.0)) return piQi.data.map(() => 1.0);
-    return pp.eta_of_matrices(piQi, piQi.dims.map((d, k) => pp.keep_matrix(d, pQi[k])));
+    if (pQi.every((p) => pp.unchanged(p))) return piQi.data.map(() => 1.0);
+    return pp.eta_of_matrices(piQi, piQi.dims.map((d, k) => pp.distortion_matrix(d, pQi[k])));
   };
 
   pp.eta_of_matrices = function eta_of_matrices(piQi, mats) {
@@ -73,8 +74,8 @@
 
   pp.rho_s = function rho_s(pi, pS) {
     // Eq. (8): Pr(S^ = u | S = u, QI = a) for every cell (a, u).
-    if (pS === 1.0) return pi.data.map(() => 1.0);
-    return pp.rho_of_matrix(pi, pp.keep_matrix(pi.dims[pi.dims.length - 1], pS));
+    if (pp.unchanged(pS)) return pi.data.map(() => 1.0);
+    return pp.rho_of_matrix(pi, pp.distortion_matrix(pi.dims[pi.dims.length - 1], pS));
   };
 
   pp.rho_of_matrix = function rho_of_matrix(pi, P) {
@@ -121,18 +122,18 @@
 
   pp.estimate_distribution = function estimate_distribution(lam, ps) {
     // Eq. (2): P^-1 lambda, clipped at 0 and renormalized.
-    const est = pp.kron_matvec(lam.dims.map((d, k) => pp.keep_matrix_inverse(d, ps[k])), lam);
+    const est = pp.kron_matvec(lam.dims.map((d, k) => pp.distortion_inverse(d, ps[k])), lam);
     const data = est.data.map((x) => Math.max(x, 0.0));
     const total = data.reduce((a, b) => a + b, 0.0);
     return { data: total > 0 ? data.map((x) => x / total) : data, dims: lam.dims };
   };
 
   pp.rr_model = function rr_model(schema, keep) {
-    // models.py's rr_model: the categorical QIs with a published keep probability, the sensitive one, the ps.
+    // models.py's rr_model: the categorical QIs with a published distortion, the sensitive one, their distortions.
     const attrs = schema.attributes;
     const qi = attrs.map((a, j) => j).filter((j) => attrs[j].role === "quasi_identifier" && attrs[j].kind !== "numeric" && attrs[j].name in keep);
     const s = attrs.findIndex((a) => a.role === "sensitive" && a.kind !== "numeric" && a.name in keep);
-    const ps = (s >= 0 ? [...qi, s] : qi).map((j) => Number(keep[attrs[j].name] ?? 1.0));
+    const ps = (s >= 0 ? [...qi, s] : qi).map((j) => pp.distortion(keep[attrs[j].name] ?? 1.0));
     return [qi, s >= 0 ? s : null, ps];
   };
 
@@ -149,8 +150,7 @@
   pp.rr_estimate = function rr_estimate(keys, schema, cols, ps) {
     // models.py's _estimate: Eq. 2 on the release's frequencies (clipped), where the keep matrices invert.
     const lam = pp.rr_frequencies(keys, schema, cols);
-    const invertible = ps.every((p, k) => p > 1 / lam.dims[k] + 1e-9);
-    return invertible ? pp.estimate_distribution(lam, ps) : lam;
+    return ps.every((p, k) => pp.invertible(lam.dims[k], p)) ? pp.estimate_distribution(lam, ps) : lam;
   };
 
   // sampling_error.py's twins: the one-sided 99% sampling error of her estimated risk (delta method).
@@ -167,10 +167,10 @@
     const at = a.reduce((index, x, i) => index * dims[i] + x, 0);
     const A = pi.data[at * ds + u];
     if (!(A > 0)) return grad;
-    const mats = dims.slice(0, -1).map((d, i) => pp.keep_matrix(d, pQi[i]));
+    const mats = dims.slice(0, -1).map((d, i) => pp.distortion_matrix(d, pQi[i]));
     const piQi = qiMargin(pi);
     let B, gradQi;
-    if (pQi.every((p) => p === 1.0)) {
+    if (pQi.every((p) => pp.unchanged(p))) {
       B = 1.0 / piQi.data[at];
       gradQi = new Float64Array(piQi.data.length);
       gradQi[at] = -B * B;
@@ -190,8 +190,8 @@
     }
     let C = 1.0;
     const gradC = new Float64Array(ds);
-    if (pS !== 1.0) {
-      const P = pp.keep_matrix(ds, pS);
+    if (!pp.unchanged(pS)) {
+      const P = pp.distortion_matrix(ds, pS);
       const invS = P.map((weights) => { let t = 0.0; for (let w = 0; w < ds; w++) t += weights[w] * pi.data[at * ds + w]; return t > 0 ? 1.0 / t : 0.0; });
       const weights = P.map((r) => r[u] ** 2);
       let sum = 0.0;
@@ -213,9 +213,8 @@
 
   pp.risk_gradient = function risk_gradient(lam, ps, cell) {
     // sampling_error.py's risk_gradient: through Eq. 2 (clipped, renormalised) where the keep matrices invert.
-    const invertible = ps.every((p, k) => p > 1 / lam.dims[k] + 1e-9);
-    if (!invertible) return piGradient(lam, ps, cell);
-    const mats = lam.dims.map((d, k) => pp.keep_matrix_inverse(d, ps[k]));
+    if (!ps.every((p, k) => pp.invertible(lam.dims[k], p))) return piGradient(lam, ps, cell);
+    const mats = lam.dims.map((d, k) => pp.distortion_inverse(d, ps[k]));
     const raw = pp.kron_matvec(mats, lam);
     const kept = raw.data.map((x) => Math.max(x, 0.0));
     const total = kept.reduce((x, y) => x + y, 0.0);
@@ -243,6 +242,13 @@
     // models.py's rr_value_bound: the named intruder's posterior of a value, at the most, whatever row is hers.
     if (d <= 1) return share > 0 ? 1.0 : 0.0;
     return pp.rr_bayes_bound(share, p, (1.0 - p) / (d - 1));
+  };
+
+  pp.rr_bound_at = function rr_bound_at(shares, value, p, d) {
+    // models.py's _bounded for one value: the named intruder's bound, Bayes' rule on the published value that
+    // gives hers the most (her own under a keep probability).
+    if (pp.is_transition(p)) return pp.transition_value_bounds(shares, pp.distortion_matrix(d, p))[value];
+    return pp.rr_value_bound(shares[value], p, d);
   };
 
   pp.rr_shares = function rr_shares(claims, schema, keep) {
@@ -281,7 +287,7 @@
       best_guess: pp.best_share(pi.data.subarray(cell * ds, (cell + 1) * ds)), sampling_error: error,
       interval: [Math.max(0.0, mine - error), Math.min(1.0, mine + error)], confidence: pp.CONFIDENCE };
     if (shares) {
-      const bound = pp.rr_value_bound(shares[record[s]], ps[ps.length - 1], (attrs[s].categories || []).length);
+      const bound = pp.rr_bound_at(shares, record[s], ps[ps.length - 1], (attrs[s].categories || []).length);
       Object.assign(entry, { risk: Math.max(mine, bound), paper_risk: mine, value_bound: bound, prior: shares[record[s]] });
     }
     return { [attrs[s].name]: entry };

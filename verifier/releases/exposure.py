@@ -33,7 +33,7 @@ from verifier.attacks.candidate_sets import candidate_risks, value_shares_of
 from verifier.attacks.models import (replacement_record, replacement_records, rr_marginal_shares, rr_model, rr_record,
                                      rr_records)
 from verifier.data.schema import Schema
-from verifier.releases.family import family_of, step_parameters
+from verifier.releases.family import family_of, rr_distortions, step_parameters
 from verifier.releases.verdict import SLACK
 from verifier.text import literal, number
 
@@ -65,9 +65,9 @@ def _model(methods: list[dict[str, Any]]) -> tuple[str | None, dict[str, Any]]:
     response's keep probabilities, random replacement's step; None for every other release."""
     family = family_of(methods)
     if family == "randomized_response":
-        keep = (step_parameters(methods, "randomized_response") or {}).get("keep_probabilities")
+        keep = rr_distortions(methods)
         if isinstance(keep, dict):
-            return family, {str(k): float(v) for k, v in keep.items()}
+            return family, keep
     elif family == "random_replacement":
         return family, step_parameters(methods, "random_attribute_replacement") or {}
     return None, {}

@@ -190,6 +190,10 @@ def external_text(params: dict) -> str:
         parts.append("hierarchies: " + ", ".join(
             f"{literal(column)} from {json.dumps(f.get('name'), ensure_ascii=False)} (sha256 {str(f.get('sha256'))[:16]}...)"
             for column, f in files.items() if isinstance(f, dict)))
+    matrices = params.get("transition_matrices")
+    if isinstance(matrices, dict) and matrices:
+        parts.append("post-randomized by the transition matrices in the manifest: " +
+                     ", ".join(literal(column) for column in matrices))
     return "external: " + "; ".join(parts)
 
 

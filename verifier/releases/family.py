@@ -20,7 +20,10 @@ family                      methods                             attribute disclo
 A release made by another tool has one ``external`` step whose ``model``
 parameter says which family its cells fit: ``generalized`` (intervals,
 hierarchy nodes, masked strings, ``*``: its quasi-identifier and sensitive
-columns are read as generalized cells) or ``permutation`` (plain values).
+columns are read as generalized cells), ``randomized_response`` (plain
+values, some of them post-randomized under the published
+``transition_matrices``, as sdcMicro's ``pram`` makes them) or
+``permutation`` (plain values).
 
 Permutation distance and the random-match test need ranks: they apply to
 every family but ``generalized``, whose cells stand for sets of values.
@@ -30,8 +33,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-__all__ = ["EXTERNAL", "GENERALIZING", "FAMILIES", "DERIVED_PARAMETERS", "derived_parameters", "family_of", "generalized_columns", "ranks_apply",
-           "step_parameters", "NO_RANKS"]
+__all__ = ["EXTERNAL", "GENERALIZING", "FAMILIES", "DERIVED_PARAMETERS", "derived_parameters", "family_of",
+           "generalized_columns", "ranks_apply", "rr_distortions", "step_parameters", "NO_RANKS"]
 
 #: method name -> the roles whose columns it publishes as generalized cells
 GENERALIZING = {"sd_k_anonymity": ("quasi_identifier",),
@@ -68,10 +71,14 @@ def _names(methods: Sequence[Any]) -> list[str]:
     return [str(step.get("method")) for step in methods if isinstance(step, dict)]
 
 
-def _external_generalized(methods: Sequence[Any]) -> bool:
-    """Whether the chain is another tool's output whose cells are generalized."""
+def _external_model(methods: Sequence[Any], model: str) -> bool:
+    """Whether the chain is another tool's output whose cells fit ``model``."""
     return any(isinstance(step, dict) and step.get("method") == EXTERNAL and isinstance(step.get("parameters"), dict)
-               and step["parameters"].get("model") == "generalized" for step in methods)
+               and step["parameters"].get("model") == model for step in methods)
+
+
+def _external_generalized(methods: Sequence[Any]) -> bool:
+    return _external_model(methods, "generalized")
 
 
 def family_of(methods: Sequence[Any]) -> str:
@@ -79,7 +86,7 @@ def family_of(methods: Sequence[Any]) -> str:
     names = _names(methods)
     if any(n in GENERALIZING for n in names) or _external_generalized(methods):
         return "generalized"
-    if "randomized_response" in names:
+    if "randomized_response" in names or _external_model(methods, "randomized_response"):
         return "randomized_response"
     if "random_attribute_replacement" in names:
         return "random_replacement"
@@ -97,6 +104,24 @@ def step_parameters(methods: Sequence[Any], name: str) -> dict[str, Any] | None:
         if isinstance(step, dict) and step.get("method") == name and isinstance(step.get("parameters"), dict):
             found = step["parameters"]
     return found
+
+
+def rr_distortions(methods: Sequence[Any]) -> dict[str, Any] | None:
+    """Each randomized attribute's published distortion, as signed: this tool's randomized response its
+    ``keep_probabilities`` (numbers), another tool's post-randomization its ``transition_matrices`` (lists of
+    rows, :mod:`verifier.attacks.distortion`), the other categorical columns it published as they are at 1; None
+    where the chain publishes neither."""
+    params = step_parameters(methods, "randomized_response")
+    if params is not None:
+        keep = params.get("keep_probabilities")
+        return dict(keep) if isinstance(keep, dict) else None
+    params = step_parameters(methods, EXTERNAL)
+    if params is None or params.get("model") != "randomized_response":
+        return None
+    matrices = params.get("transition_matrices")
+    if not isinstance(matrices, dict):
+        return None
+    return {**{str(name): 1.0 for name in params.get("kept_as_is") or ()}, **matrices}
 
 
 def generalized_columns(methods: Sequence[Any], schema) -> list[str]:

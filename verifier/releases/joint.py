@@ -28,7 +28,7 @@ from verifier.attacks.composition import JOINT_RR_CELLS, JointDraws, JointMatch,
 from verifier.attacks.disclosure import candidate_rows
 from verifier.attacks.models import replacement_groups, replacement_shares, rr_joint_record
 from verifier.releases.exposure import rr_shares, with_base_rate
-from verifier.releases.family import step_parameters
+from verifier.releases.family import rr_distortions, step_parameters
 from verifier.releases.policy import Policy, default_policy
 from verifier.releases.facts import signed_contact
 from verifier.releases.plain_words import joint_plain_words
@@ -123,11 +123,9 @@ def _randomized(checks: Sequence[Any], name: str) -> dict[str, Any] | str:
     first = checks[0]
     if any(c.prepared.schema.attributes != first.prepared.schema.attributes for c in checks):
         return "its releases do not share one schema's categories, which the joint randomized-response model needs"
-    keeps = [(step_parameters(c.prepared.release.methods, "randomized_response") or {}).get("keep_probabilities")
-             for c in checks]
+    keeps = [rr_distortions(c.prepared.release.methods) for c in checks]
     if not all(isinstance(keep, dict) for keep in keeps):
         return "a release does not publish its keep probabilities"
-    keeps = [{str(k): float(v) for k, v in keep.items()} for keep in keeps]
     shares = rr_shares(first.prepared.release.claims, first.prepared.schema, keeps[0])
     joint = rr_joint_record([c.prepared.values for c in checks], first.prepared.schema, keeps, first.record, shares)
     entry = joint.get(name)

@@ -22,12 +22,13 @@ from importlib import resources
 from typing import Any
 
 from verifier.releases.coherence import coherence_problem
+from verifier.attacks.distortion import ROW_SUM_TOLERANCE, Transition
 from verifier.releases.family import EXTERNAL, family_of
 from verifier.releases.listed_files import fail
 from verifier.releases.targets import TARGETS
 from verifier.text import literal
 
-__all__ = ["MANIFEST_SCHEMA", "manifest_schema", "model_problem", "schema_problem",
+__all__ = ["MANIFEST_SCHEMA", "manifest_schema", "model_problem", "schema_problem", "transition_problem",
            "validate_manifest"]
 
 #: the schema's file inside the package; docs/manifest.schema.json is the same bytes
@@ -135,7 +136,42 @@ def model_problem(predicate: dict[str, Any]) -> str | None:
         for name in step["parameters"].get("attributes") or ():
             if name not in names:
                 return f"$.predicate.methods[{i}].parameters.attributes: {name!r} is not an attribute of the schema"
+        if step["method"] == EXTERNAL:
+            problem = transition_problem(step["parameters"], predicate["schema"]["attributes"])
+            if problem is not None:
+                return f"$.predicate.methods[{i}].parameters.{problem}"
     return _created_problem(predicate["createdAt"])
+
+
+def transition_problem(params: dict[str, Any], attributes: list[dict[str, Any]]) -> str | None:
+    """What no post-randomized output of another tool publishes (issue 61): a ``randomized_response`` model without
+    a transition matrix, or one on a column that is not a categorical quasi-identifier or sensitive attribute, of
+    another size than its categories, with a row not summing to 1; matrices beside another model; a column kept as
+    it is that is not categorical or is also randomized. The parameter's name, then what is wrong."""
+    matrices, kept = params.get("transition_matrices"), params.get("kept_as_is") or []
+    if params["model"] != "randomized_response":
+        return None if matrices is None and not kept else (
+            "transition_matrices: only a post-randomized output (model randomized_response) publishes them")
+    if not matrices:
+        return "transition_matrices: a post-randomized output publishes the matrix of each column it randomized"
+    by_name = {a["name"]: a for a in attributes}
+    for name, rows in matrices.items():
+        attr = by_name.get(name)
+        if attr is None or attr["kind"] == "numeric" or attr["role"] not in ("quasi_identifier", "sensitive"):
+            return (f"transition_matrices.{name}: not a categorical quasi-identifier or sensitive attribute of the "
+                    "schema")
+        d = len(attr.get("categories") or ())
+        if len(rows) != d or any(len(row) != d for row in rows):
+            return f"transition_matrices.{name}: not {d} rows of {d} probabilities, one per category"
+        if any(abs(sum(row) - 1.0) > ROW_SUM_TOLERANCE for row in rows):
+            return f"transition_matrices.{name}: a row does not sum to 1"
+    if all(Transition.of(rows).identity() for rows in matrices.values()):
+        return "transition_matrices: every one publishes each value as it is, so nothing is randomized"
+    for name in kept:
+        attr = by_name.get(name)
+        if name in matrices or attr is None or attr["kind"] == "numeric":
+            return f"kept_as_is: {name!r} is not a categorical attribute published as it is"
+    return None
 
 
 def validate_manifest(statement: Any, shown: str, *, current: bool = False) -> None:

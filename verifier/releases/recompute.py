@@ -22,7 +22,7 @@ from verifier.attacks.counterfeits import class_counterfeits
 from verifier.attacks.models import replacement_release_claims, rr_claims
 from verifier.attacks.suppression import suppression_claims
 from verifier.data.schema import Schema
-from verifier.releases.family import EXTERNAL, step_parameters
+from verifier.releases.family import EXTERNAL, rr_distortions, step_parameters
 
 __all__ = ["diversity_claims", "family_disclosure", "group_release_claims", "rr_keep", "sensitive_marginals"]
 
@@ -78,12 +78,11 @@ def sensitive_marginals(x: np.ndarray, schema: Schema) -> dict[str, dict[str, in
     return out
 
 
-def rr_keep(methods: list[dict[str, Any]]) -> tuple[dict[str, float] | None, float | None]:
-    """The published keep probabilities and target l of a randomized-response step."""
-    params = step_parameters(methods, "randomized_response") or {}
-    keep = params.get("keep_probabilities")
-    l = params.get("l")
-    keep = {str(k): float(v) for k, v in keep.items()} if isinstance(keep, Mapping) else None
+def rr_keep(methods: list[dict[str, Any]]) -> tuple[dict[str, Any] | None, float | None]:
+    """The published distortions (keep probabilities, or another tool's transition matrices:
+    :func:`verifier.releases.family.rr_distortions`) and the target l of a randomized-response step."""
+    keep = rr_distortions(methods)
+    l = (step_parameters(methods, "randomized_response") or {}).get("l")
     return keep, float(l) if isinstance(l, (int, float)) and not isinstance(l, bool) else None
 
 
