@@ -101,14 +101,17 @@ def release(frame: pd.DataFrame, method: str, *, key: str | Path, out: str | Pat
 def release_external(frame: pd.DataFrame, anonymized: str | Path, *, produced_by: str, key: str | Path,
                      out: str | Path, dataset_id: str, schema: Schema | str | Path | None = None,
                      configuration: str | Path | None = None, hierarchies: Mapping[str, str | Path] | None = None,
-                     passphrase: bytes | None = None, release_version: int = 1, data_format: str = "csv",
+                     transition_matrices: Mapping[str, str | Path] | None = None, passphrase: bytes | None = None,
+                     release_version: int = 1, data_format: str = "csv",
                      alpha: float = 0.01, samples: int = 10_000, seed: int | None = None,
                      allow_uninformative: bool = False, metadata: Mapping[str, str] | None = None) -> Path:
     """Publish another tool's output of ``frame`` (the CSV file ``anonymized``) as ``publisher release
     --anonymized`` does; returns the release directory.
 
     ``produced_by`` names the tool and its version (``"ARX 3.9.2"``); ``configuration`` is its configuration
-    file and ``hierarchies`` its ARX hierarchy file by column, each published in the manifest. The rows are
+    file and ``hierarchies`` its ARX hierarchy file by column, each published in the manifest;
+    ``transition_matrices`` the transition matrix file of each column it post-randomized (sdcMicro's ``pram``),
+    under which the release is judged as randomized response. The rows are
     shuffled with the secret ``seed`` (default: fresh entropy) and the claims follow the model the cells fit
     (docs/methods.md section 5).
     """
@@ -116,7 +119,7 @@ def release_external(frame: pd.DataFrame, anonymized: str | Path, *, produced_by
 
     table = _table(frame, schema)
     chain = [ExternalTool.read(table, anonymized, produced_by=produced_by, configuration=configuration,
-                               hierarchies=hierarchies)]
+                               hierarchies=hierarchies, transition_matrices=transition_matrices)]
     releasable_chain(chain)
     return make_release(table, chain, load_private_key(key, passphrase), out, dataset_id=dataset_id,
                         release_version=release_version, seed=seed, alpha=alpha, samples=samples,

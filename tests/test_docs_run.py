@@ -2,9 +2,10 @@
 what the commands print.
 
 The blocks of a file run in order, from a scratch folder that holds what the
-repository root holds for them (the Adult sample in ``experiments/data/`` and
-the schemas of ``docs/examples/``), so that one block's keys and releases
-serve the next. A ``sh`` block's commands must each exit 0. A ``console``
+repository root holds for them (the Adult sample in ``experiments/data/``,
+the schemas of ``docs/examples/`` and sdcMicro's outputs in
+``tests/data/sdcmicro/``), so that one block's keys and releases serve the
+next. A ``sh`` block's commands must each exit 0. A ``console``
 block gives commands (``$ ...``) and what they print: each shown line must
 appear, in order, in the command's output (``...`` stands for lines left
 out), and a command whose shown output has a ``FAIL:`` line must fail.
@@ -88,6 +89,7 @@ def _scratch(tmp_path: Path) -> Path:
     (tmp_path / "experiments" / "data").mkdir(parents=True)
     shutil.copy(ROOT / "experiments" / "data" / "adult_sample_3000.csv", tmp_path / "experiments" / "data")
     shutil.copytree(ROOT / "docs" / "examples", tmp_path / "docs" / "examples")
+    shutil.copytree(ROOT / "tests" / "data" / "sdcmicro", tmp_path / "tests" / "data" / "sdcmicro")
     return tmp_path
 
 

@@ -10,6 +10,7 @@ project's own publisher; her check in the page is held to ``verifier check
 from __future__ import annotations
 
 import base64
+import csv
 import hashlib
 import json
 import re
@@ -53,8 +54,9 @@ def test_the_page_is_one_file_that_may_fetch_nothing():
                                                          "rr_joint_record", "candidate_shares", "check_jointly",
                                                          "plain_summary", "plain_details", "plain_steps",
                                                          "plain_words", "chance", "mask_counts",
-                                                         "class_posterior", "ratio_to_float"))
-    assert len(SCRIPTS) == 25
+                                                         "class_posterior", "ratio_to_float", "matrix_inverse",
+                                                         "distortion_matrix", "transition_value_bounds"))
+    assert len(SCRIPTS) == 26
 
 
 def test_verifier_page_writes_the_file_and_refuses_to_overwrite(tmp_path, capsys):
@@ -1537,3 +1539,43 @@ try { pp.parse_record({"sex": "female"}, arguments[0]); return null; } catch (e)
     listed = "not one of its 3 categories (spelled exactly): 'F', 'M', 'a\\u200bb'"
     assert page[0] == refused.value.reason == "RECORD_VALUE_INVALID" and "female" not in page[1]
     assert page[1].endswith(listed) and refused.value.message.endswith(listed), (page, refused.value.message)
+
+
+def test_sdcmicros_pram_output_in_the_page_equals_the_command_line(browser, capsys, tmp_path):
+    """Issue 61, item 3: sdcMicro's pram of marital_status and salary_class, published with its transition matrices,
+    is judged in the page as on the command line: randomized response under the matrices (Gauss-Jordan's inverse
+    and the named intruder's bound over the published values, each to 1e-12), alone and in two releases at once."""
+    data = Path(__file__).resolve().parent / "data" / "sdcmicro"
+    assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    key = tmp_path / "keys" / "public.pem"
+    matrices = [a for v in ("marital_status", "salary_class")
+                for a in ("--transition-matrix", f"{v}={data / f'pram_{v}.csv'}")]
+    made = []
+    for seed in (1, 2):
+        made.append(tmp_path / f"pram-{seed}")
+        assert publisher(["release", "--input", str(data / "input.csv"), "--schema", str(data / "schema.json"),
+                          "--anonymized", str(data / "pram.csv"), "--produced-by", "sdcMicro 5.8.1", *matrices,
+                          "--seed", str(seed), "--samples", "100", "--key", str(tmp_path / "keys" / "private.pem"),
+                          "--dataset-id", "pram", "--release-version", str(seed), "--out", str(made[-1])]) == 0
+    rows = list(csv.DictReader((data / "input.csv").open()))
+    bounded = 0
+    for record in rows[:6]:
+        code, cli = _cli(capsys, made[0], key, record, tmp_path)
+        page = _in_page(browser, made[0], key, record)
+        assert code == 0 and page["distance"] == cli["distance"]
+        assert cli["attribute_disclosure"]["salary_class"]["mode"] == "randomized_response"
+        _same(page["attribute_disclosure"], cli["attribute_disclosure"])
+        assert page["verdict"] == cli["verdict"]
+        entry = cli["attribute_disclosure"]["salary_class"]
+        bounded += entry["value_bound"] > entry["paper_risk"]
+    assert bounded >= 1  # the named intruder's bound decides for some of them
+    given = [[str(r), {p.name: base64.b64encode(p.read_bytes()).decode() for p in r.iterdir()}] for r in made]
+    for record in rows[:2]:  # 600 records: the joint random-match test draws at random, its disclosure is exact
+        (tmp_path / "joint-record.json").write_text(json.dumps(record))
+        capsys.readouterr()
+        assert verifier(["joint", *map(str, made), "--key", str(key), "--record", str(tmp_path / "joint-record.json"),
+                         "--json"]) == 0
+        cli = json.loads(capsys.readouterr().out)
+        page = browser.execute_async_script(JOINT, given, key.read_text(), record)
+        assert cli["attribute_disclosure"]["salary_class"]["mode"] == "randomized_response"
+        _same(page["attribute_disclosure"], cli["attribute_disclosure"])

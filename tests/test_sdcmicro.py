@@ -111,3 +111,128 @@ def test_microaggregated_and_noised_numbers_keep_their_rank_based_judgement(tmp_
     capsys.readouterr()
     assert verifier(["audit", str(tmp_path / "r"), "--key", str(tmp_path / "keys" / "public.pem"), "--original",
                      str(DATA / "numbers.csv")]) == 0
+
+
+PRAMED = ("marital_status", "salary_class")
+
+
+def _pram_release(tmp_path: Path, capsys, *extra: str, output: Path = DATA / "pram.csv") -> int:
+    if not (tmp_path / "keys").exists():
+        assert publisher(["keygen", "--out", str(tmp_path / "keys"), "--unencrypted"]) == 0
+    capsys.readouterr()
+    matrices = [a for v in PRAMED for a in ("--transition-matrix", f"{v}={DATA / f'pram_{v}.csv'}")]
+    return publisher(["release", "--input", str(DATA / "input.csv"), "--schema", str(DATA / "schema.json"),
+                      "--anonymized", str(output), "--produced-by", "sdcMicro 5.8.1", *matrices, *extra,
+                      "--key", str(tmp_path / "keys" / "private.pem"), "--dataset-id", "pram", "--seed", "1",
+                      "--samples", "200", "--out", str(tmp_path / "pram")])
+
+
+def test_pram_output_is_judged_under_randomized_response_with_sdcmicros_matrices(tmp_path, capsys):
+    """sdcMicro's pram of marital_status and salary_class: the release publishes each Rs in the schema's order, its
+    claims are randomized response's closed form under them, the audit recomputes them, and her check reads them."""
+    theirs = json.loads((DATA / "pram.json").read_text())
+    original = pd.read_csv(DATA / "input.csv", dtype=str)
+    pramed = pd.read_csv(DATA / "pram.csv", dtype=str)
+    assert [int((original[v] != pramed[v]).sum()) for v in PRAMED] == [s["nrChanges"] for s in theirs["summary"]]
+    assert _pram_release(tmp_path, capsys) == 0
+    manifest = json.loads((tmp_path / "pram" / "manifest.json").read_text())["predicate"]
+    step = manifest["methods"][0]["parameters"]
+    schema = Schema.from_dict(json.loads((DATA / "schema.json").read_text()))
+    for v in PRAMED:
+        rs = pd.read_csv(DATA / f"pram_{v}.csv", index_col=0)
+        categories = list(schema[v].categories)
+        want = rs.reindex(index=categories, columns=categories).fillna(0.0).to_numpy()
+        want[[i for i, c in enumerate(categories) if c not in rs.index]] = np.eye(len(categories))[
+            [i for i, c in enumerate(categories) if c not in rs.index]]
+        np.testing.assert_array_equal(np.array(step["transition_matrices"][v]), want)
+    assert step["model"] == "randomized_response" and step["kept_as_is"] == ["age", "sex", "race"]
+    claims = manifest["claims"]
+    entry = claims["attribute_disclosure"]["salary_class"]
+    assert claims["model"] == "randomized_response" and entry["mode"] == "randomized_response"
+    assert entry["conditioned_on"] == ["age", "sex", "race", "marital_status"]
+    assert entry["marginal"] == original["salary_class"].value_counts().to_dict()
+    # the closed form under the matrices, recomputed here from the original's frequencies
+    from verifier.attacks.disclosure import rr_risk
+    from verifier.attacks.distortion import Transition
+
+    cols = ["age", "sex", "race", "marital_status", "salary_class"]
+    dims = [len(schema[c].categories) for c in cols]
+    index = np.ravel_multi_index([original[c].map({x: i for i, x in enumerate(schema[c].categories)}).to_numpy()
+                                  for c in cols], dims)
+    pi = np.bincount(index, minlength=int(np.prod(dims))).reshape(dims) / len(original)
+    ps = [1.0, 1.0, 1.0, Transition.of(step["transition_matrices"]["marital_status"]),
+          Transition.of(step["transition_matrices"]["salary_class"])]
+    risk = rr_risk(pi, ps[:-1], ps[-1])
+    assert entry["max"] == pytest.approx(float(risk.max()), abs=1e-12)
+    assert entry["mean"] == pytest.approx(float(np.sum(pi * risk)), abs=1e-12)
+    capsys.readouterr()
+    assert verifier(["audit", str(tmp_path / "pram"), "--key", str(tmp_path / "keys" / "public.pem"), "--original",
+                     str(DATA / "input.csv"), "--json"]) == 0
+    checks = {c["claim"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert checks["attribute_disclosure.salary_class.max"]["ok"]
+    from verifier import api
+
+    release = api.open_release(tmp_path / "pram", tmp_path / "keys" / "public.pem")
+    record = original.iloc[0].to_dict()
+    mine = api.check_record(release, record=record, random_match_test=False).check.disclosure["salary_class"]
+    assert mine["mode"] == "randomized_response" and mine["risk"] >= mine["paper_risk"]
+    assert mine["prior"] == pytest.approx(entry["marginal"][record["salary_class"]] / len(original))
+
+
+def test_a_pram_output_that_its_matrices_cannot_make_is_refused(tmp_path, capsys):
+    """A published value its matrix gives probability 0, a change in a column no matrix covers, sdcMicro's
+    suppressed cells beside a matrix, a matrix naming a category the schema lacks: each refused naming the file,
+    the column and the row (never a value), and nothing written."""
+    pramed = pd.read_csv(DATA / "pram.csv", dtype=str, keep_default_na=False)
+    rs = pd.read_csv(DATA / "pram_marital_status.csv", index_col=0)
+    changed = pramed.copy()
+    changed.loc[4, "sex"] = "Male" if changed.loc[4, "sex"] == "Female" else "Female"
+    changed.to_csv(tmp_path / "changed.csv", index=False)
+    assert _pram_release(tmp_path, capsys, output=tmp_path / "changed.csv") == 3
+    err = capsys.readouterr().err
+    assert "CELL_INVALID: column 'sex', row 5: changed, and no --transition-matrix says how" in err
+    assert not (tmp_path / "pram").exists()
+    assert _pram_release(tmp_path, capsys, output=DATA / "local_suppression_k3.csv") == 3
+    assert "holds generalized or suppressed cells" in capsys.readouterr().err
+    bad = (DATA / "pram_salary_class.csv").read_text().replace('">50K"', '"rich"')
+    (tmp_path / "bad.csv").write_text(bad)
+    assert publisher(["release", "--input", str(DATA / "input.csv"), "--schema", str(DATA / "schema.json"),
+                      "--anonymized", str(DATA / "pram.csv"), "--produced-by", "sdcMicro 5.8.1",
+                      "--transition-matrix", f"salary_class={tmp_path / 'bad.csv'}", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "pram", "--out",
+                      str(tmp_path / "pram")]) == 3
+    assert "TRANSITION_MATRIX_INVALID: 'rich' is not a category of 'salary_class'" in capsys.readouterr().err
+    # a cell the matrix cannot reach from the original's value: only its row is named
+    rows = rs.copy()
+    true = pd.read_csv(DATA / "input.csv", dtype=str)["marital_status"]
+    i = next(i for i in range(len(true)) if true[i] != pramed["marital_status"][i])
+    rows.loc[true[i]] = 0.0
+    rows.loc[true[i], true[i]] = 1.0
+    rows.to_csv(tmp_path / "ms.csv")
+    assert publisher(["release", "--input", str(DATA / "input.csv"), "--schema", str(DATA / "schema.json"),
+                      "--anonymized", str(DATA / "pram.csv"), "--produced-by", "sdcMicro 5.8.1",
+                      "--transition-matrix", f"marital_status={tmp_path / 'ms.csv'}", "--transition-matrix",
+                      f"salary_class={DATA / 'pram_salary_class.csv'}", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "pram", "--out",
+                      str(tmp_path / "pram")]) == 3
+    err = capsys.readouterr().err
+    assert f"column 'marital_status', row {i + 1}: published a value its transition matrix gives probability 0" \
+           in err and true[i] not in err
+
+
+def test_a_signed_matrix_that_is_no_transition_matrix_is_refused_by_the_verifier():
+    from verifier.releases.manifest_schema import transition_problem
+
+    attrs = json.loads((DATA / "schema.json").read_text())["attributes"]
+    ok = {"model": "randomized_response", "transition_matrices": {"salary_class": [[0.9, 0.1], [0.2, 0.8]]},
+          "kept_as_is": ["age"]}
+    assert transition_problem(ok, attrs) is None
+    for params, said in (
+            ({**ok, "transition_matrices": {"salary_class": [[0.9, 0.2], [0.2, 0.8]]}}, "a row does not sum to 1"),
+            ({**ok, "transition_matrices": {"salary_class": [[1.0]]}}, "not 2 rows of 2 probabilities"),
+            ({**ok, "transition_matrices": {"salary_class": [[1, 0], [0, 1]]}}, "nothing is randomized"),
+            ({**ok, "transition_matrices": {"nobody": [[1.0]]}}, "not a categorical quasi-identifier"),
+            ({**ok, "transition_matrices": {}}, "publishes the matrix of each column"),
+            ({**ok, "kept_as_is": ["salary_class"]}, "kept_as_is"),
+            ({**ok, "model": "permutation"}, "only a post-randomized output")):
+        assert said in transition_problem(params, attrs)

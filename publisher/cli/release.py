@@ -26,17 +26,9 @@ from verifier.text import literal, number, plural
 __all__ = ["register"]
 
 
-def register(sub, common) -> None:
-    p = add_command(
-        sub, common, "release", run=run, help="anonymize, assess, sign and publish a release",
-        description="Anonymize X, assess the result, write a manifest with every parameter except the seed and "
-        "the computed claims, sign it (DSSE, Ed25519), verify the signature, and move the release directory into "
-        "place atomically (SPEC section 9). The private key never enters the release.",
-    )
-    p.add_argument("--input", required=True, metavar="X.csv")
-    p.add_argument("--schema", metavar="schema.json", help="column kinds, roles and category orders")
-    add_method_args(p, required=False)
-    external = p.add_argument_group(
+def _add_external_args(parser) -> None:
+    """The options of a release another tool made (ARX, sdcMicro, mu-ARGUS)."""
+    external = parser.add_argument_group(
         "a release another tool made (ARX, sdcMicro, mu-ARGUS; docs/methods.md)",
         "Publish the tool's output of --input instead of running a method: its rows are shuffled with the secret "
         "seed, its claims computed under the model its cells fit, and the tool, its configuration and its "
@@ -48,6 +40,23 @@ def register(sub, common) -> None:
                           help="the tool's configuration or project file, published with its SHA-256 (at most 1 MiB)")
     external.add_argument("--hierarchy", action="append", default=[], metavar="COLUMN=FILE",
                           help="a column's hierarchy in ARX's semicolon format, as the tool used it (repeatable)")
+    external.add_argument("--transition-matrix", action="append", default=[], metavar="COLUMN=FILE",
+                          help="a post-randomized column's transition matrix (sdcMicro's pram Rs, written by R's "
+                               "write.csv: a row per true category, a column per published one); the release is "
+                               "judged under randomized response with it (repeatable)")
+
+
+def register(sub, common) -> None:
+    p = add_command(
+        sub, common, "release", run=run, help="anonymize, assess, sign and publish a release",
+        description="Anonymize X, assess the result, write a manifest with every parameter except the seed and "
+        "the computed claims, sign it (DSSE, Ed25519), verify the signature, and move the release directory into "
+        "place atomically (SPEC section 9). The private key never enters the release.",
+    )
+    p.add_argument("--input", required=True, metavar="X.csv")
+    p.add_argument("--schema", metavar="schema.json", help="column kinds, roles and category orders")
+    add_method_args(p, required=False)
+    _add_external_args(p)
     add_intruder_args(p)
     p.add_argument("--key", required=True, metavar="private.pem", help="the signing key")
     p.add_argument("--passphrase-file", metavar="FILE", help="the key's passphrase (default: asked on the terminal)")
@@ -179,6 +188,8 @@ def k_lines(verified) -> list[str]:
     schema, methods = verified.schema(), known_methods()
     changed = {name for step in verified.methods if step.get("method") in methods
                for name in methods[step["method"]].changed_columns(schema, step.get("parameters") or {})}
+    changed |= {name for step in verified.methods  # another tool's post-randomized columns
+                for name in (step.get("parameters") or {}).get("transition_matrices") or {}}
     kept = [a.name for a in schema.attributes if a.role == "quasi_identifier" and a.name not in changed]
     why = "some released records share their quasi-identifier values with no other released record"
     if not kept:
@@ -294,7 +305,9 @@ def run(args: argparse.Namespace) -> int:
 
         with phases(f"reading {args.anonymized}"):
             chain = [ExternalTool.read(table, args.anonymized, produced_by=args.produced_by,
-                                       configuration=args.configuration, hierarchies=external)]
+                                       configuration=args.configuration, hierarchies=external,
+                                       transition_matrices=_column_files(args.transition_matrix,
+                                                                         "--transition-matrix"))]
         releasable_chain(chain)
     targets = parse_targets(args.target, family=family_of([{"method": m.name, "parameters": m.parameters()}
                                                            for m in chain]),
@@ -388,9 +401,9 @@ def _external_arguments(args: argparse.Namespace) -> dict[str, str] | None:
     """The ARX hierarchy files by column when --anonymized publishes another tool's output ({} without any), None
     when a method of this tool runs; a mix of the two, or either half missing, is a usage error."""
     if args.anonymized is None:
-        if args.produced_by or args.configuration or args.hierarchy:
-            raise UsageError("--produced-by, --configuration and --hierarchy describe another tool's output: give "
-                             "it with --anonymized FILE")
+        if args.produced_by or args.configuration or args.hierarchy or args.transition_matrix:
+            raise UsageError("--produced-by, --configuration, --hierarchy and --transition-matrix describe another "
+                             "tool's output: give it with --anonymized FILE")
         if not args.method:
             raise UsageError("give --method NAME to anonymize here, or --anonymized FILE --produced-by TOOL to "
                              "publish another tool's output")
@@ -400,13 +413,19 @@ def _external_arguments(args: argparse.Namespace) -> dict[str, str] | None:
                          "--allow-degenerate goes with it")
     if not args.produced_by:
         raise UsageError('--anonymized needs --produced-by naming the tool and its version ("ARX 3.9.2")')
+    _column_files(args.transition_matrix, "--transition-matrix")
+    return _column_files(args.hierarchy, "--hierarchy")
+
+
+def _column_files(items: list[str], flag: str) -> dict[str, str]:
+    """``COLUMN=FILE`` options by column, each column once."""
     files: dict[str, str] = {}
-    for item in args.hierarchy:
+    for item in items:
         column, sep, path = item.partition("=")
         if not sep or not column or not path:
-            raise UsageError(f"--hierarchy takes COLUMN=FILE, got {literal(item)!r}")
+            raise UsageError(f"{flag} takes COLUMN=FILE, got {literal(item)!r}")
         if column in files:
-            raise UsageError(f"--hierarchy {literal(column)} is given twice; give each column once")
+            raise UsageError(f"{flag} {literal(column)} is given twice; give each column once")
         files[column] = path
     return files
 

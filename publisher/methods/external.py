@@ -4,8 +4,10 @@ Its parameters publish everything the tool was given (Kerckhoffs' principle):
 the tool and version, the configuration file (its SHA-256, and the file
 itself in base64), each ARX hierarchy file as it is with its SHA-256, the
 trees the release's cells are read with (``hierarchies.json``), the model
-its cells fit (:mod:`publisher.external_output`) and the records it
-suppressed. It is the chain's only step; the release's row shuffle is the
+its cells fit (:mod:`publisher.external_output`), the records it
+suppressed, and the transition matrix of each column it post-randomized
+(:mod:`publisher.transition_matrix`), under which its release is judged as
+randomized response. It is the chain's only step; the release's row shuffle is the
 one draw of this tool's randomness. ``publisher replay`` cannot rerun it,
 and the audit lists it as unchecked, saying so.
 """
@@ -19,6 +21,7 @@ from typing import Any, Mapping
 
 from verifier.data.arx_hierarchy import ArxHierarchy, read_arx_hierarchy
 from publisher.external_output import ToolOutput, read_tool_output
+from publisher.transition_matrix import post_randomized, read_transition_matrix
 from publisher.methods.base import Method, MethodResult
 from verifier.data.bounded_files import read_bounded
 from verifier.data.tables import Table
@@ -40,15 +43,19 @@ class ExternalTool(Method):
     deterministic = True
 
     def __init__(self, output: ToolOutput, *, produced_by: str, configuration: tuple[str, bytes] | None,
-                 trees: Mapping[str, ArxHierarchy], tree_files: Mapping[str, bytes]):
+                 trees: Mapping[str, ArxHierarchy], tree_files: Mapping[str, bytes],
+                 matrices: Mapping[str, list[list[float]]] | None = None, kept: tuple[str, ...] = ()):
         self.output, self.produced_by, self.configuration = output, produced_by, configuration
         self.trees, self.tree_files = dict(trees), dict(tree_files)
+        self.matrices, self.kept_as_is = dict(matrices or {}), tuple(kept)
 
     @classmethod
     def read(cls, original: Table, anonymized: str | Path, *, produced_by: str, configuration: str | Path | None = None,
-             hierarchies: Mapping[str, str | Path] | None = None) -> "ExternalTool":
+             hierarchies: Mapping[str, str | Path] | None = None,
+             transition_matrices: Mapping[str, str | Path] | None = None) -> "ExternalTool":
         """The step of the tool's output file ``anonymized`` made from ``original``, with the tool's configuration
-        file and its ARX hierarchy files by column (each refused, naming file, column and row, if it does not fit)."""
+        file, its ARX hierarchy files by column and the transition matrix file of each column it post-randomized
+        (each refused, naming file, column and row, if it does not fit)."""
         if not produced_by.strip() or has_layout(produced_by) or len(produced_by) > 200:
             raise InvalidInputError("--produced-by names the tool and its version on one line of at most 200 "
                                     "characters (\"ARX 3.9.2\")", reason="PARAMETER_INVALID")
@@ -63,9 +70,22 @@ class ExternalTool(Method):
         config = None
         if configuration is not None:
             config = (Path(configuration).name, read_bounded(configuration, "configuration"))
+        matrices = {}
+        for column, path in (transition_matrices or {}).items():
+            attr = original.schema[column] if column in names else None
+            if attr is None or attr.kind == "numeric" or attr.role not in ("quasi_identifier", "sensitive"):
+                raise InvalidInputError(f"--transition-matrix {literal(column)}: not a categorical quasi-identifier or "
+                                        "sensitive column of the schema", path=str(path), reason="COLUMN_MISSING")
+            matrices[column] = read_transition_matrix(str(path), read_bounded(path, "transition_matrix"), attr)
         raw = read_bounded(anonymized, "table")
         output = read_tool_output(str(anonymized), raw, original, trees)
-        return cls(output, produced_by=produced_by.strip(), configuration=config, trees=trees, tree_files=files)
+        kept: tuple[str, ...] = ()
+        if matrices:
+            output = post_randomized(str(anonymized), output, original, matrices)
+            kept = tuple(a.name for a in original.schema.attributes if a.kind != "numeric" and a.name not in matrices
+                         and a.role in ("quasi_identifier", "sensitive"))
+        return cls(output, produced_by=produced_by.strip(), configuration=config, trees=trees, tree_files=files,
+                   matrices=matrices, kept=kept)
 
     def parameters(self) -> dict[str, Any]:
         config = None
@@ -77,10 +97,13 @@ class ExternalTool(Method):
                           "text": self.tree_files[column].decode("utf-8-sig")}
                  for column, tree in self.trees.items()}
         generalized = self.output.model == "generalized"
-        return {"produced_by": self.produced_by, "model": self.output.model, "configuration": config,
-                "hierarchy_files": files,
-                "hierarchies": {c: t.tree() for c, t in self.trees.items()} if generalized and self.trees else None,
-                "suppressed_records": self.output.suppressed}
+        out = {"produced_by": self.produced_by, "model": self.output.model, "configuration": config,
+               "hierarchy_files": files,
+               "hierarchies": {c: t.tree() for c, t in self.trees.items()} if generalized and self.trees else None,
+               "suppressed_records": self.output.suppressed}
+        if self.matrices:
+            out.update(transition_matrices=self.matrices, kept_as_is=list(self.kept_as_is))
+        return out
 
     def apply(self, table, schema, *, random_state, original=None) -> MethodResult:
         return MethodResult(self.output.table.copy(), {"suppressed_records": self.output.suppressed})

@@ -40,11 +40,12 @@ __all__ = ["LIMITS", "read_bounded", "regular_file_problem", "require_regular"]
 
 LIMITS = {"key": 64 << 10, "passphrase": 4 << 10, "record": 1 << 20, "policy": 64 << 10, "schema": 64 << 20, "hierarchies": 64 << 20,
           "json": 16 << 20, "table": 1 << 40, "arx_hierarchy": 4 << 20, "configuration": 1 << 20,
-          "links": 1 << 30}
+          "links": 1 << 30, "transition_matrix": 4 << 20}
 
 _WHAT = {"key": "a key file", "passphrase": "a passphrase file", "record": "a record file", "policy": "a policy file",
          "schema": "a schema file", "hierarchies": "a hierarchy file", "json": "a JSON file", "table": "a table file",
-         "arx_hierarchy": "an ARX hierarchy file", "configuration": "a configuration file", "links": "a links file"}
+         "arx_hierarchy": "an ARX hierarchy file", "configuration": "a configuration file", "links": "a links file",
+         "transition_matrix": "a transition matrix file"}
 
 
 def regular_file_problem(mode: int) -> str | None:

@@ -11,7 +11,7 @@
 # - local_suppression_k3.json: sdcMicro's figures after it: each record's f_k (a suppressed cell matching any
 #   value), the records violating 3-anonymity, the suppressed cells per key.
 #
-# The script is deterministic: localSuppression draws nothing.
+# The script is deterministic: localSuppression draws nothing, and noise and pram draw after set.seed(61).
 
 suppressPackageStartupMessages({
   library(sdcMicro)
@@ -59,3 +59,25 @@ noised <- num
 noised[vars] <- round(addNoise(num[vars], variables = vars, noise = 50, method = "additive")$xm, 2)
 write.csv(noised, file.path(here, "noise_50.csv"), row.names = FALSE, quote = FALSE)
 cat("wrote the numbers\n")
+
+# PRAM (issue 61, item 3): marital_status (a quasi-identifier) and salary_class (sensitive) of input.csv
+# post-randomized with pd = 0.8 (sdcMicro's default alpha = 0.5), set.seed(61). Each column's transition matrix
+# Rs, as get.sdcMicroObj(obj, "pram") holds it (a row per true category, summing to 1), is written by
+# write.csv with 17 significant digits; sdcMicro's own summary goes to pram.json.
+set.seed(61)
+sdc <- createSdcObj(dat, keyVars = c("age", "sex", "race"), pramVars = c("marital_status", "salary_class"))
+sdc <- pram(sdc, pd = 0.8)
+pramed <- dat
+for (v in c("marital_status", "salary_class")) pramed[[v]] <- as.character(sdc@manipPramVars[[v]])
+write.csv(pramed, file.path(here, "pram.csv"), row.names = FALSE, quote = FALSE)
+held <- get.sdcMicroObj(sdc, "pram")
+for (v in c("marital_status", "salary_class")) {
+  Rs <- held$params[[v]]$Rs
+  write.csv(format(as.data.frame(Rs), digits = 17), file.path(here, paste0("pram_", v, ".csv")))
+}
+write_json(list(
+  sdcMicro = as.character(packageVersion("sdcMicro")), R = R.version.string,
+  call = "pram(createSdcObj(input, keyVars = c('age', 'sex', 'race'), pramVars = c('marital_status', 'salary_class')), pd = 0.8) after set.seed(61)",
+  n = nrow(pramed), summary = held$summary
+), file.path(here, "pram.json"), auto_unbox = TRUE, pretty = TRUE)
+cat("wrote pram\n")
