@@ -93,7 +93,8 @@ def post_randomized(path: str, output: ToolOutput, original: Table, matrices: Ma
     ``randomized_response``.
 
     Refused, naming the file, the column and the row, never a value: generalized or suppressed cells (a
-    post-randomized output publishes values), a numeric quasi-identifier (the model conditions on categories), a
+    post-randomized output publishes values), a numeric quasi-identifier (the model conditions on categories) or
+    a second categorical sensitive attribute (it models one), a
     published value the matrix gives probability 0 from the original's in that row, a change in a categorical
     column no matrix describes.
     """
@@ -107,6 +108,12 @@ def post_randomized(path: str, output: ToolOutput, original: Table, matrices: Ma
         raise InvalidInputError(f"column {literal(numeric[0])!r} is a numeric quasi-identifier, and randomized "
                                 "response conditions on categories: code it in bands (a nominal or ordinal column) "
                                 "in the schema", path=path, reason="METHOD_NOT_APPLICABLE")
+    sensitive = [a.name for a in schema.attributes if a.role == "sensitive" and a.kind != "numeric"]
+    if len(sensitive) > 1:
+        raise InvalidInputError(f"randomized response models one categorical sensitive attribute, and "
+                                f"{', '.join(repr(literal(n)) for n in sensitive)} are: publish each with its "
+                                "quasi-identifiers in a release of its own", path=path,
+                                reason="METHOD_NOT_APPLICABLE")
     frame = original.to_frame()
     for attr in schema.attributes:
         if attr.kind == "numeric" or attr.role not in ("quasi_identifier", "sensitive"):

@@ -194,6 +194,16 @@ def test_a_pram_output_that_its_matrices_cannot_make_is_refused(tmp_path, capsys
     assert not (tmp_path / "pram").exists()
     assert _pram_release(tmp_path, capsys, output=DATA / "local_suppression_k3.csv") == 3
     assert "holds generalized or suppressed cells" in capsys.readouterr().err
+    two = json.loads((DATA / "schema.json").read_text())
+    next(a for a in two["attributes"] if a["name"] == "sex")["role"] = "sensitive"
+    (tmp_path / "two.json").write_text(json.dumps(two))
+    assert publisher(["release", "--input", str(DATA / "input.csv"), "--schema", str(tmp_path / "two.json"),
+                      "--anonymized", str(DATA / "pram.csv"), "--produced-by", "sdcMicro 5.8.1",
+                      "--transition-matrix", f"salary_class={DATA / 'pram_salary_class.csv'}", "--key",
+                      str(tmp_path / "keys" / "private.pem"), "--dataset-id", "pram", "--out",
+                      str(tmp_path / "pram")]) == 3
+    assert "METHOD_NOT_APPLICABLE: randomized response models one categorical sensitive attribute" in \
+        capsys.readouterr().err
     bad = (DATA / "pram_salary_class.csv").read_text().replace('">50K"', '"rich"')
     (tmp_path / "bad.csv").write_text(bad)
     assert publisher(["release", "--input", str(DATA / "input.csv"), "--schema", str(DATA / "schema.json"),
