@@ -28,13 +28,19 @@ import numpy as np
 
 from publisher.external_output import ToolOutput
 from publisher.methods.frames import category_positions
-from verifier.attacks.distortion import ROW_SUM_TOLERANCE
-from verifier.data.schema import Attribute
+from verifier.attacks.distortion import sums_to_one
+from verifier.data.schema import Attribute, Schema
 from verifier.data.tables import Table, format_rows
 from verifier.errors import InvalidInputError
 from verifier.text import literal
 
-__all__ = ["post_randomized", "read_transition_matrix"]
+__all__ = ["modelled_columns", "post_randomized", "read_transition_matrix"]
+
+
+def modelled_columns(schema: Schema) -> list[Attribute]:
+    """The columns randomized response models, each post-randomized by a matrix or published as it is: the
+    categorical quasi-identifiers and sensitive attributes."""
+    return [a for a in schema.attributes if a.kind != "numeric" and a.role in ("quasi_identifier", "sensitive")]
 
 
 def _fail(path: str, message: str) -> InvalidInputError:
@@ -70,19 +76,17 @@ def read_transition_matrix(path: str, raw: bytes, attr: Attribute) -> list[list[
     unknown = [c for c in header if c not in categories]
     if unknown:
         raise _fail(path, f"{literal(unknown[0])!r} is not a category of {literal(attr.name)!r} in the schema")
-    rows = {name: [0.0] * len(categories) for name in categories}
+    at = {name: categories.index(name) for name in header}
+    rows = {name: [1.0 if u == v else 0.0 for u in range(len(categories))]  # no record held it: the tool kept it
+            for v, name in enumerate(categories)}
     for number, line in enumerate(lines[1:], start=2):
         if len(line) != len(header) + 1:
             raise _fail(path, f"row {number}: {len(line) - 1} probabilities for {len(header)} categories")
-        values = [_probability(path, number, cell.strip()) for cell in line[1:]]
-        if abs(math.fsum(values) - 1.0) > ROW_SUM_TOLERANCE:
-            raise _fail(path, f"row {number}: its probabilities add up to {math.fsum(values):.12g}, not 1")
-        for name, value in zip(header, values):
-            rows[line[0].strip()][categories.index(name)] = value
-    listed = set(header)
-    for v, name in enumerate(categories):
-        if name not in listed:  # no record held it: the tool kept it
-            rows[name][v] = 1.0
+        row = rows[line[0].strip()] = [0.0] * len(categories)
+        for name, cell in zip(header, line[1:]):
+            row[at[name]] = _probability(path, number, cell.strip())
+        if not sums_to_one(row):  # in the schema's order, as every verifier adds it
+            raise _fail(path, f"row {number}: its probabilities add up to {math.fsum(row):.12g}, not 1")
     return [rows[name] for name in categories]
 
 
@@ -115,9 +119,7 @@ def post_randomized(path: str, output: ToolOutput, original: Table, matrices: Ma
                                 "quasi-identifiers in a release of its own", path=path,
                                 reason="METHOD_NOT_APPLICABLE")
     frame = original.to_frame()
-    for attr in schema.attributes:
-        if attr.kind == "numeric" or attr.role not in ("quasi_identifier", "sensitive"):
-            continue
+    for attr in modelled_columns(schema):
         categories = list(attr.categories or ())
         true = category_positions(frame[attr.name], categories, attr.name)
         shown = category_positions(output.table[attr.name], categories, attr.name)

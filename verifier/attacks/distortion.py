@@ -19,6 +19,7 @@ summing to 1 (``rows[v][u]``), in the schema's category order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
@@ -26,13 +27,19 @@ import numpy as np
 from verifier.errors import InvalidInputError
 
 __all__ = ["Transition", "checked_keep", "distortion", "distortion_matrix", "distortion_inverse", "invertible",
-           "keep_matrix", "keep_matrix_inverse", "matrix_inverse", "transition_value_bounds", "unchanged",
-           "ROW_SUM_TOLERANCE"]
+           "keep_matrix", "keep_matrix_inverse", "matrix_inverse", "sums_to_one", "transition_value_bounds",
+           "unchanged", "ROW_SUM_TOLERANCE"]
 
 #: how far a published transition matrix's row may sum from 1 (a tool writes 15 significant digits)
 ROW_SUM_TOLERANCE = 1e-9
 #: a pivot below this leaves the matrix singular: nothing can be estimated through it
 SINGULAR = 1e-12
+
+
+def sums_to_one(row: Sequence[float]) -> bool:
+    """Whether a transition matrix's row sums to 1 within :data:`ROW_SUM_TOLERANCE`, added left to right as the
+    page adds it (the publisher's reader, the manifest's check and :class:`Transition` all ask this)."""
+    return abs(sum(row) - 1.0) <= ROW_SUM_TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -54,7 +61,7 @@ class Transition:
             if not isinstance(row, (list, tuple)) or len(row) != len(rows) or any(
                     isinstance(x, bool) or not isinstance(x, (int, float)) or not 0.0 <= x <= 1.0 for x in row):
                 raise bad
-            if abs(sum(row) - 1.0) > ROW_SUM_TOLERANCE:
+            if not sums_to_one(row):
                 raise bad
             out.append(tuple(float(x) for x in row))
         return cls(tuple(out))
@@ -65,6 +72,21 @@ class Transition:
 
     def identity(self) -> bool:
         return all(x == (1.0 if u == v else 0.0) for v, row in enumerate(self.rows) for u, x in enumerate(row))
+
+    @cached_property
+    def matrix(self) -> np.ndarray:
+        """The column-stochastic distortion matrix ``P[u, v]`` (read-only: every figure of one release shares it)."""
+        out = np.array(self.rows, dtype=np.float64).T.copy()
+        out.setflags(write=False)
+        return out
+
+    @cached_property
+    def inverse(self) -> np.ndarray | None:
+        """``P^{-1}`` by :func:`matrix_inverse`, computed once (read-only), or None where singular."""
+        out = matrix_inverse(self.matrix)
+        if out is not None:
+            out.setflags(write=False)
+        return out
 
 
 def distortion(value: Any) -> float | Transition:
@@ -136,14 +158,14 @@ def unchanged(spec: float | Transition) -> bool:
 def distortion_matrix(d: int, spec: float | Transition) -> np.ndarray:
     """The column-stochastic ``P[u, v]`` of a keep probability (Eq. 1) or of a published transition matrix."""
     if isinstance(spec, Transition):
-        return np.array(_check_size(d, spec).rows, dtype=np.float64).T
+        return _check_size(d, spec).matrix
     return keep_matrix(d, spec)
 
 
 def invertible(d: int, spec: float | Transition) -> bool:
     """Whether Eq. 2 can estimate through this distortion (a keep probability above 1/d, a regular matrix)."""
     if isinstance(spec, Transition):
-        return matrix_inverse(distortion_matrix(d, spec)) is not None
+        return _check_size(d, spec).inverse is not None
     return spec > 1 / d + 1e-9
 
 
@@ -151,7 +173,7 @@ def distortion_inverse(d: int, spec: float | Transition) -> np.ndarray:
     """``P^{-1}`` (Lemma 4 for a keep probability, Gauss-Jordan for a transition matrix); refused where singular."""
     if not isinstance(spec, Transition):
         return keep_matrix_inverse(d, spec)
-    inverse = matrix_inverse(distortion_matrix(d, spec))
+    inverse = _check_size(d, spec).inverse
     if inverse is None:
         raise InvalidInputError("the published transition matrix is singular: nothing can be estimated",
                                 reason="PARAMETER_INVALID")

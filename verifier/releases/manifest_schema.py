@@ -22,7 +22,7 @@ from importlib import resources
 from typing import Any
 
 from verifier.releases.coherence import coherence_problem
-from verifier.attacks.distortion import ROW_SUM_TOLERANCE, Transition
+from verifier.attacks.distortion import Transition, sums_to_one
 from verifier.releases.family import EXTERNAL, family_of
 from verifier.releases.listed_files import fail
 from verifier.releases.targets import TARGETS
@@ -163,7 +163,7 @@ def transition_problem(params: dict[str, Any], attributes: list[dict[str, Any]])
         d = len(attr.get("categories") or ())
         if len(rows) != d or any(len(row) != d for row in rows):
             return f"transition_matrices.{name}: not {d} rows of {d} probabilities, one per category"
-        if any(abs(sum(row) - 1.0) > ROW_SUM_TOLERANCE for row in rows):
+        if not all(sums_to_one(row) for row in rows):
             return f"transition_matrices.{name}: a row does not sum to 1"
     if all(Transition.of(rows).identity() for rows in matrices.values()):
         return "transition_matrices: every one publishes each value as it is, so nothing is randomized"
