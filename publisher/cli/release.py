@@ -305,9 +305,8 @@ def run(args: argparse.Namespace) -> int:
 
         with phases(f"reading {args.anonymized}"):
             chain = [ExternalTool.read(table, args.anonymized, produced_by=args.produced_by,
-                                       configuration=args.configuration, hierarchies=external,
-                                       transition_matrices=_column_files(args.transition_matrix,
-                                                                         "--transition-matrix"))]
+                                       configuration=args.configuration, hierarchies=external[0],
+                                       transition_matrices=external[1])]
         releasable_chain(chain)
     targets = parse_targets(args.target, family=family_of([{"method": m.name, "parameters": m.parameters()}
                                                            for m in chain]),
@@ -397,9 +396,10 @@ def _append_to_log(args: argparse.Namespace, verified, log_key) -> list[str]:
             "verifier verify --proof with the log's verifier key)"]
 
 
-def _external_arguments(args: argparse.Namespace) -> dict[str, str] | None:
-    """The ARX hierarchy files by column when --anonymized publishes another tool's output ({} without any), None
-    when a method of this tool runs; a mix of the two, or either half missing, is a usage error."""
+def _external_arguments(args: argparse.Namespace) -> tuple[dict[str, str], dict[str, str]] | None:
+    """The ARX hierarchy files and the transition matrix files by column when --anonymized publishes another tool's
+    output ({} without any), None when a method of this tool runs; a mix of the two, or either half missing, is a
+    usage error."""
     if args.anonymized is None:
         if args.produced_by or args.configuration or args.hierarchy or args.transition_matrix:
             raise UsageError("--produced-by, --configuration, --hierarchy and --transition-matrix describe another "
@@ -413,8 +413,7 @@ def _external_arguments(args: argparse.Namespace) -> dict[str, str] | None:
                          "--allow-degenerate goes with it")
     if not args.produced_by:
         raise UsageError('--anonymized needs --produced-by naming the tool and its version ("ARX 3.9.2")')
-    _column_files(args.transition_matrix, "--transition-matrix")
-    return _column_files(args.hierarchy, "--hierarchy")
+    return _column_files(args.hierarchy, "--hierarchy"), _column_files(args.transition_matrix, "--transition-matrix")
 
 
 def _column_files(items: list[str], flag: str) -> dict[str, str]:

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from verifier.data.arx_hierarchy import ArxHierarchy, read_arx_hierarchy
 from publisher.external_output import ToolOutput, read_tool_output
-from publisher.transition_matrix import post_randomized, read_transition_matrix
+from publisher.transition_matrix import modelled_columns, post_randomized, read_transition_matrix
 from publisher.methods.base import Method, MethodResult
 from verifier.data.bounded_files import read_bounded
 from verifier.data.tables import Table
@@ -70,10 +70,11 @@ class ExternalTool(Method):
         config = None
         if configuration is not None:
             config = (Path(configuration).name, read_bounded(configuration, "configuration"))
+        modelled = {a.name: a for a in modelled_columns(original.schema)}
         matrices = {}
         for column, path in (transition_matrices or {}).items():
-            attr = original.schema[column] if column in names else None
-            if attr is None or attr.kind == "numeric" or attr.role not in ("quasi_identifier", "sensitive"):
+            attr = modelled.get(column)
+            if attr is None:
                 raise InvalidInputError(f"--transition-matrix {literal(column)}: not a categorical quasi-identifier or "
                                         "sensitive column of the schema", path=str(path), reason="COLUMN_MISSING")
             matrices[column] = read_transition_matrix(str(path), read_bounded(path, "transition_matrix"), attr)
@@ -82,8 +83,7 @@ class ExternalTool(Method):
         kept: tuple[str, ...] = ()
         if matrices:
             output = post_randomized(str(anonymized), output, original, matrices)
-            kept = tuple(a.name for a in original.schema.attributes if a.kind != "numeric" and a.name not in matrices
-                         and a.role in ("quasi_identifier", "sensitive"))
+            kept = tuple(name for name in modelled if name not in matrices)
         return cls(output, produced_by=produced_by.strip(), configuration=config, trees=trees, tree_files=files,
                    matrices=matrices, kept=kept)
 
