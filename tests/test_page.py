@@ -1413,15 +1413,18 @@ def _small_release_in_both(browser, capsys, tmp_path, qi: str, categories: list[
 @pytest.mark.parametrize("name", ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf",
                                   "__defineGetter__"])
 @pytest.mark.parametrize("method", [["sd_k_anonymity", "--param", "k=2"],
-                                    ["additive_noise", "--param", "relative_sd=0.5", "--then", "reverse_mapping"]],
-                         ids=["generalized", "ranked"])
+                                    ["additive_noise", "--param", "relative_sd=0.5", "--then", "reverse_mapping"],
+                                    ["randomized_response", "--param", "keep_probabilities=0.8", "--param",
+                                     "attributes=disease"]],
+                         ids=["generalized", "ranked", "randomized"])
 def test_an_attribute_named_as_javascript_s_own_members_is_checked_as_on_the_command_line(
         browser, capsys, tmp_path, name, method):
     """Issue 59, item 1: a nominal quasi-identifier named `__proto__`, `constructor`, `toString`,
     `hasOwnProperty`, `valueOf` or `__defineGetter__` made the page throw (a plain object indexed by it returned an
     inherited member) where the command line gave a level. Every per-name table of the page is read by its own
-    properties now: her level, figures and lines are the command line's. (The result crosses as JSON text: the
-    browser's driver itself reads an object's `hasOwnProperty`.)"""
+    properties now: her level, figures and lines are the command line's; under randomized response of the
+    sensitive attribute alone, the quasi-identifier is not read as randomized by an inherited keep probability.
+    (The result crosses as JSON text: the browser's driver itself reads an object's `hasOwnProperty`.)"""
     cli, page = _small_release_in_both(browser, capsys, tmp_path, name, ["a", "b"], method,
                                        {"age": 20, name: "a", "disease": "x"})
     for field in ("verdict", "attribute_disclosure"):

@@ -30,13 +30,13 @@
     const own = lastStep(methods, "randomized_response");
     if (own !== null) {
       const keep = own.keep_probabilities;
-      return keep && typeof keep === "object" && !Array.isArray(keep) ? { ...keep } : null;
+      return keep && typeof keep === "object" && !Array.isArray(keep) ? Object.assign(pp.table(), keep) : null;
     }
     const params = lastStep(methods, "external");
     if (params === null || params.model !== "randomized_response") return null;
     const matrices = params.transition_matrices;
     if (!matrices || typeof matrices !== "object" || Array.isArray(matrices)) return null;
-    const out = {};
+    const out = pp.table();
     for (const name of params.kept_as_is || []) out[String(name)] = 1.0;
     return Object.assign(out, matrices);
   };

@@ -67,7 +67,7 @@
     if (s === null || models.some((m) => m[1] !== s)) return {};
     const qi = [...new Set(models.flatMap((m) => m[0]))].sort((a, b) => a - b);
     const cols = [...qi, s], names = cols.map((j) => schema.attributes[j].name);
-    const ps = keeps.map((keep) => names.map((n) => pp.distortion(keep[n] ?? 1.0)));
+    const ps = keeps.map((keep) => names.map((n) => pp.distortion(pp.own(keep, n) ?? 1.0)));
     const estimates = keysList.map((keys, r) => pp.rr_estimate(keys, schema, cols, ps[r]));
     const data = new Float64Array(estimates[0].data.length);
     for (const e of estimates) e.data.forEach((x, i) => { data[i] += x; });

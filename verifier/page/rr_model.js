@@ -131,9 +131,10 @@
   pp.rr_model = function rr_model(schema, keep) {
     // models.py's rr_model: the categorical QIs with a published distortion, the sensitive one, their distortions.
     const attrs = schema.attributes;
-    const qi = attrs.map((a, j) => j).filter((j) => attrs[j].role === "quasi_identifier" && attrs[j].kind !== "numeric" && attrs[j].name in keep);
-    const s = attrs.findIndex((a) => a.role === "sensitive" && a.kind !== "numeric" && a.name in keep);
-    const ps = (s >= 0 ? [...qi, s] : qi).map((j) => pp.distortion(keep[attrs[j].name] ?? 1.0));
+    const has = (name) => pp.own(keep, name) !== undefined;  // the published names alone, never an inherited one
+    const qi = attrs.map((a, j) => j).filter((j) => attrs[j].role === "quasi_identifier" && attrs[j].kind !== "numeric" && has(attrs[j].name));
+    const s = attrs.findIndex((a) => a.role === "sensitive" && a.kind !== "numeric" && has(a.name));
+    const ps = (s >= 0 ? [...qi, s] : qi).map((j) => pp.distortion(pp.own(keep, attrs[j].name) ?? 1.0));
     return [qi, s >= 0 ? s : null, ps];
   };
 
