@@ -246,3 +246,25 @@ def test_a_signed_matrix_that_is_no_transition_matrix_is_refused_by_the_verifier
             ({**ok, "kept_as_is": ["salary_class"]}, "kept_as_is"),
             ({**ok, "model": "permutation"}, "only a post-randomized output")):
         assert said in transition_problem(params, attrs)
+
+
+def test_a_matrix_re_signed_milder_is_caught_by_the_audit(tmp_path, capsys):
+    """A dishonest publisher signs another transition matrix for salary_class (keeping the claims): verify passes
+    (the signature is real and the matrix a matrix), and the audit, recomputing the claims under the signed matrix,
+    fails on them."""
+    from conftest import resign_statement
+
+    assert _pram_release(tmp_path, capsys) == 0
+    step = lambda s: s["predicate"]["methods"][0]["parameters"]  # noqa: E731
+    resign_statement(tmp_path / "pram", tmp_path / "keys" / "private.pem",
+                     lambda s: step(s)["transition_matrices"].update(salary_class=[[0.6, 0.4], [0.4, 0.6]]))
+    key = str(tmp_path / "keys" / "public.pem")
+    capsys.readouterr()
+    assert verifier(["verify", str(tmp_path / "pram"), "--key", key]) == 0
+    capsys.readouterr()
+    assert verifier(["audit", str(tmp_path / "pram"), "--key", key, "--original", str(DATA / "input.csv"),
+                     "--json"]) != 0
+    checks = {c["claim"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    for claim in ("attribute_disclosure.salary_class.mean", "attribute_disclosure.salary_class.estimated.mean",
+                  "policy_levels.exposed"):
+        assert not checks[claim]["ok"], claim
