@@ -5,7 +5,8 @@
 A few honest releases are made with the project's own publisher (a noise release of paper 003's table, an SD
 release with categories, a randomized-response release, a two-step release whose masks her check reads by rerunning
 MaskClass, an m-invariant release with counterfeit records whose
-counts the manifest signs, a noise release appended to a log whose checkpoint two of three witnesses cosigned); each
+counts the manifest signs, another tool's post-randomized output published with its transition matrices, a noise
+release appended to a log whose checkpoint two of three witnesses cosigned); each
 case takes one, mutates one signed input, signs it again with the real key where the input is signed, and gives the
 result to both verifiers:
 
@@ -177,8 +178,39 @@ class Fuzz:
                                "--dataset-id", "minv", "--out", str(self.folder / "minv")]) == 0
         out.append((self.folder / "minv", [{"age": 20 + 3 * i, "sex": "FM"[i % 2],
                                             "disease": ("flu", "flu", "cold", "hiv")[i % 4]} for i in range(4)]))
+        out.append(self._post_randomized(key))
         out.append((self._logged(paper, key), out[0][1]))
         return out
+
+    def _post_randomized(self, key: list[str]) -> tuple[Path, list[dict]]:
+        """Another tool's post-randomized output of the ward in age bands (issue 61): sex and disease moved by
+        transition matrices, drawn here with the fuzz's own generator, published with --transition-matrix."""
+        bands = ["20-29", "30-39", "40-49", "50-59", "60-69"]
+        schema = {"attributes": [
+            {"name": "age", "kind": "nominal", "role": "quasi_identifier", "categories": bands},
+            {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+            {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cold", "flu", "hiv"]}]}
+        matrices = {"sex": [[0.9, 0.1], [0.3, 0.7]], "disease": [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]]}
+        people = [{"age": bands[i % 5], "sex": "FM"[i % 2], "disease": ("cold", "flu", "hiv")[i % 3]} for i in range(15)]
+        draw = random.Random(61)
+        moved = [{**p, **{c: draw.choices(cats, weights=matrices[c][cats.index(p[c])])[0]
+                          for c, cats in (("sex", ["F", "M"]), ("disease", ["cold", "flu", "hiv"]))}} for p in people]
+        for name, rows in (("input", people), ("output", moved)):
+            (self.folder / f"pram-{name}.csv").write_text(
+                "age,sex,disease\n" + "".join(f"{r['age']},{r['sex']},{r['disease']}\n" for r in rows))
+        (self.folder / "pram.json").write_text(json.dumps(schema))
+        given = []
+        for column, rows in matrices.items():
+            cats = next(a["categories"] for a in schema["attributes"] if a["name"] == column)
+            path = self.folder / f"pram-{column}.csv"
+            path.write_text(",".join(['""', *cats]) + "\n" + "".join(
+                ",".join([c, *map(repr, row)]) + "\n" for c, row in zip(cats, rows)))
+            given += ["--transition-matrix", f"{column}={path}"]
+        assert self.publisher(["release", "--input", str(self.folder / "pram-input.csv"), "--schema",
+                               str(self.folder / "pram.json"), "--anonymized", str(self.folder / "pram-output.csv"),
+                               "--produced-by", "a PRAM tool 1.0", *given, *key[:-1], "--dataset-id", "pram",
+                               "--out", str(self.folder / "pram")]) == 0
+        return self.folder / "pram", people[:4]
 
     def _logged(self, paper: Path, key: list[str]) -> Path:
         """A noise release appended (second of three) to a log whose checkpoint two of three witnesses cosigned, its proof refreshed,
@@ -546,8 +578,9 @@ def verdict_of(result: dict[str, Any]) -> tuple[str, str | None]:
 def case_classes(what: str) -> list[str]:
     """The classes of issue 59, item 1 a case belongs to, by what it changed: a column named as JavaScript's own
     members (``name``), a Unicode space or byte-order mark (``unicode``), a number at 2^53 (``2^53``), a cell at the
-    CSV reader's field limit (``field size``)."""
-    found = []
+    CSV reader's field limit (``field size``); and any case of the post-randomized release (``post-randomized``,
+    issue 61), whose transition matrices the manifest's values include."""
+    found = ["post-randomized"] if what.startswith("pram: ") else []
     if "name sex -> " in what:
         found.append("name")
     if any(json.dumps(c)[1:-1][:12] in what for c in UNICODE_CELLS):
