@@ -191,7 +191,8 @@ class Fuzz:
             {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
             {"name": "disease", "kind": "nominal", "role": "sensitive", "categories": ["cold", "flu", "hiv"]}]}
         matrices = {"sex": [[0.9, 0.1], [0.3, 0.7]], "disease": [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]]}
-        people = [{"age": bands[i % 5], "sex": "FM"[i % 2], "disease": ("cold", "flu", "hiv")[i % 3]} for i in range(15)]
+        people = [{"age": bands[i % 5], "sex": "FM"[i % 2], "disease": ("cold", "flu", "hiv")[i % 3]}
+                  for i in range(15)]
         draw = random.Random(61)
         moved = [{**p, **{c: draw.choices(cats, weights=matrices[c][cats.index(p[c])])[0]
                           for c, cats in (("sex", ["F", "M"]), ("disease", ["cold", "flu", "hiv"]))}} for p in people]
