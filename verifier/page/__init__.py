@@ -4,7 +4,8 @@ The page is plain JavaScript in this folder (``dsse.js``, ``strict_json.js``, ``
 ``manifest_schema.js`` with the published manifest schema inlined, ``coherence.js``, ``data_columns.js``,
 ``sampling_weights.js``, ``ranks.js``,
 ``spreads.js``, ``disclosure.js``, ``distortion.js`` (a randomized attribute's keep probability or transition
-matrix), ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``policy.js`` with the verifier's default verdict policy inlined byte for byte, ``verdict.js``, ``mask_class.js`` (MaskClass rerun:
+matrix), ``rr_model.js``, ``ra_model.js``, ``tree.js``, ``randommatch.js``, ``policy.js``
+with the verifier's default verdict policy inlined byte for byte, ``verdict.js``, ``mask_class.js`` (MaskClass rerun:
 a two-step release's masks read as the intruder who reruns it reads them), ``group.js``,
 ``joint.js`` (several releases of her at once), ``transparency.js`` (the release log's proof, checkpoint and
 witnesses), ``plain_words.js`` (her verdict in plain words, then the details and what she can do), ``pictures.js`` (her
