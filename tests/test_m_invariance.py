@@ -81,6 +81,50 @@ def test_every_group_is_m_unique_and_every_returning_person_keeps_her_signature(
     _check_groups(second, new_values, new_signatures, m)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_the_compiled_rounds_are_the_rounds_as_written(seed):
+    """The assignment's compiled loop against the rule as written, on pools large enough to take it (over 8,192
+    people): the same buckets, each value's people in the same order, and the same people left; with and without ties
+    in the grouping order, skewed and even values, 2 to 40 of them, m from 2 to 5, with and without a bucket of
+    returning people the rounds join."""
+    from publisher.methods.m_invariant_rounds import assign, plain_rounds
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 6))
+    d = int(rng.integers(m, 41))
+    n = int(rng.integers(8_300, 12_000))
+    values = rng.choice(d, n, p=rng.dirichlet(np.ones(d) * (0.3 if seed % 3 == 0 else 4.0)))
+    rank = rng.integers(0, n // 4, n) if seed % 2 else rng.permutation(n)
+    pool: dict = {}
+    for i in np.argsort(rank, kind="stable").tolist():
+        pool.setdefault(f"v{values[i]}", []).append(i)
+    top = sorted(pool, key=lambda v: -len(pool[v]))[:m]
+    start = {frozenset(top): {v: [] for v in top}} if seed % 4 < 2 else {}
+    plain, fast = {s: {v: list(r) for v, r in b.items()} for s, b in start.items()}, start
+    left = plain_rounds(pool, plain, m, rank)
+    assert assign(pool, fast, m, rank) == left and fast == plain
+    assert sum(len(r) for b in plain.values() for r in b.values()) + sum(map(len, left.values())) == n
+    assert len(left) < m and len(plain) > 1
+
+
+def test_a_census_sized_grouping_is_m_unique():
+    """A table large enough for every compiled and array path (the rounds, the residue's medians, the buckets cut
+    into groups), with returning people: every group m-unique, every returning person in her signature."""
+    rng = np.random.default_rng(61)
+    m, n = 3, 20_000
+    domain = [f"v{j}" for j in range(7)]
+    values = [domain[j] for j in rng.choice(7, n, p=[0.25, 0.2, 0.2, 0.15, 0.1, 0.06, 0.04])]
+    first = m_invariant_groups(values, [None] * n, rng.permutation(n), m, domain)
+    _check_groups(first, values, [None] * n, m)
+    signatures = _signatures_of(first, values, n)
+    stay = rng.random(n) < 0.7
+    new_values = [v for v, s in zip(values, stay) if s] + [domain[j] for j in rng.integers(0, 7, 5_000)]
+    new_signatures = [sig for sig, s in zip(signatures, stay) if s] + [None] * 5_000
+    second = m_invariant_groups(new_values, new_signatures, rng.permutation(len(new_values)), m, domain)
+    _check_groups(second, new_values, new_signatures, m)
+    assert any(g.counterfeits for g in second)
+
+
 def test_a_balanced_first_release_needs_no_counterfeit():
     values = ["a", "b", "c"] * 4
     groups = m_invariant_groups(values, [None] * 12, list(range(12)), 3, ["a", "b", "c"])

@@ -34,7 +34,6 @@ publishes those counts in the signed manifest.
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from dataclasses import dataclass
 from typing import Hashable, Sequence
@@ -42,6 +41,7 @@ from typing import Hashable, Sequence
 import numpy as np
 
 from publisher.methods.base import fail
+from publisher.methods.m_invariant_rounds import assign, nearest_at
 
 __all__ = ["Group", "m_invariant_groups", "check_signatures", "eligible"]
 
@@ -109,7 +109,7 @@ def m_invariant_groups(values: Sequence[Hashable], signatures: Sequence[frozense
     buckets, pool = _divide(values, signatures, rank)
     returning = set(buckets)
     fakes = _balance(buckets, pool, rank)
-    left = _assign(pool, buckets, m, rank)
+    left = assign(pool, buckets, m, rank)
     groups: list[Group] = []
     fresh: list[bool] = []  # groups of new people alone, which a person left over may join
     for s in sorted(buckets, key=_signature_key):
@@ -158,23 +158,41 @@ def _join_residue(groups: list[Group], fresh: list[bool], left: dict[Hashable, l
                   values: Sequence[Hashable], rank: np.ndarray) -> dict[Hashable, list[int]]:
     """The new people left over (fewer than m values) joined to the nearest group of new people alone whose values
     do not hold theirs (as Anatomy places its residue): the group stays of distinct values, one more of them. Returns
-    those no such group takes."""
+    those no such group takes. A group's place is the median of its members' ranks before any joins."""
     out: dict[Hashable, list[int]] = {}
-    centres = [float(np.median(rank[list(g.members)])) for g in groups]
-    held = [{values[t] for t in g.members} for g in groups]
+    if not left:
+        return out
+    sizes = np.fromiter(map(len, (g.members for g in groups)), dtype=np.int64, count=len(groups))
+    members = np.fromiter((i for g in groups for i in g.members), dtype=np.int64, count=int(sizes.sum()))
+    owner = np.repeat(np.arange(len(groups)), sizes)
+    centres = _medians(np.asarray(rank)[members], owner, sizes)
+    held_values = np.fromiter(values, dtype=object, count=len(values))[members]
     for v in sorted(left, key=str):
-        open_ = sorted((centres[g], g) for g in range(len(groups)) if fresh[g] and v not in held[g])
-        keys = [c for c, _ in open_]
+        lacking = np.asarray(fresh, dtype=bool)
+        lacking[owner[held_values == v]] = False
+        ids = np.flatnonzero(lacking)
+        ids = ids[np.lexsort((ids, centres[ids]))]
+        open_, keys = ids.tolist(), centres[ids].tolist()
         for i in left[v]:
             if not open_:
                 out.setdefault(v, []).append(i)
                 continue
-            at = _nearest_at(keys, float(rank[i]))
-            g = open_.pop(at)[1]
+            at = nearest_at(keys, float(rank[i]))
+            g = open_.pop(at)
             keys.pop(at)
             groups[g] = Group(tuple(sorted([*groups[g].members, i], key=lambda t: rank[t])), groups[g].counterfeits)
-            held[g].add(v)
     return out
+
+
+def _medians(ranks: np.ndarray, owner: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Each group's median rank, as ``np.median`` gives it (the mean of the two middle ranks of an even group), from
+    its members' ranks ``ranks`` (``owner``: their groups, in group order; every group holds one at least)."""
+    ranks = ranks[np.lexsort((ranks, owner))]
+    first = np.zeros(sizes.size, dtype=np.int64)
+    np.cumsum(sizes[:-1], out=first[1:])
+    low = ranks[first + (sizes - 1) // 2].astype(np.float64)
+    high = ranks[first + sizes // 2].astype(np.float64)
+    return np.where(sizes % 2 == 1, low, (low + high) / 2)
 
 
 def _signature_key(s: frozenset) -> tuple:
@@ -194,48 +212,25 @@ def _nearest(candidates: list[int], count: int, bucket: dict[Hashable, list[int]
     return chosen
 
 
-def _nearest_at(ranks: list[int], anchor: int) -> int:
-    """The position in ``ranks`` (ascending) of the one nearest to ``anchor``, the lower on a tie."""
-    at = bisect.bisect_left(ranks, anchor)
-    if at == len(ranks) or (at > 0 and anchor - ranks[at - 1] <= ranks[at] - anchor):
-        return at - 1
-    return at
-
-
-def _assign(pool: dict[Hashable, list[int]], buckets: dict, m: int, rank: np.ndarray) -> dict[Hashable, list[int]]:
-    """Assignment: the new people left, in buckets of m distinct values (one record of each per round, the m values
-    with the most people left, ties going to the values with a record nearest the round's first; a round joins a
-    bucket of the same signature, which stays balanced). Returns those of the last fewer than m values."""
-    left = {v: list(rows) for v, rows in pool.items() if rows}
-    ranks = {v: rank[rows].tolist() for v, rows in left.items()}  # each value's ranks, ascending, kept beside it
-    while len(left) >= m:
-        most = max(len(rows) for rows in left.values())
-        anchor = min(ranks[v][0] for v, rows in left.items() if len(rows) == most)
-        nearest = {v: _nearest_at(ranks[v], anchor) for v in left}
-        top = sorted(left, key=lambda v: (-len(left[v]), abs(ranks[v][nearest[v]] - anchor), str(v)))[:m]
-        s = frozenset(top)
-        bucket = buckets.setdefault(s, {u: [] for u in s})
-        for v in top:
-            bucket[v].append(left[v].pop(nearest[v]))
-            ranks[v].pop(nearest[v])
-            if not left[v]:
-                del left[v], ranks[v]
-    return left
-
-
 def _decompose(bucket: dict[Hashable, list[int]], fakes: dict[Hashable, int], rank: np.ndarray) -> list[Group]:
     """A balanced bucket cut into groups of one record per value: each value's real records spread evenly over the
-    groups in the grouping order, its counterfeits in the groups left."""
+    groups in the grouping order, its counterfeits in the groups left. A group lists its members in the grouping
+    order (on a tie in rank, values in text order, each value's records as the bucket holds them)."""
     c = max(len(rows) + fakes.get(v, 0) for v, rows in bucket.items())
-    slots: list[list[int]] = [[] for _ in range(c)]
     fake_slots: list[list[Hashable]] = [[] for _ in range(c)]
+    placed, slots = [], []
     for v in sorted(bucket, key=str):
-        rows = sorted(bucket[v], key=lambda i: rank[i])
-        where = (np.floor((np.arange(len(rows)) + 0.5) * c / len(rows)).astype(np.int64) if rows
-                 else np.zeros(0, dtype=np.int64))
-        for g, i in zip(where.tolist(), rows):
-            slots[g].append(i)
-        for g in sorted(set(range(c)) - set(where.tolist())):
+        rows = np.asarray(bucket[v], dtype=np.int64)
+        rows = rows[np.argsort(rank[rows], kind="stable")]
+        where = np.floor((np.arange(rows.size) + 0.5) * c / max(rows.size, 1)).astype(np.int64)
+        placed.append(rows)
+        slots.append(where)
+        empty = np.ones(c, dtype=bool)
+        empty[where] = False
+        for g in np.flatnonzero(empty).tolist():
             fake_slots[g].append(v)
-    return [Group(tuple(sorted(members, key=lambda i: rank[i])), tuple(fake))
-            for members, fake in zip(slots, fake_slots)]
+    rows, slot = np.concatenate(placed), np.concatenate(slots)
+    order = np.lexsort((np.arange(rows.size), rank[rows], slot))
+    bounds = np.searchsorted(slot[order], np.arange(c + 1)).tolist()
+    flat = rows[order].tolist()
+    return [Group(tuple(flat[a:b]), tuple(fake)) for a, b, fake in zip(bounds[:-1], bounds[1:], fake_slots)]

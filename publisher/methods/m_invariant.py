@@ -28,6 +28,7 @@ import pandas as pd
 
 from publisher.methods.base import Method, MethodResult, fail, parse_int
 from publisher.methods.m_invariance import Group, m_invariant_groups
+from publisher.methods.m_invariant_rounds import KERNELS
 from publisher.methods.sd_anonymity import recoded_cells
 from publisher.methods.sd_model import SDModel, class_extents, ncp
 from verifier.data.schema import Schema
@@ -46,6 +47,7 @@ class MInvariant(Method):
     deterministic = False
     #: the release passes each record's signature in the earlier releases (``--previous``)
     needs_earlier = True
+    kernels = KERNELS
 
     def __init__(self, *, m: int, allow_degenerate: bool = False):
         if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
