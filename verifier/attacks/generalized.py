@@ -157,7 +157,7 @@ def assess_generalized(
                 out[key] = sum(_information_loss(hier.get(a.name), c) for a in group for c in cells[a.name]) / (
                     rows * len(group))
     out["attribute_disclosure"] = (
-        _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes, n) if sens else {})
+        _group_disclosure(qi, sens, original, coded, klass, sizes, n_classes, n) if sens else {})
     return out
 
 
@@ -256,8 +256,65 @@ def _information_loss(h: Hierarchy | None, c: Cell) -> float:
     return (len(c.values) - 1) / h.leaf_count(h.root)
 
 
-def _group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n: int) -> dict[str, Any]:
-    """Group-based attribute disclosure of every original record, per sensitive attribute.
+def _group_disclosure(qi, sens, original, coded, klass, sizes, n_classes: int, n: int) -> dict[str, Any]:
+    """Group-based attribute disclosure of every original record, per sensitive attribute:
+    :func:`plain_group_disclosure`'s figures, to the bit, with its loops over records and rows made array passes.
+
+    A record's candidates depend only on her quasi-identifier values, so they are found once per distinct tuple of
+    them; her risk once per distinct tuple and sensitive value. A class's share of a value is the rows' shares added
+    in row order (``np.bincount`` adds them in that order, as the plain loop does).
+    """
+    import pandas as pd  # late: a command's --help loads no pandas
+
+    _, reps = np.unique(klass, return_index=True)  # each class's first row (classes are numbered as they first appear)
+    cover: dict[tuple[str, Any], np.ndarray] = {}
+
+    def covering(a, value) -> np.ndarray:
+        key = (a.name, value)
+        if key not in cover:  # each distinct cell of the classes tested once, then read for every class
+            distinct, codes = coded[a.name]
+            found, where = np.unique(codes[reps], return_inverse=True)
+            cover[key] = np.array([distinct[c].contains(value) for c in found.tolist()], dtype=bool)[where.ravel()]
+        return cover[key]
+
+    columns = [pd.factorize(pd.Series(list(original[a.name]), dtype=object), use_na_sentinel=False)[0] for a in qi]
+    tuples = tuple_codes(iter(columns), n)
+    risks: dict[str, Any] = {}
+    for s in sens:
+        mine = [str(v) for v in original[s.name]]
+        values, value_of = np.unique(np.asarray(mine, dtype=object).astype(str), return_inverse=True)
+        value_of = value_of.ravel()
+        distinct, codes = coded[s.name]
+        weight = np.array([1.0 / len(c.values) for c in distinct], dtype=np.float64)
+        share_of: dict[int, np.ndarray] = {}  # each value's summed share in every class
+        keys, first, key_of = np.unique(tuples * len(values) + value_of, return_index=True, return_inverse=True)
+        key_risk, key_total = np.zeros(keys.size), np.zeros(keys.size, dtype=np.int64)
+        for at in np.split(np.arange(keys.size), np.flatnonzero(np.diff(keys // len(values))) + 1):
+            r = int(first[at[0]])  # the candidates of her quasi-identifier tuple, found once
+            mask = np.ones(n_classes, dtype=bool)
+            for a in qi:
+                mask &= covering(a, original[a.name][r])
+            idx = np.flatnonzero(mask)
+            total = int(sizes[idx].sum())
+            for k in at.tolist():
+                v = int(value_of[first[k]])
+                if v not in share_of:
+                    holds = np.array([values[v] in c.values for c in distinct], dtype=bool)
+                    share_of[v] = np.bincount(klass, weights=np.where(holds, weight, 0.0)[codes], minlength=n_classes)
+                # the shares summed in class order, one after another as Python's sum adds them (a running sum)
+                score = float(np.cumsum(share_of[v][idx])[-1]) if idx.size else 0
+                key_risk[k], key_total[k] = (score / total if total else 0.0), total
+        per_record, counts = key_risk[key_of.ravel()], key_total[key_of.ravel()]
+        risks[s.name] = {"mode": "group", "max": float(per_record.max(initial=0.0)),
+                         "mean": float(np.mean(per_record)) if n else 0.0,
+                         "mean_candidates": float(np.mean(counts)) if n else 0.0}
+    return risks
+
+
+def plain_group_disclosure(qi, sens, original, cells, klass, sizes, n_classes: int, n: int) -> dict[str, Any]:
+    """Group-based attribute disclosure of every original record, per sensitive attribute, record by record: the
+    plain twin of :func:`_group_disclosure` (``cells``: each row's parsed cell per column), which the tests hold it
+    to.
 
     Candidates depend only on which classes cover the record's QI values:
     coverage is computed once per (attribute, value) and class.

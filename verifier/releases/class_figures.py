@@ -58,6 +58,7 @@ class _Groups:
         self.label = label.ravel()
         self.count = int(first.size)
         self.cells = np.stack([w[first] for w in wheres], axis=1) if wheres else np.zeros((first.size, 0), np.int64)
+        self.columns = [np.ascontiguousarray(self.cells[:, j]) for j in range(self.cells.shape[1])]
         # column j's groups ordered by their cell there, and where each cell's run of them starts
         self.by_cell = [np.argsort(self.cells[:, j], kind="stable") for j in range(self.cells.shape[1])]
         self.cell_starts = [np.searchsorted(self.cells[order, j], np.arange(int(w.max(initial=0)) + 2))
@@ -78,7 +79,7 @@ class _Groups:
         inside = np.ones(chosen.size, dtype=bool)
         for i, a in enumerate(allowed):
             if i != j:
-                inside &= a[self.cells[chosen, i]]
+                inside &= a[self.columns[i][chosen]]
         return np.sort(chosen[inside])
 
 
@@ -97,11 +98,17 @@ class _Classes:
         pairs = np.unique(np.column_stack([groups.label, self.labels]), axis=0)
         if pairs.shape[0] != count:  # a class's rows have the same texts, so the same cells: never split
             raise ValueError("a published class lies in several groups of cells")
-        self.of_group = np.split(pairs[:, 1], np.cumsum(np.bincount(pairs[:, 0], minlength=groups.count))[:-1])
+        # each group's classes, ascending, one group after another (``pairs`` is sorted by group, then class)
+        self.in_groups = pairs[:, 1]
+        self.per_group = np.bincount(pairs[:, 0], minlength=groups.count)
+        self.group_starts = np.cumsum(self.per_group) - self.per_group
         self._shares: dict[tuple[str, str], np.ndarray] = {}
 
     def among(self, groups: np.ndarray) -> np.ndarray:
-        return np.concatenate([self.of_group[g] for g in groups.tolist()]) if groups.size else np.zeros(0, np.int64)
+        """The classes of ``groups``, group after group (each group's ascending)."""
+        lengths = self.per_group[groups]
+        offsets = np.cumsum(lengths) - lengths
+        return self.in_groups[np.repeat(self.group_starts[groups] - offsets, lengths) + np.arange(int(lengths.sum()))]
 
     def share(self, published: Any, name: str, value: str) -> np.ndarray:
         """Each class's share of ``value`` in sensitive column ``name`` (:func:`~verifier.attacks.classes.cell_share`:
