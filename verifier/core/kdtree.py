@@ -107,22 +107,26 @@ heap_layout = nb.njit(cache=True)(plain_heap_layout)
 
 
 @nb.njit(cache=True, inline="always")
-def _split(node, idx, start, end, pos, pos_hi, keys):
-    """Split ``node`` at its median along the axis of widest reach, into its two children.
+def _split(node, idx, start, end, pos, pos_hi, keys, weight):
+    """Split ``node`` at its median along the axis of widest weighted reach, into its two children.
 
     An axis's reach is the largest block gap two of the node's records can
     have on it: the highest block start less the lowest block end. Without
     ties it is the spread of positions; an axis of a few large blocks (a sex
-    column, a heaped zero) reaches little however far its positions spread,
-    and a split on it would never prune. The reach is judged on at most about
-    256 of the node's records (any axis keeps the search exact; a sample keeps
-    the build near one select per level).
+    column) reaches little however far its positions spread, and a split on
+    it would never prune. An axis with one heaped block and a few small ones
+    at both ends (a capital gain of mostly 0, a native country of mostly one)
+    reaches far, yet its median falls in the heap, both children hold it, and
+    the split prunes nothing for the many queries in it: the reach is weighted
+    by ``weight``, the axis's :func:`split_weights`. The reach is judged on at
+    most about 256 of the node's records (any axis keeps the search exact; a
+    sample keeps the build near one select per level).
     """
     s = start[node]
     e = end[node]
     step = max(1, (e - s) // 256)
     best_axis = 0
-    best_reach = -_BIG
+    best_reach = -np.inf
     for j in range(pos.shape[1]):
         highest_start = pos[idx[s], j]
         lowest_end = pos_hi[idx[s], j]
@@ -132,8 +136,9 @@ def _split(node, idx, start, end, pos, pos_hi, keys):
                 highest_start = pos[r, j]
             if pos_hi[r, j] < lowest_end:
                 lowest_end = pos_hi[r, j]
-        if highest_start - lowest_end > best_reach:
-            best_reach = highest_start - lowest_end
+        reach = (highest_start - lowest_end) * weight[j]
+        if reach > best_reach:
+            best_reach = reach
             best_axis = j
     mid = (s + e) // 2
     for t in range(s, e):
@@ -159,9 +164,10 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
     """
     idx, start, end, depth = plain_heap_layout(pos.shape[0], leaf_size)
     keys = np.empty(pos.shape[0], np.int64)  # each node's split positions, in its own slice
+    weight = split_weights(rec_lo, rec_hi)
     for level in range(depth):
         with held_signals():
-            _split_level(level, idx, start, end, pos, rec_hi, keys)
+            _split_level(level, idx, start, end, pos, rec_hi, keys, weight)
     del keys
     n, m = rec_lo.shape
     n_nodes = start.size
@@ -180,11 +186,26 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
     return idx, start, end, blk_lo, blk_hi, first_leaf, leaf_lo, leaf_hi
 
 
+def split_weights(rec_lo: np.ndarray, rec_hi: np.ndarray) -> np.ndarray:
+    """Per axis, the weight of its reach when a node is split: the chance that two records drawn at random lie in
+    different blocks of it (one less the sum over blocks of their squared shares, the sum of every record's block
+    size over n squared), cubed. A near-distinct column weighs about 1, a column of one value held by nine records
+    in ten about 0.007. On 1e6 census records of 15 columns (docs/performance.md) the searches took 14 s against a
+    randomized-response release and 17 s against additive noise, where the reach alone took 32 s and 47 s; the
+    square did less and the fourth power no better."""
+    n, m = rec_lo.shape
+    out = np.empty(m, np.float64)
+    for j in range(m):
+        together = float(np.sum(rec_hi[:, j] - rec_lo[:, j] + 1)) / float(n) / float(n) if n else 1.0
+        out[j] = (1.0 - together) ** 3
+    return out
+
+
 @nb.njit(cache=True, parallel=True)
-def _split_level(level, idx, start, end, pos, pos_hi, keys):
+def _split_level(level, idx, start, end, pos, pos_hi, keys, weight):
     """Split every node of ``level`` at its median, in parallel (the nodes own disjoint slices)."""
     for c in nb.prange(1 << level):
-        _split((1 << level) - 1 + c, idx, start, end, pos, pos_hi, keys)
+        _split((1 << level) - 1 + c, idx, start, end, pos, pos_hi, keys, weight)
 
 
 @nb.njit(cache=True, parallel=True)
