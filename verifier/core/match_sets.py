@@ -40,13 +40,13 @@ def distinct_queries(qlo: np.ndarray, qhi: np.ndarray, *, hashed_from: int = 1 <
     nq = qlo.shape[0]
     if nq == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    both = np.ascontiguousarray(np.concatenate([qlo, qhi], axis=1), dtype=np.int64)
     if nq >= hashed_from:
-        rows = _hashed_labels(both)
+        rows = _hashed_labels(np.asarray(qlo, dtype=np.int64), np.asarray(qhi, dtype=np.int64))
         seen = np.maximum.accumulate(rows)
         new = np.ones(nq, dtype=bool)
         new[1:] = rows[1:] > seen[:-1]
         return rows, np.flatnonzero(new).astype(np.int64)
+    both = np.ascontiguousarray(np.concatenate([qlo, qhi], axis=1), dtype=np.int64)
     keys = both.view(np.dtype((np.void, both.dtype.itemsize * both.shape[1]))).ravel()
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")  # number the distinct rows by first appearance
@@ -55,15 +55,25 @@ def distinct_queries(qlo: np.ndarray, qhi: np.ndarray, *, hashed_from: int = 1 <
     return renumber[inverse.ravel()], first[order].astype(np.int64)
 
 
-def _hashed_labels(both: np.ndarray) -> np.ndarray:
+def _hashed_labels(qlo: np.ndarray, qhi: np.ndarray) -> np.ndarray:
     """Each row's label, numbered by first appearance: the columns folded in one at a time, each fold factorized
-    (the labels stay below the rows, so ``label * size + code`` fits in 64 bits)."""
+    (the labels stay below the rows, so ``label * size + code`` fits in 64 bits). A column's block is one key
+    where its start and end fit in one integer together; once every row has a label of its own, the columns left
+    cannot split any further and are not read (1e6 census queries of 15 columns: 2.9 s to about 1 s)."""
     import pandas as pd
 
-    label = np.zeros(both.shape[0], np.int64)
-    for j in range(both.shape[1]):
-        codes, uniques = pd.factorize(both[:, j])
-        label = pd.factorize(label * len(uniques) + codes)[0].astype(np.int64)
+    nq, m = qlo.shape
+    label = np.zeros(nq, np.int64)
+    for j in range(m):
+        lo, hi = qlo[:, j], qhi[:, j]
+        top = int(max(lo.max(), hi.max())) + 1 if nq else 1
+        small = int(min(lo.min(), hi.min())) >= 0 and top < 1 << 31
+        for column in ([lo * top + hi] if small else [lo, hi]):
+            codes, uniques = pd.factorize(column)
+            label, distinct = pd.factorize(label * len(uniques) + codes)
+            label = label.astype(np.int64)
+        if len(distinct) == nq:
+            break
     return label
 
 
