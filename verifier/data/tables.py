@@ -110,18 +110,9 @@ class Table:
         """The cells as text: the input's spelling where known, else ``repr`` of floats."""
         if self.text is not None:
             return self.text
-        if self.text_columns is not None:
-            out = np.empty(self.values.shape, dtype=object)
-            for j, column in enumerate(self.text_columns):
-                out[:, j] = column.to_numpy(zero_copy_only=False)
-            return out
         out = np.empty(self.values.shape, dtype=object)
-        for j, attr in enumerate(self.schema.attributes):
-            if attr.categories is not None:
-                cats = np.array(attr.categories, dtype=object)
-                out[:, j] = cats[self.values[:, j].astype(np.int64)]
-            else:
-                out[:, j] = [repr(float(v)) for v in self.values[:, j]]
+        for j in range(self.values.shape[1]):
+            out[:, j] = self.column_text(j)
         return out
 
     def to_frame(self) -> pd.DataFrame:
@@ -129,15 +120,24 @@ class Table:
         import pandas as pd  # only here: the commands start without pandas (0.4 s)
 
         data = {}
-        text = None
         for j, attr in enumerate(self.schema.attributes):
             if attr.categories is None:
                 data[attr.name] = self.values[:, j].copy()
             else:
-                if text is None:
-                    text = self.cell_text()
-                data[attr.name] = text[:, j].astype(str)
+                data[attr.name] = self.column_text(j).astype(str)
         return pd.DataFrame(data)
+
+    def column_text(self, j: int) -> np.ndarray:
+        """Column ``j`` of :meth:`cell_text`, without writing out the others (a frame needs the categorical
+        columns' text alone: 1e6 census records, 9 of 15 columns, 3.4 s to about 2 s)."""
+        if self.text is not None:
+            return self.text[:, j]
+        if self.text_columns is not None:
+            return np.asarray(self.text_columns[j].to_numpy(zero_copy_only=False), dtype=object)
+        attr = self.schema.attributes[j]
+        if attr.categories is not None:
+            return np.array(attr.categories, dtype=object)[self.values[:, j].astype(np.int64)]
+        return np.array([repr(float(v)) for v in self.values[:, j]], dtype=object)
 
 
 def number_label(v: float) -> str:
