@@ -24,15 +24,18 @@ import numpy as np
 
 from verifier.data.magnitudes import out_of_range
 
-__all__ = ["plain", "arrow_columns", "arrow_numbers", "arrow_number_columns", "arrow_categories", "arrow_positions"]
+__all__ = ["plain", "simply_quoted", "arrow_columns", "arrow_numbers", "arrow_number_columns", "arrow_categories", "arrow_positions"]
 
 #: below this size the strict reader is fast enough, and the fast path is not worth its start-up
 MIN_BYTES = 1 << 20
 
 
-def plain(raw: bytes) -> bool:
-    """Whether the fast path reads this file exactly as the strict reader: large, UTF-8, no NUL, quote, CR or blank line."""
-    if len(raw) < MIN_BYTES or b'"' in raw or b"\x00" in raw or b"\r" in raw or b"\n\n" in raw or b"\n" not in raw:
+def plain(raw: bytes, *, quoted: bool = False) -> bool:
+    """Whether the fast path reads this file exactly as the strict reader: large, UTF-8, no NUL, CR or blank line,
+    and no quote character, or with ``quoted`` only :func:`simply_quoted` ones."""
+    if len(raw) < MIN_BYTES or b"\x00" in raw or b"\r" in raw or b"\n\n" in raw or b"\n" not in raw:
+        return False
+    if b'"' in raw and not (quoted and simply_quoted(raw)):
         return False
     try:
         raw.decode("utf-8")
@@ -41,8 +44,34 @@ def plain(raw: bytes) -> bool:
     return True
 
 
-def arrow_columns(raw: bytes, wanted: Sequence[int]) -> list | None:
-    """The ``wanted`` columns (by position) of a :func:`plain` CSV file as Arrow string arrays, or None."""
+def simply_quoted(raw: bytes) -> bool:
+    """Whether every quote of the file opens a whole field or closes it on the same line, as a generalized release
+    writes its cells (``"{a,b}"``, ``"[20,29]"``): none in the header, no two side by side (an escaped quote or an
+    empty quoted field), and on each line the first, third, ... quote at a field's start, the second, fourth, ...
+    at a field's end. Then the csv module and pyarrow's parser (quotes on, no newline in a value) split every line
+    alike; any other quoting is left to the strict reader. Array passes over the bytes (90 MB: about 0.3 s)."""
+    body = np.frombuffer(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw, dtype=np.uint8)
+    quotes = np.flatnonzero(body == ord('"'))
+    newlines = np.flatnonzero(body == ord("\n"))
+    if not quotes.size:
+        return True
+    if quotes[0] < newlines[0] or np.any(np.diff(quotes) == 1):
+        return False
+    line = np.searchsorted(newlines, quotes)
+    first = np.flatnonzero(np.r_[True, line[1:] != line[:-1]])
+    nth = np.arange(quotes.size) - np.repeat(first, np.diff(np.r_[first, quotes.size]))
+    before = body[quotes - 1]
+    after = body[np.minimum(quotes + 1, body.size - 1)]
+    after[quotes == body.size - 1] = ord("\n")
+    opening = (before == ord(",")) | (before == ord("\n"))
+    closing = (after == ord(",")) | (after == ord("\n"))
+    last = np.r_[first[1:], quotes.size] - 1
+    return bool(np.all(np.where(nth % 2 == 0, opening, closing)) and np.all(nth[last] % 2 == 1))
+
+
+def arrow_columns(raw: bytes, wanted: Sequence[int], *, quoted: bool = False) -> list | None:
+    """The ``wanted`` columns (by position) of a :func:`plain` CSV file as Arrow string arrays, or None; ``quoted``:
+    its quotes (:func:`simply_quoted`) delimit fields."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -55,7 +84,8 @@ def arrow_columns(raw: bytes, wanted: Sequence[int]) -> list | None:
             pa.BufferReader(body),
             read_options=pcsv.ReadOptions(column_names=[f"c{k}" for k in range(len(header))], skip_rows=1,
                                           use_threads=True),
-            parse_options=pcsv.ParseOptions(quote_char=False, ignore_empty_lines=False),
+            parse_options=pcsv.ParseOptions(quote_char='"' if quoted else False, double_quote=False,
+                                            newlines_in_values=False, ignore_empty_lines=False),
             convert_options=pcsv.ConvertOptions(column_types={f"c{k}": pa.string() for k in range(len(header))},
                                                 strings_can_be_null=False, quoted_strings_can_be_null=False),
         )
