@@ -139,7 +139,7 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
     claims["risk_original"] = table_risk(table.values, schema, original_weights)
     claims["attribute_disclosure"] = family_disclosure(family, methods, x, y, schema, assessment["attribute_disclosure"])
     if data_format == "csv":
-        data = [(DATA_FILE, csv_bytes(frame_rows(result.released, schema), schema))]
+        data = [(DATA_FILE, csv_bytes(frame_rows(result.released, schema, y), schema))]
     elif part_rows is None:
         data = [("release.parquet", parquet_bytes(y, schema))]
     else:

@@ -252,3 +252,27 @@ def test_all_original_answers_as_a_sort_of_whole_rows():
             assert all_original(x, y) == by_rows(x, y), trial
     assert all_original(np.array([[0.0, 1.0]]), np.array([[-0.0, 1.0]]))
     assert not all_original(np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([[0.0, 0.0]]))
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_release_cells_from_the_keys_are_the_frames_cells(arrow):
+    """A release writes its categorical cells as the categories at the keys' positions: the same texts the frame
+    holds, cell for cell (awkward categories included, the frame's strings held by numpy or by Arrow), and its
+    numbers as before."""
+    from publisher.methods.frames import frame_rows
+
+    rng = np.random.default_rng(61)
+    categories = ["a", " a", "a ", "=1+1", "é", "{x,y}", "", "NA", "0"]
+    schema = Schema.from_dict({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "city", "kind": "nominal", "role": "quasi_identifier", "categories": categories},
+        {"name": "grade", "kind": "ordinal", "role": "sensitive", "categories": ["low", "high"]}]})
+    n = 500
+    frame = pd.DataFrame({"age": np.round(rng.normal(40, 10, n), 1),
+                          "city": [categories[i] for i in rng.integers(0, len(categories), n)],
+                          "grade": [["low", "high"][i] for i in rng.integers(0, 2, n)]})
+    if arrow:
+        frame = frame.astype({"city": "string[pyarrow]", "grade": "string[pyarrow]"})
+    keys = frame_to_keys(frame, schema)
+    assert frame_rows(frame, schema, keys) == frame_rows(frame, schema)
+    assert {row[1] for row in frame_rows(frame, schema, keys)} == set(categories)

