@@ -29,7 +29,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from verifier.attacks.reidentification import class_codes
 from verifier.data.schema import Schema
 from verifier.errors import InvalidInputError
 from verifier.releases.coherence import chain_problem, step_problem
@@ -102,18 +101,26 @@ def all_original(original: np.ndarray, y: np.ndarray) -> bool:
 
     A column holding a value no original record holds in it settles the
     question at once (a noised release); only where every column passes are
-    whole rows compared, through one integer code per row
-    (:func:`~verifier.attacks.reidentification.class_codes`). A sort of the
-    rows as tuples took 3.7 s of a 1e6 x 5 release.
+    whole rows compared, through one label per row, the columns folded in one
+    at a time through pandas's hash tables. A sort of the rows as tuples took
+    3.7 s of a 1e6 x 5 release; a sort per column 2.9 s of a 1e6 x 15 one.
     """
+    import pandas as pd
+
     if y.shape[0] == 0:
         return False
     original, y = original + 0.0, y + 0.0
     for j in range(y.shape[1]):
         if not np.isin(y[:, j], original[:, j]).all():
             return False
-    code = class_codes(np.concatenate([original, y]), list(range(y.shape[1])))
-    return bool(np.isin(code[original.shape[0]:], code[: original.shape[0]]).all())
+    both = np.concatenate([original, y])
+    label, distinct = np.zeros(both.shape[0], np.int64), np.zeros(1)
+    for j in range(both.shape[1]):
+        codes, uniques = pd.factorize(both[:, j], use_na_sentinel=False)
+        label, distinct = pd.factorize(label * len(uniques) + codes)
+    held = np.zeros(len(distinct), dtype=bool)
+    held[label[: original.shape[0]]] = True
+    return bool(held[label[original.shape[0]:]].all())
 
 
 def _noised_columns(methods: Sequence[dict[str, Any]], schema: Schema) -> list[int]:
