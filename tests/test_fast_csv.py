@@ -112,6 +112,8 @@ def test_numbers_are_written_at_c_speed_exactly_as_one_by_one():
         [0.0, -0.0, np.nan, np.inf, -np.inf, 2.0**53, 2.0**53 + 2, -(2.0**53), 1e16, 123456789012345.0, 5e-324],
     ])
     assert number_labels(values) == [number_label(v) for v in values]
+    tied = rng.choice(np.concatenate([values[:40], [0.0, -0.0, np.nan, -np.nan, np.inf, 7.0, 7.5]]), 50_000)
+    assert number_labels(tied) == [number_label(v) for v in tied]  # written once per distinct value
     assert number_labels(np.array([3, -7, 2**60])) == ["3", "-7", number_label(float(2**60))]
 
 
