@@ -129,14 +129,16 @@ class Table:
 
     def column_text(self, j: int) -> np.ndarray:
         """Column ``j`` of :meth:`cell_text`, without writing out the others (a frame needs the categorical
-        columns' text alone: 1e6 census records, 9 of 15 columns, 3.4 s to about 2 s)."""
+        columns' text alone). A categorical cell is read by its exact text, so its text is its category: the
+        categories at the column's positions, not the input's strings converted one by one (1e6 census records,
+        9 of 15 columns: 3.4 s to about 0.2 s)."""
+        attr = self.schema.attributes[j]
+        if attr.categories is not None:
+            return np.array(attr.categories, dtype=object)[self.values[:, j].astype(np.int64)]
         if self.text is not None:
             return self.text[:, j]
         if self.text_columns is not None:
             return np.asarray(self.text_columns[j].to_numpy(zero_copy_only=False), dtype=object)
-        attr = self.schema.attributes[j]
-        if attr.categories is not None:
-            return np.array(attr.categories, dtype=object)[self.values[:, j].astype(np.int64)]
         return np.array([repr(float(v)) for v in self.values[:, j]], dtype=object)
 
 
