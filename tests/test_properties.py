@@ -675,6 +675,35 @@ def test_distinct_rows_a_column_at_a_time_are_numpys(seed):
     np.testing.assert_array_equal(unique_rows(a), want)
 
 
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("collide", [False, True])
+def test_rows_in_by_hashes_is_the_bytes_lookup(seed, collide):
+    """Which records are rows of a table, through each row's hash and one comparison, against np.isin of the rows
+    viewed as bytes: tied and spread floats, -0.0, NaN, empty tables; and with every row given one hash (each record
+    then compared with one row of the table, the rest found by the bytes' lookup)."""
+    from verifier.core import distinct_rows
+
+    rng = np.random.default_rng(seed)
+    n, k, m = int(rng.integers(0, 150)), int(rng.integers(0, 150)), int(rng.integers(1, 5))
+    table = rng.integers(-2, 3, (n, m)).astype(float) if seed % 3 else rng.normal(size=(n, m)).round(1)
+    records = np.vstack([table[rng.integers(0, n, k // 2)] if n else np.zeros((0, m)),
+                         rng.integers(-2, 3, (k - (k // 2 if n else 0), m)).astype(float)])
+    if seed % 4 == 1 and records.size:
+        records[0] = np.where(records[0] == 0, -0.0, records[0])
+    if seed == 5 and n and records.size:
+        table[0, 0] = records[-1, 0] = np.nan
+        records[-1] = table[0]
+    width = np.dtype((np.void, 8 * m))
+    want = np.isin(np.ascontiguousarray(records + 0.0).view(width).ravel(),
+                   np.ascontiguousarray(table + 0.0).view(width).ravel()) if n and records.shape[0] else \
+        np.zeros(records.shape[0], dtype=bool)
+    with pytest.MonkeyPatch.context() as patch:
+        if collide:
+            patch.setattr(distinct_rows, "row_digests", lambda a: np.zeros(a.shape[0], np.uint64))
+        assert distinct_rows.rows_in(records, table).tolist() == want.tolist()
+    assert (not n or not records.shape[0]) or want.any()
+
+
 def test_a_heaped_axis_weighs_little_when_a_node_is_split():
     """The split's weight per axis: the chance that two records lie in different blocks, cubed. Ten distinct
     values: (1 - 10/100)^3; one value held by 9 records of 10 and one by the tenth: (1 - 0.82)^3; a constant: 0."""

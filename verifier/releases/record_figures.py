@@ -28,6 +28,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from verifier.attacks.intruder import RandomMatchDistribution
+from verifier.core.distinct_rows import rows_in
 from verifier.core.permutation import record_spread, window_spreads
 from verifier.releases.exposure import every_disclosure
 from verifier.releases.level_arrays import FigureArrays
@@ -38,16 +39,6 @@ __all__ = ["ranked_figures", "breaches", "signed_bounds"]
 
 #: a bulk window variance this close to its bound (relatively) is measured again window by window
 NEAR = 1e-6
-
-
-def _rows_in(records: np.ndarray, released: np.ndarray) -> np.ndarray:
-    """Whether each row of ``records`` equals a row of ``released`` (as ``==`` compares: -0.0 is 0.0)."""
-    if not released.shape[0] or not records.shape[0]:
-        return np.zeros(records.shape[0], dtype=bool)
-    width = np.dtype((np.void, 8 * records.shape[1]))
-    mine = np.ascontiguousarray(records + 0.0).view(width).ravel()
-    theirs = np.ascontiguousarray(released + 0.0).view(width).ravel()
-    return np.isin(mine, theirs)
 
 
 def _claim_holds(prepared: Prepared, records: np.ndarray, qlo: np.ndarray, qhi: np.ndarray,
@@ -105,7 +96,7 @@ def ranked_figures(prepared: Prepared, records: np.ndarray, random: RandomMatchD
     p_value = None if random is None else np.asarray(random.p_value(distances), dtype=np.float64)
     unchanged = np.zeros(records.shape[0], dtype=bool)
     at_zero = np.flatnonzero(distances == 0) if "numeric" in prepared.kinds else np.zeros(0, np.int64)
-    unchanged[at_zero] = _rows_in(records[at_zero], prepared.values)
+    unchanged[at_zero] = rows_in(records[at_zero], prepared.values)
     release = prepared.release
     targets = release.predicate.get("targets") or {}
     bounds = signed_bounds(release.claims, targets)
