@@ -713,3 +713,24 @@ def test_a_heaped_axis_weighs_little_when_a_node_is_split():
     space = RankSpace(y)
     weights = split_weights(space.record_lo, space.record_hi)
     assert weights == pytest.approx([0.9 ** 3, 0.18 ** 3, 0.0], abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_cell_spreads_are_each_records_own_spreads(seed):
+    """Every record's level measures again, window by window, the cells whose bulk spread is too close to the
+    claimed bound, each distinct window once: the same figures as each record's own record_spread, on tied and
+    spread columns, numeric and nominal, at several distances."""
+    from verifier.core.permutation import cell_spreads, record_spread
+
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(2, 120)), int(rng.integers(1, 5))
+    y = np.column_stack([rng.integers(0, 4, n).astype(float) if j % 2 else rng.normal(size=n).round(1)
+                         for j in range(m)])
+    kinds = ["nominal" if j % 2 else "numeric" for j in range(m)]
+    space = RankSpace(y, kinds)
+    x = y[rng.integers(0, n, 40)] + rng.choice([0.0, 0.05], (40, m))
+    qlo, qhi = space.query_blocks(x)
+    for d in (0, 1, int(rng.integers(2, n + 2))):
+        rows, cols = np.nonzero(rng.random((40, m)) < 0.5)
+        want = [record_spread(space, qlo[r], qhi[r], d)[j] for r, j in zip(rows.tolist(), cols.tolist())]
+        assert cell_spreads(space, qlo, qhi, d, rows, cols).tolist() == want

@@ -51,6 +51,7 @@ __all__ = [
     "SingleRecord",
     "SpaceRecord",
     "record_spread",
+    "cell_spreads",
     "PermutedPrivacyReport",
     "DVPrivacyResult",
     "compute_record_distance",
@@ -379,6 +380,23 @@ def record_spread(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d: int) ->
     out = np.empty(len(space.columns))
     for j, col in enumerate(space.columns):
         out[j] = _single_spread(col.sorted[lo[0, j] : hi[0, j] + 1], space.kinds[j])
+    return out
+
+
+def cell_spreads(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d: int, rows: np.ndarray,
+                 cols: np.ndarray) -> np.ndarray:
+    """:func:`record_spread`'s ``var_j(x, d)`` at the cells (record ``rows[i]``, attribute ``cols[i]``) of query
+    blocks ``qlo``, ``qhi`` (``(k, m)``), each distinct window of an attribute measured once: records whose
+    windows coincide (a tied column, where a third of a census shares one) share its figure."""
+    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    lo, hi = _window_bounds(space.n_records, qlo[rows, cols], qhi[rows, cols], int(d))
+    out = np.empty(rows.size)
+    for j in np.unique(cols).tolist():
+        at = np.flatnonzero(cols == j)
+        windows, where = np.unique(np.column_stack([lo[at], hi[at]]), axis=0, return_inverse=True)
+        column = space.columns[j].sorted
+        figures = np.array([_single_spread(column[a:b + 1], space.kinds[j]) for a, b in windows.tolist()])
+        out[at] = figures[where.ravel()]
     return out
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from verifier.attacks.intruder import RandomMatchDistribution
 from verifier.core.distinct_rows import rows_in
-from verifier.core.permutation import record_spread, window_spreads
+from verifier.core.permutation import cell_spreads, window_spreads
 from verifier.releases.exposure import every_disclosure
 from verifier.releases.level_arrays import FigureArrays
 from verifier.releases.subject import Prepared, claimed_dv
@@ -54,8 +54,8 @@ def _claim_holds(prepared: Prepared, records: np.ndarray, qlo: np.ndarray, qhi: 
     spread = window_spreads(space, qlo, qhi, [d])[0]
     bound = np.array([t - 1e-9 * max(1.0, abs(t)) for t in v], dtype=np.float64)
     near = np.abs(spread - bound) <= NEAR * np.maximum(np.abs(bound), np.abs(spread)) + 1e-300
-    for r in np.flatnonzero(near.any(axis=1)).tolist():  # hers, window by window, where the bulk is too close
-        spread[r] = record_spread(space, qlo[r], qhi[r], d)
+    rows, cols = np.nonzero(near)  # hers, window by window, where the bulk is too close (each window once)
+    spread[rows, cols] = cell_spreads(space, qlo, qhi, d, rows, cols)
     return holds & np.all(spread >= bound, axis=1)
 
 
