@@ -86,7 +86,7 @@ def test_the_compiled_rounds_are_the_rounds_as_written(seed):
     """The assignment's compiled loop against the rule as written, on pools large enough to take it (over 8,192
     people): the same buckets, each value's people in the same order, and the same people left; with and without ties
     in the grouping order, skewed and even values, 2 to 40 of them, m from 2 to 5, with and without a bucket of
-    returning people the rounds join."""
+    returning people the rounds join; and a pool of fewer values than m, where no round is played."""
     from publisher.methods.m_invariant_rounds import assign, plain_rounds
 
     rng = np.random.default_rng(seed)
@@ -105,6 +105,9 @@ def test_the_compiled_rounds_are_the_rounds_as_written(seed):
     assert assign(pool, fast, m, rank) == left and fast == plain
     assert sum(len(r) for b in plain.values() for r in b.values()) + sum(map(len, left.values())) == n
     assert len(left) < m and len(plain) > 1
+    # fewer values than m among 8,300 people: no round at all, everyone left
+    fewer = {f"w{j}": sorted(range(j, 8_300, m - 1), key=lambda i: rank[i]) for j in range(m - 1)}
+    assert assign(fewer, {}, m, rank) == plain_rounds(fewer, {}, m, rank) == fewer
 
 
 def test_a_census_sized_grouping_is_m_unique():

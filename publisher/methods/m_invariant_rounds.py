@@ -64,18 +64,26 @@ def assign(pool: dict[Hashable, list[int]], buckets: dict, m: int, rank: np.ndar
     np.cumsum([len(left[v]) for v in values], out=starts[1:])
     rows = np.concatenate([np.asarray(left[v], dtype=np.int64) for v in values])
     codes, taken, alive = _rounds(np.asarray(rank, dtype=np.int64)[rows], starts, m)
+    if codes.shape[0]:
+        _add_rounds(codes, rows[taken], values, buckets)
+    kept = {values[c]: rows[starts[c]:starts[c + 1]][alive[starts[c]:starts[c + 1]]].tolist()
+            for c in range(len(values))}
+    return {v: kept[v] for v in left if kept[v]}
+
+
+def _add_rounds(codes: np.ndarray, taken: np.ndarray, values: list, buckets: dict) -> None:
+    """Each round's records (``taken``, rows, as ``codes`` gives their values' codes) added to the bucket of its
+    values, each value's records in the order of their rounds."""
+    m = codes.shape[1]
     signature = np.sort(codes, axis=1)
     kinds, which = np.unique(signature, axis=0, return_inverse=True)
     flat_kind, flat_code = np.repeat(which.ravel(), m), codes.ravel()
     by = np.lexsort((flat_code, flat_kind))  # stable: each value's records in the order of their rounds
-    flat_rows = rows[taken.ravel()][by]
+    flat_rows = taken.ravel()[by]
     bounds = np.flatnonzero(np.diff(flat_kind[by] * len(values) + flat_code[by])) + 1
     for part, at in zip(np.split(flat_rows, bounds), [0, *bounds.tolist()]):
         s = frozenset(values[c] for c in kinds[flat_kind[by][at]])
         buckets.setdefault(s, {u: [] for u in s})[values[flat_code[by][at]]].extend(part.tolist())
-    kept = {values[c]: rows[starts[c]:starts[c + 1]][alive[starts[c]:starts[c + 1]]].tolist()
-            for c in range(len(values))}
-    return {v: kept[v] for v in left if kept[v]}
 
 
 @nb.njit(cache=True, inline="always")

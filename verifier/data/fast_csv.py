@@ -24,7 +24,8 @@ import numpy as np
 
 from verifier.data.magnitudes import out_of_range
 
-__all__ = ["plain", "simply_quoted", "arrow_columns", "arrow_numbers", "arrow_number_columns", "arrow_categories", "arrow_positions"]
+__all__ = ["plain", "simply_quoted", "arrow_columns", "arrow_numbers", "arrow_number_columns", "arrow_categories",
+           "arrow_positions"]
 
 #: below this size the strict reader is fast enough, and the fast path is not worth its start-up
 MIN_BYTES = 1 << 20
