@@ -136,6 +136,23 @@ def test_compiled_decimal_rule_is_the_pattern(cells, cut, wide):
     assert decimal_cells._long_integers(*decimal_cells._buffers(column), 16) == bool(long)
 
 
+def _text_outcomes(raw: bytes) -> tuple[tuple, tuple]:
+    """A file's text cells as ``read_csv_cells`` reads them (the fast path where it takes the file) and as the csv
+    module alone reads them: ``("OK", header, columns)`` or ``("FAIL", reason, message)`` each."""
+
+    def outcome(read):
+        try:
+            return ("OK", *read())
+        except InvalidInputError as exc:
+            return ("FAIL", exc.reason, exc.message)
+
+    def strict():
+        header, body = tables._parse_csv("t.csv", raw)
+        return header, [[r[k] for r in body] for k in range(len(header))]
+
+    return outcome(lambda: tables.read_csv_cells("t.csv", raw)), outcome(strict)
+
+
 @pytest.mark.parametrize("defect", ["clean", "short row", "quoted", "spaces", "missing", "arabic digit",
                                     "no trailing newline", "bad header"])
 def test_text_cells_fast_and_strict_agree(defect):
@@ -151,18 +168,8 @@ def test_text_cells_fast_and_strict_agree(defect):
         lines[0] = "tied,tied,y,job"
     raw = ("\n".join(lines) + ("" if defect == "no trailing newline" else "\n")).encode()
 
-    def outcome(read):
-        try:
-            return ("OK", *read())
-        except InvalidInputError as exc:
-            return ("FAIL", exc.reason, exc.message)
-
-    def strict():
-        header, body = tables._parse_csv("t.csv", raw)
-        return header, [[r[k] for r in body] for k in range(len(header))]
-
-    fast = outcome(lambda: tables.read_csv_cells("t.csv", raw))
-    assert fast == outcome(strict)
+    fast, strict = _text_outcomes(raw)
+    assert fast == strict
     if defect in ("clean", "no trailing newline"):
         assert fast[0] == "OK" and tables._fast_cells("t.csv", raw) is not None  # the fast path was taken
 
@@ -197,18 +204,8 @@ def test_quoted_generalized_cells_fast_and_strict_agree(defect):
     raw = ("\n".join(["age,city,job"] + [",".join(r) for r in rows]) + "\n").encode()
     assert len(raw) > MIN_BYTES
 
-    def outcome(read):
-        try:
-            return ("OK", *read())
-        except InvalidInputError as exc:
-            return ("FAIL", exc.reason, exc.message)
-
-    def strict():
-        header, body = tables._parse_csv("t.csv", raw)
-        return header, [[r[k] for r in body] for k in range(len(header))]
-
-    fast = outcome(lambda: tables.read_csv_cells("t.csv", raw))
-    assert fast == outcome(strict)
+    fast, strict = _text_outcomes(raw)
+    assert fast == strict
     taken = tables._fast_cells("t.csv", raw) is not None
     assert taken == (defect == "clean")  # a row of the wrong width: pyarrow refuses, and the strict reader says where
     if defect == "clean":
