@@ -84,6 +84,7 @@ def test_the_serial_and_the_parallel_search_kernels_agree(case, cap, ties):
     space = RankSpace(y, kinds)
     qlo, qhi = space.query_blocks(x)
     tree = kdtree.RankTree(space.record_lo, space.record_hi)
+    qlo, qhi = tree.prepared(qlo), tree.prepared(qhi)
     serial = kdtree._nearest_serial(qlo, qhi, cap, ties, *tree._tree)
     parallel = kdtree._nearest(qlo, qhi, cap, ties, *tree._tree)
     assert serial[0].tolist() == parallel[0].tolist()
@@ -390,7 +391,11 @@ def test_single_record_without_sorting_equals_the_rank_space(case, t, where):
 
 
 def _assert_tree_is_brute_force(space: RankSpace, x: np.ndarray) -> None:
-    """The tree's distances and match sets (and its distances alone) are brute force's."""
+    """The compiled tree's distances and match sets (and its distances alone) are brute force's, whatever the
+    table's size (below PLAIN_BELOW records the space would otherwise answer with its plain scan)."""
+    from verifier.core.kdtree import RankTree
+
+    space.__dict__["tree"] = RankTree(space.record_lo, space.record_hi)
     distances, offsets, matches = compute_distances(space, x)
     ref_distances, ref_matches = compute_distances_bruteforce(space, x)
     assert distances.tolist() == ref_distances.tolist()
@@ -411,6 +416,24 @@ def test_tree_of_thousands_equals_brute_force(ties):
         y[:, 1:] = rng.integers(0, 3, size=(n, m - 1))
     x = y[rng.permutation(n)[:300]] + rng.normal(scale=0.3, size=(300, m))
     _assert_tree_is_brute_force(RankSpace(y), x)
+
+
+@pytest.mark.parametrize("m", [8, 9, 17])
+def test_a_tree_of_rows_wider_than_a_lane_equals_brute_force(m):
+    """The tree pads its block rows with zero columns to a multiple of eight (``kdtree.padded``): a table of a
+    whole lane, one column over, and two lanes and one, tied on every other column, answers as brute force."""
+    from verifier.core import kdtree
+
+    rng = np.random.default_rng(m)
+    n = 3000
+    y = np.round(rng.normal(size=(n, m)), 2)
+    y[:, ::2] = rng.integers(0, 4, size=(n, (m + 1) // 2))
+    x = y[rng.permutation(n)[:200]] + rng.normal(scale=0.2, size=(200, m))
+    space = RankSpace(y)
+    _assert_tree_is_brute_force(space, x)
+    assert space.tree.prepared(space.record_lo).shape == (n, kdtree.padded_width(m))
+    assert kdtree.padded_width(m) % kdtree.LANES == 0 and kdtree.padded_width(m) - m < kdtree.LANES
+    assert space.tree.prepared(space.record_lo).dtype == np.int32
 
 
 @pytest.mark.parametrize("ties", ["none", "every column"])

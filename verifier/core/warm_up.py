@@ -59,13 +59,14 @@ def warm_spreads() -> None:
 def warm_search() -> None:
     """The tree's search kernel, on a one-leaf tree made by hand (so that no build kernel is needed here), the
     query blocks' kernel and the ranking's."""
-    lo = np.ones((2, 2), dtype=np.int64)
+    lo = kdtree.padded(np.ones((2, 2), dtype=np.int64), 2)  # the blocks' type and width a tree keeps
     start, end = np.zeros(1, np.int64), np.full(1, 2, np.int64)
-    box = np.ones((1, 2), dtype=np.int64)
+    box = lo[:1].copy()
     kdtree.search_kernel(lo[:1], lo[:1], 0, False, start, end, box, box.copy(), lo, lo.copy(),
                          np.arange(2, dtype=np.int64), 0)
-    ranks.ColumnBlocks.from_values(np.arange(2.0)).query_into(np.zeros((2, 2)), 0, lo.copy(), lo.copy())
-    ranks.ColumnBlocks.rank_into(np.arange(2.0), 0, lo.copy(), lo.copy())
+    blocks = np.ones((2, 2), dtype=np.int64)
+    ranks.ColumnBlocks.from_values(np.arange(2.0)).query_into(np.zeros((2, 2)), 0, blocks, blocks.copy())
+    ranks.ColumnBlocks.rank_into(np.arange(2.0), 0, blocks.copy(), blocks.copy())
 
 
 def warm_up(*, reader: bool = True) -> None:
