@@ -17,7 +17,7 @@ import numpy as np
 
 from verifier.attacks.classes import PublishedCells
 from verifier.data.schema import Schema
-from verifier.data.tables import csv_text
+from verifier.data.csv_columns import CodedColumn, columns_csv
 from verifier.errors import InvalidInputError
 
 __all__ = ["csv_bytes", "parquet_bytes", "generalized_parquet_bytes", "NOTATION_CHARACTERS"]
@@ -38,10 +38,10 @@ def _refuse_ambiguous(schema: Schema, generalized: Sequence[str]) -> None:
                     reason="CATEGORY_AMBIGUOUS")
 
 
-def csv_bytes(rows: Sequence[Sequence[str]], schema: Schema, *, generalized: Sequence[str] = ()) -> bytes:
-    """The rows as ``release.csv``; categories that would read as generalized notation are refused."""
+def csv_bytes(columns: Sequence[CodedColumn], schema: Schema, *, generalized: Sequence[str] = ()) -> bytes:
+    """The columns as ``release.csv``; categories that would read as generalized notation are refused."""
     _refuse_ambiguous(schema, generalized)
-    return csv_text(schema.names, rows).encode("utf-8")
+    return columns_csv(schema.names, columns)
 
 
 def parquet_bytes(keys: np.ndarray, schema: Schema) -> bytes:

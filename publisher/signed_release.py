@@ -32,8 +32,8 @@ from publisher.degenerate import STRENGTH, degenerate_problems, unchanged_rows
 from publisher.earlier_releases import Earlier, check_links_output, fresh_noise_problem, republishing
 from publisher.environment import environment
 from publisher.keys import SigningKey, write_new
-from publisher.methods import Method, anonymize, anonymizing_label, frame_rows, frame_to_keys
-from publisher.methods.frames import published_cells
+from publisher.methods import Method, anonymize, anonymizing_label, frame_to_keys
+from publisher.methods.frames import frame_coded_columns, published_cells
 from publisher.release_data import csv_bytes, generalized_parquet_bytes, parquet_bytes
 from publisher.release_metadata import check_metadata, unsafe_text
 from publisher.version import __version__
@@ -139,7 +139,7 @@ def _ranked(table: Table, result, methods: list[dict], family: str, *, alpha: fl
     claims["risk_original"] = table_risk(table.values, schema, original_weights)
     claims["attribute_disclosure"] = family_disclosure(family, methods, x, y, schema, assessment["attribute_disclosure"])
     if data_format == "csv":
-        data = [(DATA_FILE, csv_bytes(frame_rows(result.released, schema, y), schema))]
+        data = [(DATA_FILE, csv_bytes(frame_coded_columns(result.released, schema, y), schema))]
     elif part_rows is None:
         data = [("release.parquet", parquet_bytes(y, schema))]
     else:
@@ -260,7 +260,7 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
         raise InvalidInputError("a generalized release is published as one data file; --part-rows cuts the data of "
                                 "the other methods", reason="PARAMETER_INVALID")
     schema = table.schema
-    rows, published = published_cells(result.released, schema, hierarchies)
+    columns, published = published_cells(result.released, schema, hierarchies)
     _refuse_formula_cells(formula_cells_in_text(schema, published.text), "the released table", allow_formula_cells)
     original_weights, released_weights = weights or (None, None)
     masks = None
@@ -284,7 +284,7 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     utility["attribute_disclosure_of_original_records"] = assessed["attribute_disclosure"]
     generalized = generalized_columns(methods, schema)
     data = (("release.parquet", generalized_parquet_bytes(published, generalized)) if data_format == "parquet"
-            else (DATA_FILE, csv_bytes(rows, schema, generalized=generalized)))
+            else (DATA_FILE, csv_bytes(columns, schema, generalized=generalized)))
     return [data], claims, utility, published
 
 

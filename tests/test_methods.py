@@ -280,3 +280,26 @@ def test_release_cells_from_the_keys_are_the_frames_cells(arrow):
     keys = frame_to_keys(frame, schema)
     assert frame_rows(frame, schema, keys) == frame_rows(frame, schema)
     assert {row[1] for row in frame_rows(frame, schema, keys)} == set(categories)
+
+
+def test_category_positions_are_the_same_whoever_holds_the_strings():
+    """pyarrow's lookup of an Arrow-held column (pandas's strings) gives pandas's categorical codes: the same
+    positions for awkward categories, and the same refusal of a cell that is none of them or missing."""
+    from publisher.methods.frames import category_positions
+
+    rng = np.random.default_rng(7)
+    categories = ["a", " a", "a ", "=1+1", "é", "{x,y}", "", "NA", "0", "😀"]
+    cells = [categories[i] for i in rng.integers(0, len(categories), 2000)]
+    arrow, plain = pd.Series(cells, dtype="str"), pd.Series(cells, dtype=object)
+    assert isinstance(arrow.array, pd.arrays.ArrowStringArray)
+    assert not isinstance(plain.array, pd.arrays.ArrowStringArray)
+    shuffled = [categories[i] for i in rng.permutation(len(categories))]
+    positions = category_positions(arrow, shuffled, "city")
+    assert positions.dtype == np.int64
+    assert positions.tolist() == category_positions(plain, shuffled, "city").tolist()
+    assert [shuffled[p] for p in positions] == cells
+    for bad, shown in (("b", "'b'"), (None, "(nan|None)")):  # a missing cell as the holder shows it
+        cells[1234] = bad
+        for held in ("str", object):
+            with pytest.raises(InvalidInputError, match=f"column 'city': {shown} is not one of its categories"):
+                category_positions(pd.Series(cells, dtype=held), categories, "city")

@@ -757,3 +757,26 @@ def test_cell_spreads_are_each_records_own_spreads(seed):
         rows, cols = np.nonzero(rng.random((40, m)) < 0.5)
         want = [record_spread(space, qlo[r], qhi[r], d)[j] for r, j in zip(rows.tolist(), cols.tolist())]
         assert cell_spreads(space, qlo, qhi, d, rows, cols).tolist() == want
+
+
+def test_a_space_answers_the_same_queries_again_from_its_last_search():
+    """The last search is remembered by its query blocks' values: the same blocks asked again (read-only or a
+    fresh copy) get the same arrays back; blocks changed since, even in the caller's own array, are searched
+    again and answered as a fresh space answers them."""
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 40, size=(3000, 3)).astype(float)
+    x = y[rng.permutation(3000)[:500]] + rng.integers(-2, 3, size=(500, 3))
+    space = RankSpace(y)
+    qlo, qhi = space.query_blocks(x)
+    first = space.match_sets(qlo, qhi)
+    assert space.match_sets(qlo.copy(), qhi.copy())[0] is first[0]
+    qlo[0, 0] += 7  # the caller changes its own array: the space kept a copy of what it searched
+    again = space.match_sets(qlo, qhi)
+    assert again[0] is not first[0]
+    assert again[0].tolist() == RankSpace(y).match_sets(qlo.copy(), qhi.copy())[0].tolist()
+    frozen_lo, frozen_hi = space.query_blocks(x)
+    for blocks in (frozen_lo, frozen_hi):
+        blocks.setflags(write=False)
+    kept = space.match_sets(frozen_lo, frozen_hi)
+    assert space.match_sets(frozen_lo, frozen_hi)[0] is kept[0]
+    assert kept[0].tolist() == first[0].tolist()

@@ -337,6 +337,8 @@ class Linkage:
 def link_records(space: RankSpace, originals: np.ndarray) -> Linkage:
     """Link every original record to its match set in the table of ``space``."""
     qlo, qhi = space.query_blocks(originals)
+    for blocks in (qlo, qhi):  # nobody writes them: the search remembers them without a copy
+        blocks.setflags(write=False)
     d, sets = space.match_sets(qlo, qhi)
     return Linkage(distances=d, sets=sets)
 

@@ -26,7 +26,6 @@ it to.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Sequence
@@ -164,22 +163,19 @@ class RankSpace(SortedColumns):
         """``(distances, sets)`` of every query block row: :attr:`tree` searches each distinct row once, and the
         sets keep each distinct row's match set once (:mod:`verifier.core.match_sets`). The last search is kept,
         so that the same queries asked again (a release's claims, then every record's level) are answered without
-        searching twice; its arrays are read-only, shared by every caller."""
-        digest = hashlib.blake2b(digest_size=16)
-        for part in (np.ascontiguousarray(qlo, dtype=np.int64), np.ascontiguousarray(qhi, dtype=np.int64)):
-            digest.update(np.asarray(part.shape, dtype=np.int64).tobytes())
-            digest.update(part)
-        key = digest.digest()
+        searching twice; its arrays are read-only, shared by every caller. The queries are known again by their
+        blocks, compared whole (the space keeps a read-only copy of the last ones only where the caller's could
+        still change)."""
         last = self.__dict__.get("_last_search")
-        if last is None or last[0] != key:
+        if last is None or not (_same_blocks(last[0], qlo) and _same_blocks(last[1], qhi)):
             rows, first = distinct_queries(qlo, qhi)
             distances, offsets, records = self.tree.nearest(qlo[first], qhi[first], progress=progress)
             found = (distances[rows], MatchSets(rows, offsets, records))
             for a in (found[0], rows, offsets, records):
                 a.setflags(write=False)
-            last = (key, found)
+            last = (_kept(qlo), _kept(qhi), found)
             self.__dict__["_last_search"] = last
-        return last[1]
+        return last[2]
 
     def nearest(self, qlo: np.ndarray, qhi: np.ndarray, progress: Callable[[int, int], None] | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -197,6 +193,22 @@ class RankSpace(SortedColumns):
         from verifier.core.kdtree import RankTree
 
         return RankTree(self.record_lo, self.record_hi)
+
+
+def _kept(blocks: np.ndarray) -> np.ndarray:
+    """Query blocks a search remembers: the caller's own array where nobody can change it any more (read-only, and
+    not a view of a writable one), else a read-only copy."""
+    blocks = np.asarray(blocks)
+    if not blocks.flags.writeable and blocks.base is None:
+        return blocks
+    out = np.array(blocks, dtype=np.int64)
+    out.setflags(write=False)
+    return out
+
+
+def _same_blocks(kept: np.ndarray, blocks: np.ndarray) -> bool:
+    """Whether ``blocks`` are the remembered query blocks ``kept``, value for value."""
+    return kept is blocks or (kept.shape == np.shape(blocks) and np.array_equal(kept, blocks))
 
 
 @dataclass(frozen=True, eq=False)
@@ -664,6 +676,8 @@ def compute_permuted_privacy(
     """
     qlo, qhi = space.query_blocks(originals)
     del originals  # the caller may hold no other reference: X is not needed past its query blocks
+    for blocks in (qlo, qhi):  # the report's, and the search remembers them without a copy
+        blocks.setflags(write=False)
     distances, sets = space.match_sets(qlo, qhi, progress=progress)
     if not keep_tree:
         space.drop_tree()

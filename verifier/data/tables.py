@@ -50,7 +50,7 @@ from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
     "Table", "read_table", "table_from_frame", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
-    "csv_text", "current_umask", "decimal_cell", "format_rows", "number_label", "number_labels", "read_text_cells", "column_names",
+    "csv_text", "current_umask", "decimal_cell", "format_rows", "number_label", "number_label_codes", "number_labels", "read_text_cells", "column_names",
 ]
 
 MISSING_SENTINELS = frozenset(
@@ -155,12 +155,19 @@ def number_labels(values) -> list[str]:
     """:func:`number_label` of every value of an array, at C speed: ``repr`` of each float, then the
     integers a float holds exactly rewritten without ``.0``. A column of repeated values (a census's ages, hours,
     heaped zeros) is written once per distinct value (1e6 cells: 0.75 s to about 0.1 s)."""
+    texts, codes = number_label_codes(values)
+    return texts if codes is None else np.array(texts, dtype=object)[codes].tolist()
+
+
+def number_label_codes(values) -> tuple[list[str], np.ndarray | None]:
+    """:func:`number_labels` as ``(texts, codes)``: each distinct value's label once and, per value, the position of
+    its label (a column of many repeats); or every value's label and ``None``."""
     v = np.asarray(values, dtype=np.float64)
     if v.size > 4096:
         distinct, where = np.unique(v, return_inverse=True)  # -0.0 with 0.0 and NaN with NaN: written alike
         if 2 * distinct.size <= v.size:
-            return np.array(_number_labels(distinct), dtype=object)[where.ravel()].tolist()
-    return _number_labels(v)
+            return _number_labels(distinct), where.ravel()
+    return _number_labels(v), None
 
 
 def _number_labels(v: np.ndarray) -> list[str]:
