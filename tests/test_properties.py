@@ -436,6 +436,18 @@ def test_a_tree_of_rows_wider_than_a_lane_equals_brute_force(m):
     assert space.tree.prepared(space.record_lo).dtype == np.int32
 
 
+def test_a_tree_refuses_more_records_than_its_32_bit_ranks_hold():
+    """Ranks are kept, and gaps computed, in 32 bits: a table beyond kdtree.MAX_RECORDS is refused with a reason,
+    before anything is built (a view of one row repeated stands for the table: nothing is allocated)."""
+    from verifier.core import kdtree
+    from verifier.errors import InvalidInputError
+
+    blocks = np.lib.stride_tricks.as_strided(np.ones(2, np.int64), (kdtree.MAX_RECORDS + 1, 2), (0, 8))
+    with pytest.raises(InvalidInputError, match="at most 1,073,741,824 records") as refused:
+        kdtree.RankTree(blocks, blocks)
+    assert refused.value.reason == "TABLE_TOO_LARGE" and refused.value.exit_code == 3
+
+
 @pytest.mark.parametrize("ties", ["none", "every column"])
 def test_the_tree_answers_in_pieces_as_in_one_call(ties, monkeypatch):
     """Queries are answered in pieces, so that an interrupt waits for one piece (verifier.core.interrupts):

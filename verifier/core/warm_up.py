@@ -59,7 +59,7 @@ def warm_spreads() -> None:
 def warm_search() -> None:
     """The tree's search kernel, on a one-leaf tree made by hand (so that no build kernel is needed here), the
     query blocks' kernel and the ranking's."""
-    lo = kdtree.padded(np.ones((2, 2), dtype=np.int64), 2)  # the blocks' type and width a tree keeps
+    lo = kdtree.padded(np.ones((2, 2), dtype=np.int64))  # the blocks' type and width a tree keeps
     start, end = np.zeros(1, np.int64), np.full(1, 2, np.int64)
     box = lo[:1].copy()
     kdtree.search_kernel(lo[:1], lo[:1], 0, False, start, end, box, box.copy(), lo, lo.copy(),
