@@ -210,3 +210,22 @@ def test_quoted_generalized_cells_fast_and_strict_agree(defect):
     assert taken == (defect == "clean")  # a row of the wrong width: pyarrow refuses, and the strict reader says where
     if defect == "clean":
         assert fast[0] == "OK" and {"[20,29]", "41", "*"} <= set(fast[2][0]) and "{a,b,c,d}" in fast[2][1]
+
+
+def test_a_tables_frame_holds_its_categories_as_pandas_holds_strings():
+    """Table.to_frame gathers a categorical column's categories by pyarrow where pandas holds strings in pyarrow:
+    the frame is the one pandas makes of the columns' texts, dtypes included, awkward categories and all."""
+    import pandas as pd
+
+    categories = ["a", " a", "a ", "=1+1", "é", "{x,y}", "NA", "0", "😀", 'say "hi"', "x,y"]
+    schema = Schema.from_dict({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "city", "kind": "nominal", "role": "quasi_identifier", "categories": categories}]})
+    rng = np.random.default_rng(5)
+    rows = [(f"{rng.integers(17, 90)}.5", categories[i]) for i in rng.integers(0, len(categories), 3000)]
+    raw = tables.csv_text(["age", "city"], rows).encode("utf-8")
+    table = tables.read_table_bytes("t.csv", raw, schema)
+    frame = table.to_frame()
+    expected = pd.DataFrame({"age": table.values[:, 0].copy(), "city": table.column_text(1).astype(str)})
+    pd.testing.assert_frame_equal(frame, expected)
+    assert frame["city"].tolist() == [city for _, city in rows]

@@ -437,15 +437,25 @@ def test_a_tree_of_rows_wider_than_a_lane_equals_brute_force(m):
 
 
 def test_a_tree_refuses_more_records_than_its_32_bit_ranks_hold():
-    """Ranks are kept, and gaps computed, in 32 bits: a table beyond kdtree.MAX_RECORDS is refused with a reason,
-    before anything is built (a view of one row repeated stands for the table: nothing is allocated)."""
+    """Ranks are kept, and gaps computed, in 32 bits: a table ranked beyond kdtree.MAX_RECORDS is refused with a
+    reason before anything is built, even where the tree holds a few of its records (a slab of the distributed
+    engine holds records at their positions in the whole table); the largest table it takes answers exactly."""
     from verifier.core import kdtree
     from verifier.errors import InvalidInputError
 
-    blocks = np.lib.stride_tricks.as_strided(np.ones(2, np.int64), (kdtree.MAX_RECORDS + 1, 2), (0, 8))
+    lo = np.array([[1, 1], [2, kdtree.MAX_RECORDS + 1]], np.int64)
     with pytest.raises(InvalidInputError, match="at most 1,073,741,824 records") as refused:
-        kdtree.RankTree(blocks, blocks)
+        kdtree.RankTree(lo, lo)
     assert refused.value.reason == "TABLE_TOO_LARGE" and refused.value.exit_code == 3
+    top = kdtree.MAX_RECORDS
+    lo = np.array([[1, 1], [top, top], [top // 2, 3]], np.int64)
+    tree = kdtree.RankTree(lo, lo)
+    queries = np.array([[top, 1], [1, top], [top // 2 + 5, 2]], np.int64)
+    distances, offsets, records = tree.nearest(queries, queries)
+    brute = np.abs(queries[:, None, :] - lo[None, :, :]).max(axis=2)
+    assert distances.tolist() == brute.min(axis=1).tolist()
+    assert [records[offsets[q]:offsets[q + 1]].tolist() for q in range(3)] == \
+        [np.flatnonzero(row == row.min()).tolist() for row in brute]
 
 
 @pytest.mark.parametrize("ties", ["none", "every column"])

@@ -7,8 +7,8 @@ import pandas as pd
 
 from publisher.methods.base import fail
 from verifier.attacks.classes import PublishedCells, read_published
-from verifier.data.csv_columns import CodedColumn
-from verifier.data.tables import number_label, number_label_codes
+from verifier.data.csv_columns import CodedColumn, number_column
+from verifier.data.tables import number_label
 from verifier.data.schema import Schema
 
 __all__ = ["category_positions", "frame_coded_columns", "frame_columns", "frame_rows", "frame_to_keys", "keys_to_frame",
@@ -68,7 +68,7 @@ def frame_coded_columns(frame: pd.DataFrame, schema: Schema, keys: np.ndarray | 
         elif attr.kind != "numeric":
             cols.append(CodedColumn([v if type(v) is str else str(v) for v in col.tolist()]))
         elif pd.api.types.is_numeric_dtype(col.dtype):
-            cols.append(CodedColumn(*number_label_codes(col.to_numpy())))
+            cols.append(number_column(col.to_numpy()))
         else:  # a generalized numeric cell ("[25,45]") is already text
             cols.append(CodedColumn([v if isinstance(v, str) else number_label(float(v)) for v in col.tolist()]))
     return cols

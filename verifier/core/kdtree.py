@@ -30,7 +30,7 @@ The tree keeps its blocks as 32-bit integers, each row padded with zeros to a
 multiple of :data:`LANES` columns, and measures every gap over the whole row
 without stopping early: the loop then compiles to vector instructions, and a
 zero column adds a gap of 0; the gaps are computed in 32 bits, eight to a
-vector (every rank lies in [0, n + 1], n at most :data:`MAX_RECORDS`). On 1e6
+vector (every position lies in [0, :data:`MAX_RECORDS` + 1]). On 1e6
 census records of 15 columns one search took 6.0 s against 13.8 s for 64-bit
 rows of 15 columns that stop as soon as the gap passes the best so far, and
 9.4 s against 12.7 s with every numeric column noised (5 tied columns: 1.0 s
@@ -197,13 +197,14 @@ def _build(pos, rec_lo, rec_hi, leaf_size):
                         leaf_lo, leaf_hi)
     with held_signals():
         _inner_boxes(depth, blk_lo, blk_hi)
-    # a box without records (a tree of none) holds the sentinels: brought into [0, n + 1], it only widens
-    boxes = [padded(np.clip(b, 0, n + 1)) for b in (blk_lo, blk_hi)]
+    # a box without records (a tree of none) holds the sentinels: brought into the positions' range, it only widens
+    boxes = [padded(np.clip(b, 0, MAX_RECORDS + 1)) for b in (blk_lo, blk_hi)]
     return idx, start, end, *boxes, first_leaf, leaf_lo, leaf_hi
 
 
-#: the most records a tree indexes: its blocks are 32-bit, and a gap between two blocks is computed in 32 bits
-#: (positions lie in [0, n + 1], so every difference fits)
+#: the most records of a table whose ranks a tree indexes (a tree may hold a slab of them, at their positions in
+#: the whole table): its blocks are 32-bit, and a gap is computed in 32 bits; every position lies in
+#: [0, MAX_RECORDS + 1], so every difference fits
 MAX_RECORDS = 1 << 30
 
 
@@ -420,9 +421,9 @@ class RankTree:
     buffer = 8
 
     def __init__(self, record_lo: np.ndarray, record_hi: np.ndarray):
-        if record_lo.shape[0] > MAX_RECORDS:
-            raise InvalidInputError(f"the search index holds at most {MAX_RECORDS:,} records; this table has "
-                                    f"{record_lo.shape[0]:,}", reason="TABLE_TOO_LARGE")
+        if record_lo.size and (record_lo.min() < 0 or record_hi.max() > MAX_RECORDS):
+            raise InvalidInputError(f"the search index takes tables of at most {MAX_RECORDS:,} records; this one "
+                                    f"ranks records up to position {int(record_hi.max()):,}", reason="TABLE_TOO_LARGE")
         record_lo = np.ascontiguousarray(record_lo, dtype=np.int64)
         record_hi = np.ascontiguousarray(record_hi, dtype=np.int64)
         # record blocks are stored in tree order, so that each leaf is contiguous

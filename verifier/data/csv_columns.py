@@ -19,26 +19,61 @@ from typing import Sequence
 
 import numpy as np
 
-from verifier.data.tables import csv_text
+from verifier.data.tables import csv_text, distinct_numbers, number_labels
 
-__all__ = ["CodedColumn", "columns_csv", "plain_columns_csv"]
+__all__ = ["CodedColumn", "columns_csv", "number_column", "plain_columns_csv"]
+
+#: where pyarrow writes a float as ``repr`` does: not an integer, and 1e-4 <= |x| < 1e10 (``repr`` turns to
+#: exponents below 1e-4 and from 1e16 on, pyarrow from 1e10 on)
+_ARROW_WRITES_AS_REPR = (1e-4, 1e10)
 
 @dataclass(frozen=True, eq=False)
 class CodedColumn:
-    """A column of text cells: ``texts`` (each distinct cell once, or every cell) and ``codes``, the position in
-    ``texts`` of each row's cell (``None``: the texts are the cells, one per row)."""
+    """A column of text cells: ``texts`` (each distinct cell once, or every cell; a list, or a pyarrow array) and
+    ``codes``, the position in ``texts`` of each row's cell (``None``: the texts are the cells, one per row).
+    ``unquoted``: no text holds a character that needs quotes (numbers), so none is looked for."""
 
     texts: Sequence[str]
     codes: np.ndarray | None = None
+    unquoted: bool = False
 
     def __len__(self) -> int:
         return len(self.texts) if self.codes is None else int(self.codes.shape[0])
 
     def cells(self) -> list[str]:
         """Every row's cell, in row order."""
+        texts = self.texts.to_pylist() if hasattr(self.texts, "to_pylist") else self.texts
         if self.codes is None:
-            return list(self.texts)
-        return np.asarray(self.texts, dtype=object)[self.codes].tolist()
+            return list(texts)
+        return np.asarray(texts, dtype=object)[self.codes].tolist()
+
+
+def number_column(values) -> CodedColumn:
+    """A column of numbers as release cells: :func:`~verifier.data.tables.number_labels`' texts, each distinct
+    value's once. pyarrow writes the shortest digits that read back to the same float, as ``repr`` does; where it
+    would write them otherwise (integers, which are written without ``.0``, exponents, NaN and infinities) the
+    label is ``repr``'s. A noised column of 1e6 distinct values: 0.1 s against 1.1 s."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    distinct, codes = distinct_numbers(values)
+    texts = pc.cast(pa.array(distinct, pa.float64()), pa.large_string())
+    low, high = _ARROW_WRITES_AS_REPR
+    with np.errstate(invalid="ignore"):
+        size = np.abs(distinct)
+        theirs = ~np.isfinite(distinct) | (distinct == np.trunc(distinct)) | (size < low) | (size >= high)
+    theirs |= pc.match_substring(texts, "e").to_numpy(zero_copy_only=False)  # never, in that range: checked
+    if theirs.any():
+        labels = pa.array(number_labels(distinct[theirs]), pa.large_string())
+        texts = pc.replace_with_mask(texts, pa.array(theirs), labels)
+    return CodedColumn(texts, codes, unquoted=True)  # digits, a sign, a point, an exponent, "inf" or "nan"
+
+
+def _text_array(texts):
+    """``texts`` (a list, or a pyarrow array) as a pyarrow array of large strings."""
+    import pyarrow as pa
+
+    return texts.cast(pa.large_string()) if isinstance(texts, pa.Array) else pa.array(texts, pa.large_string())
 
 
 def _quoted(texts):
@@ -48,7 +83,7 @@ def _quoted(texts):
     import pyarrow.compute as pc
 
     text = pa.large_string()
-    cells = pa.array(texts, text)
+    cells = _text_array(texts)
     special = pc.match_substring_regex(cells, '[,"\n\r]')
     if not pc.any(special).as_py():
         return cells
@@ -79,7 +114,7 @@ def columns_csv(header: Sequence[str], columns: Sequence[CodedColumn]) -> bytes:
     text = pa.large_string()
     cells = []
     for column in columns:
-        quoted = _quoted(column.texts)
+        quoted = _text_array(column.texts) if column.unquoted else _quoted(column.texts)
         cells.append(quoted if column.codes is None else quoted.take(pa.array(column.codes, pa.int64())))
     rows = pc.binary_join_element_wise(*cells, pa.scalar(",", text))
     lines = pc.binary_join_element_wise(rows, pa.scalar("", text), pa.scalar("\n", text))  # each row, then "\n"

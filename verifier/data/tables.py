@@ -50,7 +50,7 @@ from verifier.data.schema import Attribute, Schema, nominal_order
 
 __all__ = [
     "Table", "read_table", "table_from_frame", "read_table_bytes", "read_csv_cells", "write_atomic", "write_atomic_bytes", "write_csv_atomic",
-    "csv_text", "current_umask", "decimal_cell", "format_rows", "number_label", "number_label_codes", "number_labels", "read_text_cells", "column_names",
+    "csv_text", "current_umask", "decimal_cell", "format_rows", "number_label", "number_labels", "distinct_numbers", "read_text_cells", "column_names",
 ]
 
 MISSING_SENTINELS = frozenset(
@@ -119,10 +119,17 @@ class Table:
         """A pandas DataFrame: floats for numeric columns, strings for categorical ones."""
         import pandas as pd  # only here: the commands start without pandas (0.4 s)
 
+        strings = pd.Series([""]).dtype  # what pandas makes of strings: held by pyarrow from pandas 3 on
+        by_arrow = isinstance(strings, pd.StringDtype) and strings.storage == "pyarrow"
         data = {}
         for j, attr in enumerate(self.schema.attributes):
             if attr.categories is None:
                 data[attr.name] = self.values[:, j].copy()
+            elif by_arrow:  # the categories at the positions, gathered by pyarrow: 0.02 s a column, not 0.34 s
+                import pyarrow as pa
+
+                cells = pa.array(list(attr.categories), pa.string()).take(pa.array(self.values[:, j].astype(np.int64)))
+                data[attr.name] = pd.array(cells, dtype=strings)
             else:
                 data[attr.name] = self.column_text(j).astype(str)
         return pd.DataFrame(data)
@@ -155,24 +162,27 @@ def number_labels(values) -> list[str]:
     """:func:`number_label` of every value of an array, at C speed: ``repr`` of each float, then the
     integers a float holds exactly rewritten without ``.0``. A column of repeated values (a census's ages, hours,
     heaped zeros) is written once per distinct value (1e6 cells: 0.75 s to about 0.1 s)."""
-    texts, codes = number_label_codes(values)
+    distinct, codes = distinct_numbers(values)
+    texts = _number_labels(distinct)
     return texts if codes is None else np.array(texts, dtype=object)[codes].tolist()
 
 
-def number_label_codes(values) -> tuple[list[str], np.ndarray | None]:
-    """:func:`number_labels` as ``(texts, codes)``: each distinct value's label once and, per value, the position of
-    its label (a column of many repeats); or every value's label and ``None``."""
+def distinct_numbers(values) -> tuple[np.ndarray, np.ndarray | None]:
+    """The values to write a column's labels from: each distinct value once and, per value, its position among
+    them (a column of many repeats: -0.0 goes with 0.0 and NaN with NaN, each pair written alike); or every
+    value and ``None``."""
     v = np.asarray(values, dtype=np.float64)
     if v.size > 4096:
-        distinct, where = np.unique(v, return_inverse=True)  # -0.0 with 0.0 and NaN with NaN: written alike
+        distinct, where = np.unique(v, return_inverse=True)
         if 2 * distinct.size <= v.size:
-            return _number_labels(distinct), where.ravel()
-    return _number_labels(v), None
+            return distinct, where.ravel()
+    return v, None
 
 
 def _number_labels(v: np.ndarray) -> list[str]:
     out = list(map(repr, v.tolist()))
-    whole = np.flatnonzero(np.isfinite(v) & (v == np.trunc(v)) & (np.abs(v) < 2**53))
+    with np.errstate(invalid="ignore"):  # trunc of an infinity or NaN, which isfinite leaves out
+        whole = np.flatnonzero(np.isfinite(v) & (v == np.trunc(v)) & (np.abs(v) < 2**53))
     for i, text in zip(whole.tolist(), v[whole].astype(np.int64).astype(str).tolist()):
         out[i] = text
     return out
