@@ -84,7 +84,7 @@ def test_the_serial_and_the_parallel_search_kernels_agree(case, cap, ties):
     space = RankSpace(y, kinds)
     qlo, qhi = space.query_blocks(x)
     tree = kdtree.RankTree(space.record_lo, space.record_hi)
-    qlo, qhi = tree.prepared(qlo), tree.prepared(qhi)
+    qlo, qhi = kdtree.padded(qlo), kdtree.padded(qhi)
     serial = kdtree._nearest_serial(qlo, qhi, cap, ties, *tree._tree)
     parallel = kdtree._nearest(qlo, qhi, cap, ties, *tree._tree)
     assert serial[0].tolist() == parallel[0].tolist()
@@ -431,9 +431,9 @@ def test_a_tree_of_rows_wider_than_a_lane_equals_brute_force(m):
     x = y[rng.permutation(n)[:200]] + rng.normal(scale=0.2, size=(200, m))
     space = RankSpace(y)
     _assert_tree_is_brute_force(space, x)
-    assert space.tree.prepared(space.record_lo).shape == (n, kdtree.padded_width(m))
+    assert kdtree.padded(space.record_lo).shape == (n, kdtree.padded_width(m))
     assert kdtree.padded_width(m) % kdtree.LANES == 0 and kdtree.padded_width(m) - m < kdtree.LANES
-    assert space.tree.prepared(space.record_lo).dtype == np.int32
+    assert kdtree.padded(space.record_lo).dtype == np.int32
 
 
 def test_a_tree_refuses_more_records_than_its_32_bit_ranks_hold():

@@ -8,6 +8,7 @@ import pandas as pd
 from publisher.methods.base import fail
 from verifier.attacks.classes import PublishedCells, read_published
 from verifier.data.csv_columns import CodedColumn, number_column
+from verifier.data.fast_csv import arrow_categories, arrow_positions
 from verifier.data.tables import number_label
 from verifier.data.schema import Schema
 
@@ -28,12 +29,12 @@ def category_positions(column: pd.Series, categories, name: str) -> np.ndarray:
     if isinstance(column.array, pd.arrays.ArrowStringArray) and all(type(c) is str for c in categories) \
             and len(set(categories)) == len(categories):
         import pyarrow as pa
-        import pyarrow.compute as pc
 
-        found = pc.index_in(pa.array(column.array), value_set=pa.array(categories, pa.string()))
-        positions = found.fill_null(-1).to_numpy().astype(np.int64)
-    else:  # -1 for a cell that is none of them (a Categorical of such cells is to raise in pandas 4)
-        positions = pd.Index(categories, dtype=object).get_indexer(column.to_numpy(dtype=object)).astype(np.int64)
+        found = arrow_positions(pa.array(column.array), categories)  # None: a cell is none of them
+        if found is not None:
+            return found.astype(np.int64)
+    # -1 for a cell that is none of them (a Categorical of such cells is to raise in pandas 4)
+    positions = pd.Index(categories, dtype=object).get_indexer(column.to_numpy(dtype=object)).astype(np.int64)
     unknown = np.flatnonzero(positions < 0)
     if unknown.size:
         raise fail(f"column {name!r}: {column.iloc[unknown[0]]!r} is not one of its categories", "CATEGORY_UNKNOWN")
@@ -78,11 +79,10 @@ def _distinct_texts(column: pd.Series) -> CodedColumn:
     """A column of text cells that pyarrow holds, as its distinct texts and each cell's position among them (by
     pyarrow's hash table: a generalized release's cells repeat)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     cells = pa.array(column.array)
-    texts = pc.unique(cells)
-    return CodedColumn(texts.to_pylist(), pc.index_in(cells, value_set=texts).to_numpy().astype(np.int64))
+    texts, _ = arrow_categories(cells)
+    return CodedColumn(texts, arrow_positions(cells, texts).astype(np.int64))
 
 
 def frame_columns(frame: pd.DataFrame, schema: Schema, keys: np.ndarray | None = None) -> list[list[str]]:

@@ -431,11 +431,6 @@ class RankTree:
             record_lo, record_lo, record_hi, _LEAF_SIZE)
         self._tree = (start, end, blk_lo, blk_hi, self._leaf_lo, self._leaf_hi, idx, int(first_leaf))
 
-    @staticmethod
-    def prepared(blocks: np.ndarray) -> np.ndarray:
-        """Query blocks as the search kernels take them: 32-bit, rows padded with zeros (:func:`padded`)."""
-        return padded(blocks)
-
     def nearest(self, qlo: np.ndarray, qhi: np.ndarray, progress: Progress | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Distance and match set of every query block row.
@@ -520,8 +515,8 @@ class RankTree:
         nodes = np.empty(nq, np.uint16 if level <= 16 else np.int64)
         for a in range(0, nq, QUERY_CHUNK):
             with held_signals():
-                reached = _query_leaves(self.prepared(qlo[a:a + QUERY_CHUNK]), self.prepared(qhi[a:a + QUERY_CHUNK]),
-                                        *self._tree[2:4], first)
+                reached = _query_leaves(padded(qlo[a:a + QUERY_CHUNK]), padded(qhi[a:a + QUERY_CHUNK]), *self._tree[2:4],
+                                        first)
             nodes[a:a + QUERY_CHUNK] = reached - first
         return np.argsort(nodes, kind="stable")
 
@@ -539,7 +534,7 @@ class RankTree:
         kernel = _nearest_serial if order is None else _nearest
         for a in range(0, nq, QUERY_CHUNK):
             rows = slice(a, a + QUERY_CHUNK) if order is None else order[a:a + QUERY_CHUNK]
-            piece_lo, piece_hi = self.prepared(qlo[rows]), self.prepared(qhi[rows])
+            piece_lo, piece_hi = padded(qlo[rows]), padded(qhi[rows])  # as the kernels take them
             with held_signals():
                 found = kernel(piece_lo, piece_hi, cap, ties, *self._tree)
             yield rows, piece_lo, piece_hi, found
