@@ -21,6 +21,8 @@ def _table(rng: np.random.Generator, n: int, d: int, kind: str) -> np.ndarray:
         return rng.normal(size=(n, d))
     if kind == "ties":  # few distinct values per column: many equal records and equal distances
         return rng.integers(0, 3, size=(n, d)).astype(float)
+    if kind == "far from zero":  # rounding: each distance is a small difference of large numbers
+        return 1e5 + 1e-3 * rng.normal(size=(n, d))
     z = rng.normal(size=(n, d))  # one heavily tied column among continuous ones
     z[:, 0] = np.round(z[:, 0])
     return z
@@ -38,7 +40,7 @@ def _scan_near(z, live, slot, point, m, exclude):
     return sorted(others, key=lambda r: (dist[r], slot[r]))[:m]
 
 
-@pytest.mark.parametrize("kind", ["continuous", "ties", "one tied column"])
+@pytest.mark.parametrize("kind", ["continuous", "ties", "one tied column", "far from zero"])
 def test_index_answers_equal_the_scans_while_records_are_deleted(kind):
     rng = np.random.default_rng(7)
     for trial in range(6):
@@ -58,27 +60,40 @@ def test_index_answers_equal_the_scans_while_records_are_deleted(kind):
             for r in rng.choice(live, size=min(len(live) - 3, int(rng.integers(1, 8))), replace=False):
                 point_index.delete(z, tree, r)
                 live.remove(r)
+            if rng.random() < 0.2:  # the reach measured from another point: any point bounds as well
+                point_index.recentre(tree, z[live].mean(axis=0) + rng.normal(scale=z.std() + 1e-9, size=d))
 
 
-def test_the_ranking_by_a_past_centroid_finds_the_farthest_record():
+@pytest.mark.parametrize("size, kind", [(500, "ties"), (60, "continuous"), (60, "ties"), (1, "continuous")])
+def test_the_ranking_by_a_past_centroid_finds_the_farthest_record(size, kind):
+    """A ranking of all records always answers; a shorter one answers right or says it cannot."""
     rng = np.random.default_rng(3)
-    z = np.ascontiguousarray(_table(rng, 500, 3, "ties"))
+    z = np.ascontiguousarray(_table(rng, 500, 3, kind))
     slot = np.arange(500)
     dead = np.zeros(500, bool)
     ref = z.mean(axis=0)
-    ranking = point_index.ranked(z, np.arange(500), 500, ref)
-    head = 0
+    ranking = point_index.ranked(z, np.arange(500), 500, ref, size)
+    order, dist, floor = ranking
+    assert len(order) >= min(size, 500) and (floor < 0) == (size >= 500)
+    assert np.all(dist[:-1] >= dist[1:]) and (floor < 0 or floor < dist[-1])
+    left_out = np.setdiff1d(np.arange(500), order)
+    assert np.all(np.sqrt(((z[left_out] - ref) ** 2).sum(axis=1)) <= floor)
+    head, answered = 0, 0
     for step in range(100):
         point = ref + rng.normal(scale=0.05 * (step + 1), size=3)
         drift = float(np.sqrt(((point - ref) ** 2).sum()))
         live = np.flatnonzero(~dead)
         r, head, scanned = point_index.farthest_ranked(z, ranking, head, dead, slot, point, drift)
-        assert r == _scan_far(z, list(live), slot, point)
-        assert 1 <= scanned <= 500 - head  # dead records inside the window count too
+        if r >= 0:
+            answered += 1
+            assert r == _scan_far(z, list(live), slot, point)
+        assert size < 500 or r >= 0
+        assert 0 <= scanned <= len(order) - head  # dead records inside the window count too
         dead[rng.choice(live, size=3, replace=False)] = True
+    assert answered >= {500: 100, 60: 1 if kind == "continuous" else 0, 1: 0}[size]
 
 
-@pytest.mark.parametrize("kind", ["continuous", "ties", "one tied column"])
+@pytest.mark.parametrize("kind", ["continuous", "ties", "one tied column", "far from zero"])
 @pytest.mark.parametrize("k", [1, 2, 3, 5])
 def test_mdav_with_the_index_gives_the_exhaustive_partition(kind, k):
     rng = np.random.default_rng(100 + k)
@@ -87,6 +102,7 @@ def test_mdav_with_the_index_gives_the_exhaustive_partition(kind, k):
         z = _table(rng, n, d, kind)
         fast, plain = mdav_groups(z, k), mdav_groups_exhaustive(z, k)
         np.testing.assert_array_equal(fast, plain)
+        np.testing.assert_array_equal(mdav_groups(z, k, ranked=int(rng.integers(1, 40))), plain)
         sizes = np.bincount(fast)
         assert sizes.sum() == n and sizes.min() >= k and sizes.max() <= 2 * k - 1
 
@@ -94,4 +110,6 @@ def test_mdav_with_the_index_gives_the_exhaustive_partition(kind, k):
 def test_mdav_on_a_few_thousand_records_with_ties():
     rng = np.random.default_rng(5)
     z = _table(rng, 4000, 4, "one tied column")
-    np.testing.assert_array_equal(mdav_groups(z, 4), mdav_groups_exhaustive(z, 4))
+    plain = mdav_groups_exhaustive(z, 4)
+    np.testing.assert_array_equal(mdav_groups(z, 4), plain)
+    np.testing.assert_array_equal(mdav_groups(z, 4, ranked=64), plain)  # a short ranking, made longer

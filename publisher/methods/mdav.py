@@ -29,6 +29,10 @@ from publisher.methods import point_index
 __all__ = ["KERNELS", "mdav_groups", "mdav_groups_exhaustive"]
 
 
+#: how many records the ranking by distance from the centroid holds at first (doubled when short)
+RANKED = 4096
+
+
 @nb.njit(cache=True)
 def _scan_far(z, active, count, point):
     """Slot of the record farthest from ``point``: the first of the equally far."""
@@ -58,9 +62,12 @@ def _far_from_centroid(z, tree, active, slot, count, total, ranking, ref, meta, 
     """The record farthest from the centroid, and the ranking to use next time.
 
     The indexed search scans a ranking by distance from a past centroid
-    ``ref``; ``meta`` holds its head and the records scanned since it was
-    made. Once those outnumber four times the records left, the ranking is
-    made again from the present centroid, so its cost is paid for by scans.
+    ``ref``; ``meta`` holds its head, the records scanned since it was made
+    and how many records it holds. Once those scanned outnumber four times
+    the records left, the ranking is made again from the present centroid,
+    so its cost is paid for by scans; when it is too short to answer, it is
+    made again twice as long. The tree's reach is measured from the same
+    centroid (:func:`publisher.methods.point_index.recentre`).
     """
     c = total / count
     if not indexed:
@@ -70,11 +77,16 @@ def _far_from_centroid(z, tree, active, slot, count, total, ranking, ref, meta, 
         drift += (c[j] - ref[j]) ** 2
     r, meta[0], scanned = point_index.farthest_ranked(z, ranking, meta[0], tree[7], slot, c, np.sqrt(drift))
     meta[1] += scanned
-    if meta[1] > 4 * count:
-        ranking = point_index.ranked(z, active, count, c)
+    while r < 0 or meta[1] > 4 * count:
+        if r < 0:  # the ranking was too short: a longer one
+            meta[2] *= 2
+        ranking = point_index.ranked(z, active, count, c, meta[2])
+        point_index.recentre(tree, c)
         ref = c
         meta[0] = 0
         meta[1] = 0
+        if r < 0:
+            r, meta[0], meta[1] = point_index.farthest_ranked(z, ranking, 0, tree[7], slot, c, 0.0)
     return r, ranking, ref
 
 
@@ -117,7 +129,7 @@ def _take(z, tree, active, slot, count, seed, k, group, g, total, indexed):
 
 
 @nb.njit(cache=True)
-def _mdav(z, k, indexed):
+def _mdav(z, k, indexed, ranked):
     n = z.shape[0]
     tree = point_index.build(z if indexed else z[:1])
     group = np.full(n, -1, np.int64)
@@ -129,8 +141,8 @@ def _mdav(z, k, indexed):
             total[j] += z[r, j]
     count = n
     ref = total / count
-    ranking = point_index.ranked(z, active, count if indexed else 0, ref)
-    meta = np.zeros(2, np.int64)
+    meta = np.array([0, 0, ranked])
+    ranking = point_index.ranked(z, active, count if indexed else 0, ref, meta[2])
     g = 0
     while count >= 3 * k:
         r, ranking, ref = _far_from_centroid(z, tree, active, slot, count, total, ranking, ref, meta, indexed)
@@ -154,11 +166,15 @@ def _mdav(z, k, indexed):
 KERNELS = (_mdav,)
 
 
-def mdav_groups(z: np.ndarray, k: int) -> np.ndarray:
-    """Group label of each row of ``z`` (standardized attributes), found with the KD-tree."""
-    return _mdav(np.ascontiguousarray(z, dtype=np.float64), int(k), True)
+def mdav_groups(z: np.ndarray, k: int, ranked: int = RANKED) -> np.ndarray:
+    """Group label of each row of ``z`` (standardized attributes), found with the KD-tree.
+
+    ``ranked`` is how many records the ranking by distance from the centroid
+    holds at first; it changes the work, never the groups.
+    """
+    return _mdav(np.ascontiguousarray(z, dtype=np.float64), int(k), True, max(int(ranked), 1))
 
 
 def mdav_groups_exhaustive(z: np.ndarray, k: int) -> np.ndarray:
     """The same labels as :func:`mdav_groups`, every question answered by a scan of all records left."""
-    return _mdav(np.ascontiguousarray(z, dtype=np.float64), int(k), False)
+    return _mdav(np.ascontiguousarray(z, dtype=np.float64), int(k), False, 1)
