@@ -75,6 +75,29 @@ def test_the_tree_and_the_plain_index_give_the_same_answers(case, k):
 
 
 @SETTINGS
+@given(tables(), st.integers(1, 40), st.integers(1, 6))
+def test_the_tree_over_distinct_records_gives_the_plain_index_answers(case, k, copies):
+    """The tree over the distinct records, each standing for its copies, answers as the plain scan: the same
+    distances and the same match sets in the same (ascending) order, with every record repeated up to ``copies``
+    times in a shuffled table, as microaggregation repeats its means."""
+    from verifier.core.distinct_tree import DistinctTree
+    from verifier.core.match_sets import distinct_queries
+    from verifier.core.plain_index import PlainIndex
+
+    x, y, kinds, rng = case
+    y = y[rng.permutation(np.repeat(np.arange(y.shape[0]), rng.integers(1, copies + 1, size=y.shape[0])))]
+    space = RankSpace(y, kinds)
+    queries = np.vstack([x, y[rng.integers(0, y.shape[0], size=k)]])
+    qlo, qhi = space.query_blocks(queries)
+    rows, first = distinct_queries(space.record_lo, space.record_hi)
+    tree, plain = DistinctTree(space.record_lo, space.record_hi, rows, first), PlainIndex(space.record_lo, space.record_hi)
+    assert tree.n_distinct == len({tuple(r) for r in space.record_lo.tolist()})
+    for got, want in zip(tree.nearest(qlo, qhi), plain.nearest(qlo, qhi)):
+        assert got.dtype == want.dtype and got.tolist() == want.tolist()
+    assert tree.distances(qlo, qhi).tolist() == plain.distances(qlo, qhi).tolist()
+
+
+@SETTINGS
 @given(tables(), st.integers(0, 8), st.booleans())
 def test_the_serial_and_the_parallel_search_kernels_agree(case, cap, ties):
     """A small batch of queries runs the search compiled without parfors: the same code, the same answers."""
@@ -96,9 +119,10 @@ def test_the_serial_and_the_parallel_search_kernels_agree(case, cap, ties):
 
 @pytest.mark.parametrize("tied", [False, True])
 def test_above_the_plain_size_the_tree_answers_as_brute_force(tied):
-    """At PLAIN_BELOW + 952 records the space searches with the compiled tree and the spreads run the
-    compiled kernels; both equal the plain computations."""
+    """At PLAIN_BELOW + 952 records the space searches with the compiled tree (over the distinct records where the
+    table is tied) and the spreads run the compiled kernels; both equal the plain computations."""
     from verifier.compiling import PLAIN_BELOW
+    from verifier.core.distinct_tree import DistinctTree
     from verifier.core.kdtree import RankTree
 
     rng = np.random.default_rng(11 + tied)
@@ -106,7 +130,7 @@ def test_above_the_plain_size_the_tree_answers_as_brute_force(tied):
     x = rng.integers(0, 6, size=(n, 3)).astype(float) if tied else rng.normal(size=(n, 3))
     y = x + (rng.integers(-1, 2, size=(n, 3)) if tied else rng.normal(size=(n, 3)) * 0.3)
     space = RankSpace(y)
-    assert isinstance(space.tree, RankTree)
+    assert isinstance(space.tree, DistinctTree if tied else RankTree)  # 7**3 distinct records at most when tied
     distances, offsets, matches = compute_distances(space, x[:300])
     ref_distances, ref_matches = compute_distances_bruteforce(space, x[:300])
     assert distances.tolist() == ref_distances.tolist()
@@ -393,15 +417,21 @@ def test_single_record_without_sorting_equals_the_rank_space(case, t, where):
 def _assert_tree_is_brute_force(space: RankSpace, x: np.ndarray) -> None:
     """The compiled tree's distances and match sets (and its distances alone) are brute force's, whatever the
     table's size (below PLAIN_BELOW records the space would otherwise answer with its plain scan)."""
+    from verifier.core.distinct_tree import DistinctTree
     from verifier.core.kdtree import RankTree
+    from verifier.core.match_sets import distinct_queries
 
-    space.__dict__["tree"] = RankTree(space.record_lo, space.record_hi)
-    distances, offsets, matches = compute_distances(space, x)
     ref_distances, ref_matches = compute_distances_bruteforce(space, x)
-    assert distances.tolist() == ref_distances.tolist()
-    assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
     qlo, qhi = space.query_blocks(x)
-    assert space.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()
+    for tree in (RankTree(space.record_lo, space.record_hi),
+                 DistinctTree(space.record_lo, space.record_hi, *distinct_queries(space.record_lo, space.record_hi))):
+        space.drop_tree()
+        space.__dict__.pop("_last_search", None)
+        space.__dict__["tree"] = tree
+        distances, offsets, matches = compute_distances(space, x)
+        assert distances.tolist() == ref_distances.tolist()
+        assert all(matches[offsets[r]:offsets[r + 1]].tolist() == ref.tolist() for r, ref in enumerate(ref_matches))
+        assert space.tree.distances(qlo, qhi).tolist() == ref_distances.tolist()
 
 
 @pytest.mark.parametrize("ties", ["none", "one column", "every column"])
@@ -802,3 +832,22 @@ def test_a_space_answers_the_same_queries_again_from_its_last_search():
     kept = space.match_sets(frozen_lo, frozen_hi)
     assert space.match_sets(frozen_lo, frozen_hi)[0] is kept[0]
     assert kept[0].tolist() == first[0].tolist()
+
+
+def test_the_space_searches_through_distinct_records_only_where_they_are_few():
+    """Microaggregation's repeated means are searched through their distinct records; a noised table, whose
+    column has as many values as records, through every record, without labelling them."""
+    from verifier.compiling import PLAIN_BELOW
+    from verifier.core.distinct_tree import DistinctTree, distinct_tree_or_none
+    from verifier.core.kdtree import RankTree
+
+    rng = np.random.default_rng(5)
+    n = PLAIN_BELOW + 500
+    means = rng.normal(size=(n // 5 + 1, 3))
+    repeated = RankSpace(means[rng.permutation(np.arange(n) // 5)])
+    assert isinstance(repeated.tree, DistinctTree) and repeated.tree.n_distinct == len(np.unique(np.arange(n) // 5))
+    noised = RankSpace(rng.normal(size=(n, 3)))
+    assert isinstance(noised.tree, RankTree)
+    lo, hi = noised.record_lo, noised.record_hi
+    assert distinct_tree_or_none(lo[:, :1] // 2, hi[:, :1] // 2, most_values=n) is None  # the floor alone decides
+    assert isinstance(distinct_tree_or_none(lo[:, :1] // 2, hi[:, :1] // 2), DistinctTree)  # n / 2 distinct

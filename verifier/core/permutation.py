@@ -186,13 +186,17 @@ class RankSpace(SortedColumns):
 
     @cached_property
     def tree(self):
-        """The exact nearest-neighbour index, built on first use: the compiled tree, or below
+        """The exact nearest-neighbour index, built on first use: the compiled tree, over the distinct records
+        where the table repeats many (:mod:`verifier.core.distinct_tree`), or below
         :data:`~verifier.compiling.PLAIN_BELOW` records the plain scan (same answers, nothing compiled)."""
         if not compiling_pays(self.n_records):
             return PlainIndex(self.record_lo, self.record_hi)
+        from verifier.core.distinct_tree import distinct_tree_or_none
         from verifier.core.kdtree import RankTree
 
-        return RankTree(self.record_lo, self.record_hi)
+        most_values = max((col.unique.size for col in self.columns), default=0)
+        collapsed = distinct_tree_or_none(self.record_lo, self.record_hi, most_values)
+        return collapsed if collapsed is not None else RankTree(self.record_lo, self.record_hi)
 
 
 def _kept(blocks: np.ndarray) -> np.ndarray:

@@ -78,7 +78,8 @@ def warm_up(*, reader: bool = True) -> None:
     warm_spreads()
 
 
-#: the kernels :func:`warm_up` loads; the tree's listing of large match sets compiles where it is first needed
+#: the kernels :func:`warm_up` loads; the tree's listing of large match sets, and the copies of the distinct
+#: records' tree (:mod:`verifier.core.distinct_tree`), compile where they are first needed
 WARMED = (*decimal_cells.KERNELS, *kdtree.WARMED, *ranks.KERNELS, *window.KERNELS)
 
 
