@@ -725,6 +725,23 @@ def test_distinct_queries_hashed_and_sorted_number_the_rows_alike(seed):
     assert [both[f].tolist() for f in hashed_first] == [list(k) for k in seen]
 
 
+def test_rows_hashed_alike_are_labelled_a_column_at_a_time():
+    """The hashed labels are checked row by row: where two different rows share a hash (forced here, by giving
+    every row one hash), the labelling says so and the column-at-a-time fold labels them instead."""
+    from verifier.core import match_sets
+    from verifier.core.row_hashes import labels_by_hash, row_hashes
+
+    rng = np.random.default_rng(4)
+    qlo = rng.integers(0, 3, (300, 3))
+    qhi = qlo + rng.integers(0, 2, (300, 3))
+    assert labels_by_hash(qlo, qhi, np.zeros(300, np.int64)) is None
+    same = np.tile(qlo[:1], (300, 1)), np.tile(qhi[:1], (300, 1))
+    assert labels_by_hash(*same, np.zeros(300, np.int64)).tolist() == [0] * 300
+    hashed = labels_by_hash(qlo, qhi, row_hashes(qlo, qhi))
+    assert hashed.tolist() == match_sets._hashed_labels(qlo, qhi).tolist()
+    assert hashed.tolist() == match_sets.distinct_queries(qlo, qhi, hashed_from=301)[0].tolist()
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_distinct_rows_a_column_at_a_time_are_numpys(seed):
     """One integer key per row gives np.unique(axis=0)'s rows, inverse and counts: tied, spread and signed-zero

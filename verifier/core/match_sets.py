@@ -35,13 +35,21 @@ def distinct_queries(qlo: np.ndarray, qhi: np.ndarray, *, hashed_from: int = 1 <
     ``hashed_from`` queries on, the rows are labelled a column at a time in
     pandas's hash tables (1e6 x 12 blocks: 0.3 s against 1.4 s for numpy's
     sort of whole rows, which smaller batches use without importing pandas);
-    both number them alike.
+    both number them alike. Before that, each row is hashed whole and the
+    hashes factorized, every row then compared with the first of its label
+    (1e6 x 15: about 0.2 s against 1.4 to 2 s); only where two different
+    rows hash alike are the columns folded.
     """
     nq = qlo.shape[0]
     if nq == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     if nq >= hashed_from:
-        rows = _hashed_labels(np.asarray(qlo, dtype=np.int64), np.asarray(qhi, dtype=np.int64))
+        from verifier.core.row_hashes import labels_by_hash, row_hashes
+
+        qlo, qhi = np.ascontiguousarray(qlo, dtype=np.int64), np.ascontiguousarray(qhi, dtype=np.int64)
+        rows = labels_by_hash(qlo, qhi, row_hashes(qlo, qhi))
+        if rows is None:  # two different rows hashed alike (about n^2 / 2^65): label them a column at a time
+            rows = _hashed_labels(qlo, qhi)
         seen = np.maximum.accumulate(rows)
         new = np.ones(nq, dtype=bool)
         new[1:] = rows[1:] > seen[:-1]
