@@ -868,3 +868,35 @@ def test_the_space_searches_through_distinct_records_only_where_they_are_few():
     lo, hi = noised.record_lo, noised.record_hi
     assert distinct_tree_or_none(lo[:, :1] // 2, hi[:, :1] // 2, most_values=n) is None  # the floor alone decides
     assert isinstance(distinct_tree_or_none(lo[:, :1] // 2, hi[:, :1] // 2), DistinctTree)  # n / 2 distinct
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tie_broken_ranks_of_every_column_are_one_column_at_a_time(seed):
+    """The columns' ranks, sorted in two threads with radix for small integers, are those of one column after
+    another with numpy's sorts, from the same generator: tied categories, signed zeros, wide integers, halves,
+    distinct floats."""
+    from verifier.core.ranks import tie_broken_rank_columns
+
+    def one_column(column, rng):
+        order = np.argsort(column)
+        s = column[order]
+        if column.size > 1 and (s[1:] == s[:-1]).any():
+            perm = rng.permutation(column.size)
+            order = perm[np.argsort(column[perm], kind="stable")]
+        ranks = np.empty(column.size, dtype=np.int64)
+        ranks[order] = np.arange(column.size)
+        return ranks
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400_000 if seed == 0 else 3_000))
+    table = np.column_stack([
+        rng.integers(0, 5, n).astype(float),
+        rng.choice([0.0, -0.0, 1.0, -3.0], n),
+        rng.integers(-(1 << 20), 1 << 20, n).astype(float),
+        rng.integers(-40_000, 40_000, n) / 2.0,
+        rng.normal(size=n),
+    ])
+    plain_rng = np.random.default_rng(seed + 100)
+    want = [one_column(table[:, j], plain_rng) for j in range(table.shape[1])]
+    got = tie_broken_rank_columns(table, np.random.default_rng(seed + 100))
+    assert all(g.tolist() == w.tolist() for g, w in zip(got, want))

@@ -42,6 +42,7 @@ __all__ = [
     "rank_deviation",
     "ReverseMappingResult",
     "reverse_map",
+    "tie_broken_rank_columns",
     "tie_broken_ranks",
 ]
 
@@ -248,15 +249,51 @@ def tie_broken_ranks(column: np.ndarray, rng: np.random.Generator) -> np.ndarray
     the permutation's order, which is uniform over the tied records. Where
     the column has no ties the random draw would change nothing and is skipped.
     """
-    n = column.size
-    order = np.argsort(column)
-    s = column[order]
-    if n > 1 and (s[1:] == s[:-1]).any():
-        perm = rng.permutation(n)
-        order = perm[np.argsort(column[perm], kind="stable")]
-    ranks = np.empty(n, dtype=np.int64)
-    ranks[order] = np.arange(n)
+    return tie_broken_rank_columns(np.asarray(column).reshape(-1, 1), rng)[0]
+
+
+def tie_broken_rank_columns(table: np.ndarray, rng: np.random.Generator) -> list[np.ndarray]:
+    """:func:`tie_broken_ranks` of every column, in order: the same draws, so the same ranks.
+
+    The sorts run in two threads (:func:`for_each_column`); the permutations
+    are drawn between them, in column order, for the tied columns only, as
+    one column after another would draw them. A column of small integers
+    (category positions) is sorted stably by radix, which orders it as any
+    stable sort does.
+    """
+    n, m = table.shape
+    columns: list[np.ndarray] = [np.empty(0)] * m
+    orders: list[np.ndarray] = [np.empty(0, np.int64)] * m
+    tied = [False] * m
+
+    def first_sort(j: int) -> None:
+        columns[j] = np.ascontiguousarray(table[:, j])
+        orders[j] = _stable_order(columns[j])
+        s = columns[j][orders[j]]
+        tied[j] = n > 1 and bool((s[1:] == s[:-1]).any())
+
+    for_each_column(first_sort, n, m)
+    perms = [rng.permutation(n) if tied[j] else None for j in range(m)]
+    ranks: list[np.ndarray] = [np.empty(0, np.int64)] * m
+
+    def rank(j: int) -> None:
+        order, perm = orders[j], perms[j]
+        if perm is not None:
+            order = perm[_stable_order(columns[j][perm])]
+        ranks[j] = np.empty(n, dtype=np.int64)
+        ranks[j][order] = np.arange(n)
+
+    for_each_column(rank, n, m)
     return ranks
+
+
+def _stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")``; by radix where every value is an integer that 16 bits hold."""
+    if values.size and values.dtype.kind == "f":
+        low, high = values.min(), values.max()
+        if -(1 << 15) <= low and high < 1 << 15 and np.array_equal(values, np.trunc(values)):
+            return np.argsort(values.astype(np.int16), kind="stable")
+    return np.argsort(values, kind="stable")
 
 
 @dataclass(frozen=True, eq=False)
@@ -317,7 +354,7 @@ def reverse_map(original: np.ndarray, anonymized: np.ndarray, *, random_state=0)
     z = np.empty((n, m), dtype=np.float64)
     corr = np.full(m, np.nan)
     # the random draws happen in column order, whatever the threads do
-    y_ranks = [tie_broken_ranks(y[:, j], rng) for j in range(m)]
+    y_ranks = tie_broken_rank_columns(y, rng)
 
     def column(j: int) -> None:
         x_order = np.argsort(x[:, j])
