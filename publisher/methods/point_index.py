@@ -42,19 +42,17 @@ LEAF_SIZE = 32
 
 
 @nb.njit(cache=True)
-def _leaf_box(zt, start, end, gone, lo, hi, reach, ref, node):
-    """Box and reach of the live records of a leaf; returns their number."""
+def _leaf_box(zt, start, end, gone, lo, hi, node):
+    """Box of the live records of a leaf; returns their number."""
     d = zt.shape[1]
     for j in range(d):
         lo[node, j] = np.inf
         hi[node, j] = -np.inf
-    reach[node] = -1.0
     live = 0
     for t in range(start[node], end[node]):
         if gone[t]:
             continue
         live += 1
-        reach[node] = max(reach[node], sq_dist(zt, t, ref))
         for j in range(d):
             v = zt[t, j]
             if v < lo[node, j]:
@@ -65,9 +63,23 @@ def _leaf_box(zt, start, end, gone, lo, hi, reach, ref, node):
 
 
 @nb.njit(cache=True)
-def _merge_box(lo, hi, reach, alive, node):
+def _leaf_reach(zt, start, end, gone, reach, ref, node):
+    """Reach of a leaf: the largest squared distance of its live records from ``ref`` (-1 without any)."""
+    reach[node] = -1.0
+    for t in range(start[node], end[node]):
+        if not gone[t]:
+            reach[node] = max(reach[node], sq_dist(zt, t, ref))
+
+
+@nb.njit(cache=True)
+def _merge_reach(reach, alive, node):
     a = 2 * node + 1
     reach[node] = max(reach[a] if alive[a] > 0 else -1.0, reach[a + 1] if alive[a + 1] > 0 else -1.0)
+
+
+@nb.njit(cache=True)
+def _merge_box(lo, hi, alive, node):
+    a = 2 * node + 1
     for j in range(lo.shape[1]):
         lo_j = np.inf
         hi_j = -np.inf
@@ -134,13 +146,15 @@ def build(z, leaf_size=LEAF_SIZE):
             ref[j] += zt[t, j]
     ref /= max(n, 1)
     for node in range(first_leaf, n_nodes):
-        alive[node] = _leaf_box(zt, start, end, gone, lo, hi, reach, ref, node)
+        alive[node] = _leaf_box(zt, start, end, gone, lo, hi, node)
         for t in range(start[node], end[node]):
             leaf_of[idx[t]] = node
     for node in range(first_leaf - 1, -1, -1):
         alive[node] = alive[2 * node + 1] + alive[2 * node + 2]
-        _merge_box(lo, hi, reach, alive, node)
-    return idx, start, end, lo, hi, alive, leaf_of, dead, first_leaf, zt, place, gone, reach, ref
+        _merge_box(lo, hi, alive, node)
+    tree = idx, start, end, lo, hi, alive, leaf_of, dead, first_leaf, zt, place, gone, reach, ref
+    recentre(tree, ref.copy())
+    return tree
 
 
 @nb.njit(cache=True)
@@ -149,9 +163,9 @@ def recentre(tree, point):
     idx, start, end, lo, hi, alive, leaf_of, dead, first_leaf, zt, place, gone, reach, ref = tree
     ref[:] = point
     for node in range(first_leaf, start.size):
-        _leaf_box(zt, start, end, gone, lo, hi, reach, ref, node)
+        _leaf_reach(zt, start, end, gone, reach, ref, node)
     for node in range(first_leaf - 1, -1, -1):
-        _merge_box(lo, hi, reach, alive, node)
+        _merge_reach(reach, alive, node)
 
 
 @nb.njit(cache=True)
@@ -161,11 +175,13 @@ def delete(z, tree, r):
     dead[r] = True
     gone[place[r]] = True
     node = leaf_of[r]
-    alive[node] = _leaf_box(zt, start, end, gone, lo, hi, reach, ref, node)
+    alive[node] = _leaf_box(zt, start, end, gone, lo, hi, node)
+    _leaf_reach(zt, start, end, gone, reach, ref, node)
     while node > 0:
         node = (node - 1) // 2
         alive[node] -= 1
-        _merge_box(lo, hi, reach, alive, node)
+        _merge_box(lo, hi, alive, node)
+        _merge_reach(reach, alive, node)
 
 
 @nb.njit(cache=True, inline="always")
