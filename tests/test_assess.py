@@ -49,6 +49,29 @@ def test_assessment_of_the_paper_example(paper):
     assert out["utility"]["distortion"] == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_utility_rank_correlation_is_scipys_spearman_on_tied_tables(seed):
+    """The utility's rho comes from the reverse mapping's ranks, not a second ranking: it is scipy's Spearman of
+    X_j and Z_j (average ranks for ties), constant columns undefined."""
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(seed)
+    n = 200
+    x = np.column_stack([rng.integers(0, 6, n), rng.normal(size=n).round(1), np.full(n, 3.0), rng.integers(0, 3, n)])
+    y = x + rng.normal(scale=0.7, size=x.shape).round(1) * np.array([1.0, 1.0, 0.0, 0.0])
+    y[:, 3] = rng.permutation(x[:, 3])
+    schema = Schema.from_dict({"attributes": [
+        {"name": "a", "kind": "numeric"}, {"name": "b", "kind": "numeric"}, {"name": "c", "kind": "numeric"},
+        {"name": "d", "kind": "ordinal", "categories": ["0", "1", "2"]}]})
+    a = assess(x.astype(float), y.astype(float), schema, paired=True)
+    z = a.intruder.reverse_mapping.z
+    u = a.to_json()["utility"]["attributes"]
+    for name, col in (("a", 0), ("b", 1), ("d", 3)):
+        assert u[name]["rank_correlation"] == pytest.approx(spearmanr(x[:, col], z[:, col]).statistic, abs=1e-12)
+    assert u["c"]["rank_correlation"] is None  # a constant column: undefined
+    assert len({u[n]["rank_correlation"] for n in "abd"}) == 3
+
+
 def test_unpaired_assessment_leaves_out_what_needs_the_pairing(paper):
     out = assess(paper["original"].values, paper["masked"].values, paper["original"].schema, paired=False).to_json()
     assert out["intruder"]["correct_link_share"] is None

@@ -70,8 +70,13 @@ def _corr(a: np.ndarray) -> np.ndarray:
         return np.atleast_2d(np.corrcoef(a, rowvar=False))
 
 
-def utility_figures(x: np.ndarray, y: np.ndarray, z: np.ndarray, schema: Schema, *, paired: bool) -> dict[str, Any]:
-    """Section 8's utility figures from rank keys of X, Y and the reverse-mapped Z (Z in Y's row order)."""
+def utility_figures(x: np.ndarray, y: np.ndarray, z: np.ndarray, schema: Schema, *, paired: bool,
+                    rank_correlation: np.ndarray | None = None) -> dict[str, Any]:
+    """Section 8's utility figures from rank keys of X, Y and the reverse-mapped Z (Z in Y's row order).
+
+    ``rank_correlation``: Spearman's rho of each X_j and Z_j where the reverse mapping already measured it
+    (:attr:`~verifier.core.ranks.ReverseMappingResult.rank_correlation`), so that it is not ranked again;
+    else it is computed here."""
     names = schema.names
     ranked = [j for j, a in enumerate(schema.attributes) if a.kind != "nominal"]
     per: dict[str, dict[str, Any]] = {}
@@ -89,7 +94,8 @@ def utility_figures(x: np.ndarray, y: np.ndarray, z: np.ndarray, schema: Schema,
                 entry["changed_share"] = _num(np.mean(y[:, j] != x[:, j]))
             else:
                 entry["mean_abs_y_x"] = _num(np.abs(y[:, j] - x[:, j]).mean())
-                entry["rank_correlation"] = _num(_spearman(x[:, j], z[:, j]))
+                rho = _spearman(x[:, j], z[:, j]) if rank_correlation is None else rank_correlation[j]
+                entry["rank_correlation"] = _num(rho)
         per[attr.name] = entry
     cx, cy = _corr(x[:, ranked]), _corr(y[:, ranked])
     change = np.abs(cx - cy)
@@ -273,6 +279,7 @@ def assess(
     )
     return Assessment(
         schema=schema, paired=paired, permuted_privacy=privacy, intruder=intruder,
-        utility=utility_figures(original, anonymized, z, schema, paired=paired),
+        utility=utility_figures(original, anonymized, z, schema, paired=paired,
+                                rank_correlation=intruder.rank_correlation),
         attribute_disclosure=attribute_disclosure(original, anonymized, schema), space=space,
     )
