@@ -274,9 +274,12 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     for name, counts in marginals.items():
         claims["attribute_disclosure"][name]["marginal"] = counts
     claims["risk_original"] = table_risk(table.values, schema, original_weights)
-    original = table.to_frame()
-    assessed = assess_generalized({n: original[n].tolist() for n in schema.names},
-                                  {n: published.text[n] for n in schema.names}, schema, hierarchies=hierarchies)
+    # the original's cells it reads: the quasi-identifiers' and sensitive ones (text or numbers, as a frame holds them)
+    read = [j for j, a in enumerate(schema.attributes) if a.role in ("quasi_identifier", "sensitive")]
+    original = {schema.names[j]: (table.column_text(j) if schema.attributes[j].categories is not None
+                                  else table.values[:, j]).tolist() for j in read or range(len(schema.names))}
+    assessed = assess_generalized(original, {n: published.text[n] for n in schema.names}, schema,
+                                  hierarchies=hierarchies)
     if not allow_uninformative:
         _refuse_uninformative(assessed, schema)
     utility = {key: assessed[key] for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio",
@@ -517,10 +520,10 @@ def _check_protector_report(report: Path, target: Path) -> None:
 
 
 def _publish(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedKey, report: Path | None,
-             report_doc: dict[str, Any], before_move: Callable[[Path, dict], None] | None,
-             link_file: tuple[Path, bytes] | None = None) -> None:
+             report_doc: dict[str, Any], before_move: Callable[[Path, dict, Any], None] | None,
+             link_file: tuple[Path, bytes] | None = None, released: Any = None) -> None:
     """Write the release; before it is moved into place, the protector's report and links file, then the caller's
-    summary.
+    summary (``released``, what the data file was written from, is handed to it).
 
     A failure anywhere leaves none of them: the staging folder is removed, and the report and links file of a
     release that was never published are deleted."""
@@ -532,7 +535,7 @@ def _publish(target: Path, files: Sequence[tuple[str, bytes]], trusted: TrustedK
         if link_file is not None:
             write_new(*link_file, 0o600)
         if before_move is not None:
-            before_move(staging, report_doc["protector_only"] or {})
+            before_move(staging, report_doc["protector_only"] or {}, released)
         raise_if_interrupted()  # Ctrl-C that landed where Python swallows it: the release is not moved in
 
     try:
@@ -655,7 +658,7 @@ def make_release(
     allow_degenerate: bool = False,
     allow_uninformative: bool = False,
     policy: Policy | None = None,
-    before_move: Callable[[Path, dict], None] | None = None,
+    before_move: Callable[[Path, dict, Any], None] | None = None,
     links: tuple[str, Sequence[str]] | None = None,
     earlier: Sequence[Earlier] = (),
 ) -> Path:
@@ -669,8 +672,9 @@ def make_release(
     exposed or at risk by input row. ``weights`` (column ``weight_column``) are published in ``weights.csv``. One of
     ``targets`` missed refuses the release (``TARGET_MISSED``), one that protects nothing (``OUTPUT_DEGENERATE``) unless
     ``allow_degenerate``, one that tells nothing (``OUTPUT_UNINFORMATIVE``) unless ``allow_uninformative``; every
-    record's level under ``policy`` is signed. ``before_move(staging, protector_figures)`` runs on the verified
-    release before it is moved into place (the command line prints its summary there). ``links`` (the linking
+    record's level under ``policy`` is signed. ``before_move(staging, protector_figures, released)`` runs on the
+    verified release before it is moved into place (the command line prints its summary there; ``released`` is what
+    its data file was written from: a generalized release's cells, or the released rank keys). ``links`` (the linking
     column and one id per record) writes the protector-only links file beside the release; with ``earlier``
     releases of the same people (:mod:`publisher.earlier_releases`) the manifest signs their digests and the joint
     figures, refused past a target (``COMPOSITION_DISCLOSURE``) or with fresh noise (``COMPOSITION_FRESH_NOISE``).
@@ -707,5 +711,6 @@ def make_release(
                                                                        manifest, salt))
     with phase(f"writing {target}"):
         _publish(target, [*files, (MANIFEST, manifest), (ENVELOPE, _envelope(manifest, key, trusted))], trusted,
-                 None if protector_report is None else Path(protector_report), report_doc, before_move, link_file)
+                 None if protector_report is None else Path(protector_report), report_doc, before_move, link_file,
+                 made.released.values if isinstance(made.released, RankSpace) else made.released)
     return target

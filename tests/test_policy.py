@@ -316,3 +316,37 @@ def test_a_folder_as_the_policy_or_the_record_is_one_line_not_a_traceback(adult_
         out, err = capsys.readouterr()
         assert code == 3 and out == "" and "Traceback" not in err
         assert err.count("\n") == 1 and f"FAIL: {tmp_path}: " in err and "is a directory" in err
+
+
+@pytest.mark.parametrize("method, params", [
+    ("sd_k_anonymity", {"k": 5, "mask_probability": 0.1}),
+    ("randomized_response", {"l": 2, "scope": "both"}),
+    ("random_attribute_replacement", {"k": 1}),
+])
+def test_the_summarys_figures_from_the_cells_in_memory_are_the_written_releases(adult_sd, tmp_path, method, params):
+    """The publisher's summary reads the base rates and class-level models from the cells or keys the data file was
+    written from, not from the file again (a second parse of a census's cells): the same figures as the written
+    release gives its reader, masks, signed marginals and all."""
+    from publisher.cli.common import load_input
+    from publisher.methods import make_method
+    from publisher.signed_release import make_release
+    from verifier.frontend.passphrase import load_key
+    from verifier.releases.exposure import base_rates, class_models
+    from verifier.releases.verification import TrustedKey, verify_release
+
+    table, _ = load_input(str(SAMPLE), str(ONE_SENSITIVE))
+    key = load_key(str(adult_sd / "keys" / "private.pem"), None)
+    trusted = TrustedKey(raw=key.public_raw, path="key")
+    seen = []
+
+    def before_move(staging, protector, released):
+        verified = verify_release(staging, trusted)
+        again = verify_release(staging, trusted)
+        seen.append(((base_rates(verified, released), class_models(verified, released)),
+                     (base_rates(again), class_models(again))))
+
+    make_release(table, [make_method(method, params)], key, tmp_path / "release", dataset_id="d", seed=3,
+                 samples=200, before_move=before_move, allow_degenerate=True)
+    (from_memory, from_file), = seen
+    assert from_memory == from_file and from_memory[0]["salary-class"]["share"] > 0.5
+    assert bool(from_memory[1]) is (method == "sd_k_anonymity")  # the class-level models of a release with classes

@@ -127,8 +127,9 @@ def register(sub, common) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output on stdout")
 
 
-def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
-    """What the publisher prints once the release is verified: JSON, or the claims, targets and exposure."""
+def _summary(verified, args: argparse.Namespace, protector: dict, released=None) -> list[str]:
+    """What the publisher prints once the release is verified: JSON, or the claims, targets and exposure
+    (``released``: the cells or rank keys the data file was written from, not read again)."""
     claims, target = verified.claims, str(args.out)
     if args.json:
         return [json.dumps({"release": target, "fingerprint": verified.key.fingerprint,
@@ -147,9 +148,9 @@ def _summary(verified, args: argparse.Namespace, protector: dict) -> list[str]:
     lines += k_lines(verified) + suppression_lines(claims.get("suppression"))
     if verified.predicate.get("targets"):
         lines.append(f"  targets, all met: {', '.join(target_words(verified.predicate['targets']))}")
-    lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified),
+    lines += exposure_lines(claims, claims.get("protector_only") or protector, base_rates(verified, released),
                             protector_report(args))
-    lines += class_model_lines(class_models(verified), indent="    ")
+    lines += class_model_lines(class_models(verified, released), indent="    ")
     lines += information_loss_lines(verified.predicate.get("utility") or {}, claims["n_records"])
     lines += [f"  {line}" for line in composition_lines(claims.get("composition"))]
     lines += _links_lines(args.link_column and str(links_path(args.out)))
@@ -315,13 +316,13 @@ def run(args: argparse.Namespace) -> int:
 
     published = []
 
-    def announce(staging: Path, protector: dict) -> None:
+    def announce(staging: Path, protector: dict, released=None) -> None:
         """The summary, written and flushed before the release is moved into place (nothing half-done). With
         --log, the release is appended only once it is in place (below): a failure before leaves no entry, one
         after leaves an entry whose release exists."""
         verified = verify_release(staging, trusted)
         published.append(verified)
-        _say(_summary(verified, args, protector), "the release was not published")
+        _say(_summary(verified, args, protector, released), "the release was not published")
 
     make_release(table, chain, key, args.out, dataset_id=args.dataset_id, release_version=args.release_version,
                  seed=secret_seed(args), alpha=args.alpha, samples=args.samples, progress=ProgressBar("assessment"),

@@ -133,7 +133,7 @@ def every_disclosure(methods: list[dict[str, Any]], values: np.ndarray, schema: 
     return every
 
 
-def base_rates(release: Any) -> dict[str, dict[str, Any]]:
+def base_rates(release: Any, released: Any = None) -> dict[str, dict[str, Any]]:
     """Per categorical sensitive attribute of a verified release, what anyone guesses right about a person
     knowing nothing of her: its most common released ``value`` and that value's ``share`` of the released
     records (randomized response and two-step generalization: of the people, by the signed marginal, ``signed``).
@@ -141,14 +141,18 @@ def base_rates(release: Any) -> dict[str, dict[str, Any]]:
     mask or generalize a value, or that holds counterfeits, the share is the least of the people the release
     proves (:func:`~verifier.attacks.classes.base_rate_bounds`, the base rate her check reads), and ``least`` says
     so (issue 58); ``value`` is None where no cell names one value. The protector's summary and the audit show it
-    beside the release's risks."""
+    beside the release's risks.
+
+    ``released``: what the release's data file holds, where the caller already has it in memory (the publisher,
+    whose release was just written from it): a generalized release's parsed cells, or the released rank keys
+    (``n x m``, schema order). By default they are read from the release."""
     schema = release.schema()
     names = [a.name for a in schema.attributes if a.role == "sensitive" and a.kind != "numeric"]
     if not names:
         return {}
     out = {}
     if release.family == "generalized":
-        published = release.published()
+        published = released if released is not None else release.published()
         for name in names:
             marginal = ((release.claims.get("attribute_disclosure") or {}).get(name) or {}).get("marginal")
             if isinstance(marginal, dict) and sum(marginal.values()) > 0:  # a two-step release's, as signed
@@ -162,10 +166,10 @@ def base_rates(release: Any) -> dict[str, dict[str, Any]]:
             if least:
                 out[name]["least"] = True
         return out
-    table = release.table()
+    values = released if released is not None else release.table().values
     for name in names:
         attr = schema.attributes[schema.names.index(name)]
-        counts = np.bincount(table.values[:, schema.names.index(name)].astype(np.int64),
+        counts = np.bincount(values[:, schema.names.index(name)].astype(np.int64),
                              minlength=len(attr.categories or ()))
         marginal = ((release.claims.get("attribute_disclosure") or {}).get(name) or {}).get("marginal")
         if release.family == "randomized_response" and isinstance(marginal, dict):  # the people's, as signed
@@ -187,13 +191,14 @@ def base_rate_line(name: str, rate: dict[str, Any], show: Callable[[str], str] =
             f"{show(rate['value'])}{signed}, so anyone guesses that right for them knowing nothing")
 
 
-def class_models(release: Any) -> dict[str, dict[str, Any]]:
+def class_models(release: Any, released: Any = None) -> dict[str, dict[str, Any]]:
     """A generalized release under ARX's class-level models (:mod:`verifier.attacks.class_models`): per
     categorical sensitive attribute, the classes violating enhanced beta-likeness and delta-disclosure privacy
-    and the records they hold; empty for every other family (it has no classes)."""
+    and the records they hold; empty for every other family (it has no classes). ``released``: the release's
+    cells where the caller holds them, as for :func:`base_rates`."""
     if release.family != "generalized":
         return {}
-    return class_model_violations(release.published())
+    return class_model_violations(released if released is not None else release.published())
 
 
 def class_model_lines(models: dict[str, dict[str, Any]], indent: str = "") -> list[str]:
