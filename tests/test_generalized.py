@@ -227,3 +227,22 @@ def test_group_disclosure_by_distinct_tuples_is_the_record_by_record_figure(seed
     assert g._group_disclosure(qi, sens, original, coded, klass, sizes, int(klass.max()) + 1, n) == plain
     assert assess_generalized(original, published, schema)["attribute_disclosure"] == plain
     assert 0 < plain["job"]["max"] <= 1 and plain["disease"]["mean_candidates"] > 0
+
+
+@pytest.mark.parametrize("cells", [
+    ["[1,5]", " [1,5]", "*", "[1,5]", "{a,b}", "*"],
+    [1, "1", 1.0, None, float("nan"), "None", "nan", " 1"],
+    [],
+    ["x"] * 5,
+])
+def test_texts_are_factorized_as_the_str_of_every_cell(cells):
+    """The distinct texts are numbered as ``pd.factorize`` numbers ``str`` of every cell, even where only the
+    distinct cells are made text (numbers, None and NaN among them: each cell's own text)."""
+    import numpy as np
+
+    from verifier.attacks import generalized as g
+
+    codes, texts = g._factorized_texts(cells)
+    plain_codes, plain = pd.factorize(pd.Series([str(t) for t in cells], dtype=object))
+    assert codes.tolist() == plain_codes.tolist() and texts == plain.tolist()
+    assert codes.dtype == np.int64

@@ -167,7 +167,9 @@ class SDKAnonymity(Method):
         loss = ncp(model, classes, extents=extents)
         # one definition per figure: the risks of the published classes, as the manifest claims them
         # (verifier.attacks.classes.group_claims); two clusters with the same generalized cells are one class
-        published = published_cells(out, schema)[1]
+        # (the claims read the quasi-identifiers' and sensitive cells only: the other columns are not made text)
+        read = [a for a in schema.attributes if a.role in ("quasi_identifier", "sensitive")] or list(schema.attributes)
+        published = published_cells(out[[a.name for a in read]], Schema(tuple(read)))[1]
         methods = [{"method": self.name, "parameters": self.parameters()}]
         risk = {name: {"max": e["max"], "mean": e["mean"], "certain_share": e["certain_share"]}
                 for name, e in group_claims(published, methods=methods)["attribute_disclosure"].items()}

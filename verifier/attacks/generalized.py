@@ -83,13 +83,25 @@ def parse_cell(text: str, numeric: bool, hierarchy: Hierarchy | None = None) -> 
     return Cell(values=frozenset([text]))
 
 
+def _factorized_texts(cells: Sequence[Any]) -> tuple[np.ndarray, list[str]]:
+    """Each row's code and the distinct texts, numbered as they first appear: ``pd.factorize`` of ``str`` of every
+    cell, with ``str`` taken of each distinct cell only where every cell is text already (a census's published
+    column: 3e5 cells in 0.02 s against 0.05 s)."""
+    import pandas as pd  # late: a command's --help loads no pandas
+
+    codes, uniques = pd.factorize(pd.Series(cells, dtype=object), use_na_sentinel=False)
+    uniques = uniques.tolist()
+    if not all(type(u) is str for u in uniques):  # numbers, None or NaN: as text, one cell at a time
+        codes, uniques = pd.factorize(pd.Series([str(t) for t in cells], dtype=object))
+        uniques = uniques.tolist()
+    return codes.astype(np.int64), uniques
+
+
 def _parsed_column(texts: Sequence[Any], numeric: bool, hierarchy: Hierarchy | None) -> tuple[list[Cell], np.ndarray]:
     """:func:`parse_cell` of each distinct text of a column, once (cells are immutable), in the order the texts
     first appear, and each row's position among them."""
-    import pandas as pd  # late: a command's --help loads no pandas
-
-    codes, uniques = pd.factorize(pd.Series([str(t) for t in texts], dtype=object))
-    return [parse_cell(t, numeric, hierarchy) for t in uniques.tolist()], codes.astype(np.int64)
+    codes, uniques = _factorized_texts(texts)
+    return [parse_cell(t, numeric, hierarchy) for t in uniques], codes
 
 
 def _row_order_sum(parts: list[np.ndarray]) -> float:
@@ -98,10 +110,11 @@ def _row_order_sum(parts: list[np.ndarray]) -> float:
     return float(np.cumsum(flat)[-1]) if flat.size else 0.0
 
 
-def _size(cell: Cell, column: np.ndarray, numeric: bool) -> tuple[float, int]:
-    """(covered fraction of the range, number of distinct original values covered)."""
+def _size(cell: Cell, column: np.ndarray, numeric: bool, span: float | None = None) -> tuple[float, int]:
+    """(covered fraction of the range, number of distinct original values covered); ``span``, the column's range
+    where the caller has it already."""
     if numeric:
-        span = float(column.max() - column.min())
+        span = float(column.max() - column.min()) if span is None else span
         if cell.values is None:
             if math.isinf(cell.hi - cell.lo):  # "*": every value
                 return 1.0, 0
@@ -132,7 +145,6 @@ def assess_generalized(
     sens = [a for a in attrs if a.role == "sensitive"]
     coded = {a.name: _parsed_column(published[a.name], a.kind == "numeric", hier.get(a.name))
              for a in attrs if a.role in ("quasi_identifier", "sensitive")}
-    cells = {name: [distinct[c] for c in codes.tolist()] for name, (distinct, codes) in coded.items()}
     # classes of identical published QI values
     rows = len(published[qi[0].name]) if qi else 0
     klass = _classes_of(published, qi, rows)
@@ -154,8 +166,8 @@ def assess_generalized(
     if hierarchies:  # distortion ratios only against the trees the publisher declared
         for key, group in (("qi_distortion_ratio", qi), ("sa_distortion_ratio", sens)):
             if group:
-                out[key] = sum(_information_loss(hier.get(a.name), c) for a in group for c in cells[a.name]) / (
-                    rows * len(group))
+                out[key] = sum(_information_loss(hier.get(a.name), coded[a.name][0][c])
+                               for a in group for c in coded[a.name][1].tolist()) / (rows * len(group))
     out["attribute_disclosure"] = (
         _group_disclosure(qi, sens, original, coded, klass, sizes, n_classes, n) if sens else {})
     return out
@@ -168,9 +180,11 @@ def _classes_of(published: Mapping[str, Sequence[str]], qi, rows: int) -> np.nda
         return np.zeros(0, dtype=np.int64)
     import pandas as pd  # late: a command's --help loads no pandas
 
-    columns = (pd.factorize(pd.Series([str(t) for t in published[a.name]], dtype=object).str.strip())[0]
-               for a in qi)
-    return first_seen(tuple_codes(columns, rows))
+    def stripped(cells: Sequence[Any]) -> np.ndarray:  # the codes of the texts stripped, each distinct one once
+        codes, texts = _factorized_texts(cells)
+        return pd.factorize(pd.Series([t.strip() for t in texts], dtype=object))[0][codes]
+
+    return first_seen(tuple_codes((stripped(published[a.name]) for a in qi), rows))
 
 
 def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
@@ -197,12 +211,12 @@ def _ncp(qi, original, coded) -> float:
     """Total NCP (Xu): numeric width / range; categorical distinct covered / domain, 0 for a single value."""
     parts = []
     for a in qi:
-        col = np.array([float(v) for v in original[a.name]]) if a.kind == "numeric" else np.array(list(original[a.name]))
-        domain = len(set(map(str, col))) if a.kind != "numeric" else 0
         numeric = a.kind == "numeric"
+        col, span = _numbers(original[a.name]) if numeric else (None, None)
+        domain = 0 if numeric else len(set(map(str, original[a.name])))
 
-        def part(c: Cell, col=col, domain=domain, numeric=numeric) -> float:
-            frac, count = _size(c, col, numeric)
+        def part(c: Cell, col=col, domain=domain, numeric=numeric, span=span) -> float:
+            frac, count = _size(c, col, numeric, span)
             return frac if numeric else (0.0 if count <= 1 else count / domain)
 
         distinct, codes = coded[a.name]
@@ -210,12 +224,18 @@ def _ncp(qi, original, coded) -> float:
     return _row_order_sum(parts)  # the same sum, in row order, as cell by cell
 
 
-def _extent(cell: Cell, column: np.ndarray, numeric: bool, domain: int) -> str:
+def _numbers(values: Sequence[Any]) -> tuple[np.ndarray, float]:
+    """An original numeric column as floats, and its range."""
+    col = np.array([float(v) for v in values], dtype=np.float64)
+    return col, float(col.max() - col.min()) if col.size else 0.0
+
+
+def _extent(cell: Cell, column: np.ndarray, numeric: bool, domain: int, span: float | None = None) -> str:
     """``exact`` (one value published), ``root`` (every value of the column: generalized to the top, or
     suppressed) or ``partial``."""
     if numeric and cell.values is None and cell.lo == cell.hi:
         return "exact"
-    frac, count = _size(cell, column, numeric)
+    frac, count = _size(cell, column, numeric, span)
     if numeric:
         covered = cell.values is None and math.isinf(cell.lo) and math.isinf(cell.hi)
         return "root" if covered or frac >= 1.0 else ("exact" if cell.values is not None and len(cell.values) == 1
@@ -232,11 +252,12 @@ def information_loss(qi, sens, original, coded, sizes: np.ndarray, n: int) -> di
     extents: dict[str, np.ndarray] = {}  # each row's extent: 0 exact, 1 partial, 2 root
     for a in (*qi, *sens):
         numeric = a.kind == "numeric"
-        col = np.array([float(v) for v in original[a.name]]) if numeric else np.array(list(map(str, original[a.name])))
-        domain = 0 if numeric else len(set(col.tolist()))
+        col, span = _numbers(original[a.name]) if numeric else (None, None)
+        domain = 0 if numeric else len(set(map(str, original[a.name])))
         distinct, codes = coded[a.name]
         code = {"exact": 0, "partial": 1, "root": 2}
-        extents[a.name] = (np.array([code[_extent(c, col, numeric, domain)] for c in distinct], dtype=np.int8)[codes]
+        extents[a.name] = (np.array([code[_extent(c, col, numeric, domain, span)] for c in distinct],
+                                    dtype=np.int8)[codes]
                            if distinct else np.zeros(0, dtype=np.int8))
     qi_cells = np.concatenate([extents[a.name] for a in qi]) if qi else np.zeros(0, dtype=np.int8)
     rows = len(coded[qi[0].name][1]) if qi else 0  # every published row (an m-invariant release's counterfeits too)
