@@ -97,10 +97,12 @@ def _factorized_texts(cells: Sequence[Any]) -> tuple[np.ndarray, list[str]]:
     return codes.astype(np.int64), uniques
 
 
-def _parsed_column(texts: Sequence[Any], numeric: bool, hierarchy: Hierarchy | None) -> tuple[list[Cell], np.ndarray]:
+def _parsed_column(texts: Sequence[Any], numeric: bool, hierarchy: Hierarchy | None,
+                   factorized: tuple[np.ndarray, list[str]] | None = None) -> tuple[list[Cell], np.ndarray]:
     """:func:`parse_cell` of each distinct text of a column, once (cells are immutable), in the order the texts
-    first appear, and each row's position among them."""
-    codes, uniques = _factorized_texts(texts)
+    first appear, and each row's position among them (``factorized``: the texts' :func:`_factorized_texts`, where
+    found)."""
+    codes, uniques = factorized if factorized is not None else _factorized_texts(texts)
     return [parse_cell(t, numeric, hierarchy) for t in uniques], codes
 
 
@@ -139,18 +141,22 @@ def assess_generalized(
     released text. Records are matched by content, so the rows need not be paired.
     """
     attrs = list(schema.attributes)
-    hier = _column_hierarchies(attrs, original, hierarchies)
+    read = [a for a in attrs if a.role in ("quasi_identifier", "sensitive")]
+    # each column's texts factorized, and each categorical column's original values as text, once for every use
+    factorized = {a.name: _factorized_texts(published[a.name]) for a in read}
+    domains = {a.name: sorted(set(map(str, original[a.name]))) for a in read if a.kind != "numeric"}
+    hier = _column_hierarchies(attrs, original, hierarchies, domains)
     n = len(next(iter(original.values()))) if original else 0
     qi = [a for a in attrs if a.role == "quasi_identifier"]
     sens = [a for a in attrs if a.role == "sensitive"]
-    coded = {a.name: _parsed_column(published[a.name], a.kind == "numeric", hier.get(a.name))
-             for a in attrs if a.role in ("quasi_identifier", "sensitive")}
+    coded = {a.name: _parsed_column(published[a.name], a.kind == "numeric", hier.get(a.name), factorized[a.name])
+             for a in read}
     # classes of identical published QI values
     rows = len(published[qi[0].name]) if qi else 0
-    klass = _classes_of(published, qi, rows)
+    klass = _classes_of(published, qi, rows, factorized)
     n_classes = int(klass.max()) + 1 if klass.size else 0
     sizes = np.bincount(klass) if klass.size else np.array([0])
-    ncp = _ncp(qi, original, coded) / (rows * len(qi)) if qi and rows else 0.0
+    ncp = _ncp(qi, original, coded, domains) / (rows * len(qi)) if qi and rows else 0.0
     out: dict[str, Any] = {
         "n_records": n,
         "k": int(sizes.min()) if rows else 0,
@@ -162,7 +168,8 @@ def assess_generalized(
         "intruder": None,
         "note": "generalized values have no ranks: permutation distance and the intruder's test do not apply",
     }
-    out.update(information_loss(qi, sens, original, coded, sizes if rows else np.zeros(0, dtype=np.int64), n))
+    out.update(information_loss(qi, sens, original, coded, sizes if rows else np.zeros(0, dtype=np.int64), n,
+                                domains))
     if hierarchies:  # distortion ratios only against the trees the publisher declared
         for key, group in (("qi_distortion_ratio", qi), ("sa_distortion_ratio", sens)):
             if group:
@@ -173,33 +180,37 @@ def assess_generalized(
     return out
 
 
-def _classes_of(published: Mapping[str, Sequence[str]], qi, rows: int) -> np.ndarray:
+def _classes_of(published: Mapping[str, Sequence[str]], qi, rows: int,
+                factorized: Mapping[str, tuple[np.ndarray, list[str]]] | None = None) -> np.ndarray:
     """Each row's class: rows with the same published quasi-identifier texts (spaces at their ends aside), the
-    classes numbered as they first appear."""
+    classes numbered as they first appear (``factorized``: each column's :func:`_factorized_texts`, where found)."""
     if not qi:
         return np.zeros(0, dtype=np.int64)
     import pandas as pd  # late: a command's --help loads no pandas
 
-    def stripped(cells: Sequence[Any]) -> np.ndarray:  # the codes of the texts stripped, each distinct one once
-        codes, texts = _factorized_texts(cells)
+    def stripped(name: str) -> np.ndarray:  # the codes of the texts stripped, each distinct one once
+        codes, texts = factorized[name] if factorized else _factorized_texts(published[name])
         return pd.factorize(pd.Series([t.strip() for t in texts], dtype=object))[0][codes]
 
-    return first_seen(tuple_codes((stripped(published[a.name]) for a in qi), rows))
+    return first_seen(tuple_codes((stripped(a.name) for a in qi), rows))
 
 
-def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
+def _column_hierarchies(attrs, original, hierarchies, domains: Mapping[str, list[str]] | None = None
+                        ) -> dict[str, Hierarchy]:
     """Each QI or sensitive column's hierarchy, or the fallback the publisher used where it had none.
 
     The fallback (a root "*" over every value; an equal-frequency split of
     numbers) follows from the original values alone. A "*" then covers every
-    value, as it should.
+    value, as it should. ``domains``: a categorical column's distinct values as text, where found (a tree reads
+    no more of them).
     """
     hier = {}
     for a in attrs:
         if a.role not in ("quasi_identifier", "sensitive"):
             continue
         spec = (hierarchies or {}).get(a.name)
-        values = [float(v) for v in original[a.name]] if a.kind == "numeric" else list(original[a.name])
+        values = ([float(v) for v in original[a.name]] if a.kind == "numeric"
+                  else domains[a.name] if domains else list(original[a.name]))
         if a.kind == "numeric" and spec is not None and spec.get("type") == "categorical":
             hier[a.name] = build_hierarchy(spec, [], False)  # a labelled tree over the numbers (ARX's)
             continue
@@ -207,13 +218,18 @@ def _column_hierarchies(attrs, original, hierarchies) -> dict[str, Hierarchy]:
     return hier
 
 
-def _ncp(qi, original, coded) -> float:
+def _domain_size(values: Sequence[Any], name: str, domains: Mapping[str, list[str]] | None) -> int:
+    """How many distinct values, as text, a categorical column holds."""
+    return len(domains[name]) if domains else len(set(map(str, values)))
+
+
+def _ncp(qi, original, coded, domains: Mapping[str, list[str]] | None = None) -> float:
     """Total NCP (Xu): numeric width / range; categorical distinct covered / domain, 0 for a single value."""
     parts = []
     for a in qi:
         numeric = a.kind == "numeric"
         col, span = _numbers(original[a.name]) if numeric else (None, None)
-        domain = 0 if numeric else len(set(map(str, original[a.name])))
+        domain = 0 if numeric else _domain_size(original[a.name], a.name, domains)
 
         def part(c: Cell, col=col, domain=domain, numeric=numeric, span=span) -> float:
             frac, count = _size(c, col, numeric, span)
@@ -245,7 +261,8 @@ def _extent(cell: Cell, column: np.ndarray, numeric: bool, domain: int, span: fl
     return "root" if cell.everything or count >= domain else "partial"
 
 
-def information_loss(qi, sens, original, coded, sizes: np.ndarray, n: int) -> dict[str, Any]:
+def information_loss(qi, sens, original, coded, sizes: np.ndarray, n: int,
+                     domains: Mapping[str, list[str]] | None = None) -> dict[str, Any]:
     """What ARX and sdcMicro users compare beside NCP and discernibility: the average class size, the share of
     quasi-identifier cells published exactly, the records whose every quasi-identifier is at the root or
     suppressed, and whether every sensitive cell is at the root (docs/methods.md, "Information loss")."""
@@ -253,7 +270,7 @@ def information_loss(qi, sens, original, coded, sizes: np.ndarray, n: int) -> di
     for a in (*qi, *sens):
         numeric = a.kind == "numeric"
         col, span = _numbers(original[a.name]) if numeric else (None, None)
-        domain = 0 if numeric else len(set(map(str, original[a.name])))
+        domain = 0 if numeric else _domain_size(original[a.name], a.name, domains)
         distinct, codes = coded[a.name]
         code = {"exact": 0, "partial": 1, "root": 2}
         extents[a.name] = (np.array([code[_extent(c, col, numeric, domain, span)] for c in distinct],
@@ -302,9 +319,11 @@ def _group_disclosure(qi, sens, original, coded, klass, sizes, n_classes: int, n
     tuples = tuple_codes(iter(columns), n)
     risks: dict[str, Any] = {}
     for s in sens:
-        mine = [str(v) for v in original[s.name]]
-        values, value_of = np.unique(np.asarray(mine, dtype=object).astype(str), return_inverse=True)
-        value_of = value_of.ravel()
+        codes_of, texts = _factorized_texts(original[s.name])  # her values as text, sorted, each made text once
+        order = sorted(range(len(texts)), key=texts.__getitem__)
+        rank = np.empty(len(texts), dtype=np.int64)
+        rank[order] = np.arange(len(texts))
+        values, value_of = [texts[i] for i in order], rank[codes_of]
         distinct, codes = coded[s.name]
         weight = np.array([1.0 / len(c.values) for c in distinct], dtype=np.float64)
         share_of: dict[int, np.ndarray] = {}  # each value's summed share in every class
