@@ -246,3 +246,38 @@ def test_texts_are_factorized_as_the_str_of_every_cell(cells):
     plain_codes, plain = pd.factorize(pd.Series([str(t) for t in cells], dtype=object))
     assert codes.tolist() == plain_codes.tolist() and texts == plain.tolist()
     assert codes.dtype == np.int64
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_coded_columns_read_as_their_cells(seed):
+    """The publisher hands read_published its columns coded (distinct texts, each row's position, unused texts
+    too): the same texts and cells as the cells written out, and a bad cell named at the same first row."""
+    import numpy as np
+
+    from verifier.attacks.classes import read_published
+    from verifier.data.csv_columns import CodedColumn
+    from verifier.errors import InvalidInputError
+
+    rng = np.random.default_rng(seed)
+    schema = Schema.from_dict({"attributes": [
+        {"name": "age", "kind": "numeric", "role": "quasi_identifier"},
+        {"name": "sex", "kind": "nominal", "role": "quasi_identifier", "categories": ["F", "M"]},
+        {"name": "note", "kind": "nominal", "role": "other", "categories": ["x", "y"]},
+        {"name": "s", "kind": "nominal", "role": "sensitive", "categories": ["a", "b", "c"]}]})
+    texts = {"age": ["[20,30]", "[30,40)", "*", "35", " [20,30]", "[1,2]"], "sex": ["F", "M", "{F,M}", "*"],
+             "note": ["x", "y"], "s": ["a", "b", "{a,c}", "*"]}
+    if seed % 2:  # a cell that is no category, held by some rows only
+        texts["s"].append("d")
+    n = 50
+    coded = [CodedColumn(texts[name], rng.integers(0, len(texts[name]) - (name == "age"), n))
+             for name in schema.names]  # age's last text is held by no row
+    plain = [c.cells() for c in coded]
+    try:
+        expected = read_published(schema, schema.names, plain, path="p")
+    except InvalidInputError as exc:
+        with pytest.raises(InvalidInputError) as caught:
+            read_published(schema, schema.names, coded, path="p")
+        assert caught.value.message == exc.message and caught.value.reason == exc.reason
+        return
+    got = read_published(schema, schema.names, coded, path="p")
+    assert got.text == expected.text and got.cells == expected.cells

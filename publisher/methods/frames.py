@@ -111,6 +111,5 @@ def published_cells(frame: pd.DataFrame, schema: Schema,
                     hierarchies=None) -> tuple[list[CodedColumn], PublishedCells]:
     """A generalized table's columns as a release file holds them, and its cells parsed as a reader parses them."""
     coded = frame_coded_columns(frame, schema)
-    published = read_published(schema, schema.names, [c.cells() for c in coded], hierarchies=hierarchies,
-                               path="the release")
+    published = read_published(schema, schema.names, coded, hierarchies=hierarchies, path="the release")
     return coded, published

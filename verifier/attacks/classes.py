@@ -158,9 +158,33 @@ def _typed_matches(cell: Cell, typed: Mapping[str, Any]) -> bool:
             and bool(typed.get("hi_open")) == cell.open_hi)
 
 
-def _parsed_column(texts: list[str], attr: Attribute, h: Hierarchy | None, path: str) -> list[Cell]:
+def _column_texts(column: Any) -> tuple[list[str], tuple[list[str], np.ndarray] | None]:
+    """A column's cells as text, and where the column comes as its distinct texts and each row's position among them
+    (:class:`~verifier.data.csv_columns.CodedColumn`, which a release is written from) those, each made text once."""
+    codes = getattr(column, "codes", None)
+    if codes is None:
+        return [str(t) for t in (column.cells() if hasattr(column, "cells") else column)], None
+    texts = column.texts.to_pylist() if hasattr(column.texts, "to_pylist") else column.texts
+    distinct = [str(t) for t in texts]
+    return np.asarray(distinct, dtype=object)[codes].tolist(), (distinct, codes)
+
+
+def _parsed_column(texts: list[str], attr: Attribute, h: Hierarchy | None, path: str,
+                   coded: tuple[list[str], np.ndarray] | None = None) -> list[Cell]:
     """Every row's cell of a column without typed cells: each distinct text is read once, in the order texts
-    first appear, so a bad one is named at its first row, as a row-by-row reading names it."""
+    first appear, so a bad one is named at its first row, as a row-by-row reading names it. ``coded``: the
+    column's distinct texts and each row's position among them, where known (:func:`_column_texts`): each text
+    held is read once without finding them again, and read in row order only where one is bad."""
+    if coded is not None:
+        distinct, positions = coded
+        parsed = np.empty(len(distinct), dtype=object)
+        try:
+            for c in np.flatnonzero(np.bincount(positions, minlength=len(distinct))).tolist():
+                parsed[c] = published_cell(distinct[c], attr, h)
+        except InvalidInputError:
+            pass  # read again in row order below, which names the first bad row
+        else:
+            return parsed[positions].tolist()
     codes, first = _text_codes(texts)
     distinct = []
     for row in first.tolist():
@@ -172,23 +196,26 @@ def _parsed_column(texts: list[str], attr: Attribute, h: Hierarchy | None, path:
     return [distinct[c] for c in codes.tolist()]
 
 
-def read_published(schema: Schema, header: Sequence[str], columns: Sequence[Sequence[str]], *,
+def read_published(schema: Schema, header: Sequence[str], columns: Sequence[Any], *,
                    typed: Mapping[str, list[dict]] | None = None, hierarchies: Mapping[str, Any] | None = None,
                    path: str = "release") -> PublishedCells:
-    """Parse the quasi-identifier and sensitive cells of a generalized release; a bad cell names column and row."""
+    """Parse the quasi-identifier and sensitive cells of a generalized release; a bad cell names column and row.
+    A column is its cells, or a :class:`~verifier.data.csv_columns.CodedColumn` (the publisher's, before it writes
+    them)."""
     where = {h: k for k, h in enumerate(header)}
     missing = [a.name for a in schema.attributes if a.name not in where]
     if missing:
         raise InvalidInputError(f"column {missing[0]!r} of the schema is not in the file", path=path,
                                 reason="COLUMN_MISSING")
-    text = {a.name: [str(t) for t in columns[where[a.name]]] for a in schema.attributes}
+    read = {a.name: _column_texts(columns[where[a.name]]) for a in schema.attributes}
+    text = {name: cells for name, (cells, _) in read.items()}
     cells: dict[str, list[Cell]] = {}
     for a in schema.attributes:
         if a.role not in ("quasi_identifier", "sensitive"):
             continue
         h = column_hierarchy(a, (hierarchies or {}).get(a.name))
         if not (typed and a.name in typed):
-            cells[a.name] = _parsed_column(text[a.name], a, h, path)
+            cells[a.name] = _parsed_column(text[a.name], a, h, path, read[a.name][1])
             continue
         parsed = []
         seen: dict[str, Cell] = {}  # a census repeats its published cells: each text is read once
