@@ -31,6 +31,7 @@ from typing import Callable, Sequence
 from verifier.console import end_if_console
 from verifier.core.interrupts import interrupt, raise_if_interrupted, start_watching
 from verifier.errors import UsageError, VerifierError
+from verifier.frontend.collection import fewer_collections
 from verifier.frontend.output import FittedStream, output_width, say_failure
 from verifier.text import LiteralStream, NameNormalized, literal
 
@@ -168,7 +169,8 @@ def run_parsed(args: argparse.Namespace) -> int:
                 warnings.simplefilter("ignore", RuntimeWarning)
             warnings.simplefilter("default", NameNormalized)
             warnings.showwarning = _note
-            code = int(args.func(args))
+            with fewer_collections():  # a census's millions of objects are not walked again and again
+                code = int(args.func(args))
             raise_if_interrupted()  # a signal whose interrupt was swallowed on the way still ends the command
         sys.stdout.flush()  # a full disk or a closed pipe is this command's failure, not the interpreter's at exit
         return code
