@@ -341,3 +341,29 @@ def test_cli_subject_version(paper_paths, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "Your p-value F_rand(4) = 0.8119" in text
     assert "an intruder cannot tell the match from chance" in text
+
+
+@pytest.mark.parametrize("permuted", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_z_that_is_y_is_searched_in_ys_space_with_the_same_report(permuted, seed):
+    """Where Y is a permutation of X's values in every column (rank swapping, reverse mapping), Z is Y: the
+    intruder reads the search the permuted-privacy report made in Y's space, and his report is the one a fresh
+    space of Z gives, field by field. Where Z is not Y (noise), Y's space is left alone."""
+    from verifier.core.permutation import compute_permuted_privacy
+
+    rng = np.random.default_rng(seed)
+    n, kinds = 300, ["numeric", "numeric", "nominal"]
+    x = np.column_stack([rng.integers(0, 20, n), rng.normal(size=n).round(1), rng.integers(0, 4, n)]).astype(float)
+    y = np.column_stack([rng.permutation(x[:, j]) for j in range(3)])
+    if not permuted:
+        y[:, 0] += rng.integers(-2, 3, n)
+    space = RankSpace(y, kinds)
+    privacy = compute_permuted_privacy(space, x)
+    shared = run_intruder(x, y, kinds, samples=400, space=space)
+    fresh = run_intruder(x, y, kinds, samples=400)
+    assert (shared.linkage.sets is privacy.match_sets) is permuted
+    for name in ("p_values", "p_value_low", "p_value_high", "original_counts", "outcomes", "rank_correlation"):
+        np.testing.assert_array_equal(getattr(shared, name), getattr(fresh, name))
+    np.testing.assert_array_equal(shared.linkage.distances, fresh.linkage.distances)
+    np.testing.assert_array_equal(shared.random.pmf, fresh.random.pmf)
+    assert shared.linkage.sets.listed()[1].tolist() == fresh.linkage.sets.listed()[1].tolist()

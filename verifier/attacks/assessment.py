@@ -52,9 +52,10 @@ class Searches:
         return compute_permuted_privacy(space, original), space
 
     def intruder(self, original: np.ndarray, anonymized: np.ndarray, kinds: list[str], *, paired: bool,
-                 **options) -> tuple[IntruderReport, np.ndarray]:
-        """The intruder's report (:func:`~verifier.attacks.intruder.run_intruder`) and his reverse-mapped Z."""
-        report = run_intruder(original, anonymized, kinds, paired=paired, **options)
+                 space: RankSpace | None = None, **options) -> tuple[IntruderReport, np.ndarray]:
+        """The intruder's report (:func:`~verifier.attacks.intruder.run_intruder`) and his reverse-mapped Z;
+        ``space``, Y's from :meth:`permuted_privacy`, is Z's where Z is Y."""
+        report = run_intruder(original, anonymized, kinds, paired=paired, space=space, **options)
         return report, report.reverse_mapping.z
 
 
@@ -274,7 +275,7 @@ def assess(
     searches = searches or Searches()
     privacy, space = searches.permuted_privacy(original, anonymized, kinds)
     intruder, z = searches.intruder(
-        original, anonymized, kinds, paired=paired, alpha=alpha, samples=samples,
+        original, anonymized, kinds, paired=paired, space=space, alpha=alpha, samples=samples,
         exhaustive_limit=exhaustive_limit, random_state=random_state, progress=progress,
     )
     return Assessment(

@@ -469,6 +469,7 @@ def run_intruder(
     paired: bool = True,
     alpha: float = ALPHA,
     random_state: int | np.random.Generator | None = 0,
+    space: RankSpace | None = None,
     **options,
 ) -> IntruderReport:
     """The whole attack of paper 003 Def. 3 on X and Y: reverse-map, link, test.
@@ -479,14 +480,20 @@ def run_intruder(
     ``random_state``, first breaks Y's ties for the reverse mapping (exactly
     as ``verifier reverse-map --seed`` does) and then draws the random records.
     ``options`` go to :func:`random_match_distribution`.
+
+    ``space``: Y's own space, where the caller has searched it. Where Z holds
+    exactly Y's values (Y is a permutation of X's values in every column, as
+    rank swapping and reverse mapping publish) Z's space is Y's, and X's
+    search there is the one already made.
     """
     check_alpha(alpha)
     rng = as_generator(random_state)
     mapped = reverse_map(original, anonymized, random_state=rng)
     x = np.asarray(original, dtype=np.float64)
+    same = space is not None and space.values.shape == mapped.z.shape and np.array_equal(space.values, mapped.z)
     report = intruder_test(
-        RankSpace(mapped.z, kinds), x, alpha=alpha, true_rows=np.arange(x.shape[0]) if paired else None,
-        random_state=rng, **options,
+        space if same else RankSpace(mapped.z, kinds), x, alpha=alpha,
+        true_rows=np.arange(x.shape[0]) if paired else None, random_state=rng, **options,
     )
     return IntruderReport(**{**report.__dict__, "reverse_mapping": mapped, "rank_correlation": mapped.rank_correlation if paired else None})
 

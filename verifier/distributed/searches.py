@@ -44,7 +44,9 @@ class ClusterSearches(Searches):
             x, y = self._parts(original), self._parts(anonymized)
         return distributed_permuted_privacy(self._client, x, y, kinds, phase=self._phase)
 
-    def intruder(self, original: np.ndarray, anonymized: np.ndarray, kinds: list[str], *, paired: bool, **options):
+    def intruder(self, original: np.ndarray, anonymized: np.ndarray, kinds: list[str], *, paired: bool,
+                 space=None, **options):
+        """The intruder on the workers; ``space`` is not read: Z's space is made and searched there."""
         report, z = reverse_mapped_intruder(self._client, self._parts(original), self._parts(anonymized), kinds,
                                             paired=paired, phase=self._phase, **options)
         return report, np.concatenate(self._client.gather(z))
