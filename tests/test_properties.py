@@ -836,19 +836,37 @@ def test_a_space_answers_the_same_queries_again_from_its_last_search():
     y = rng.integers(0, 40, size=(3000, 3)).astype(float)
     x = y[rng.permutation(3000)[:500]] + rng.integers(-2, 3, size=(500, 3))
     space = RankSpace(y)
-    qlo, qhi = space.query_blocks(x)
+    qlo, qhi = (blocks.copy() for blocks in space.query_blocks(x))  # the caller's own, writable arrays
     first = space.match_sets(qlo, qhi)
     assert space.match_sets(qlo.copy(), qhi.copy())[0] is first[0]
     qlo[0, 0] += 7  # the caller changes its own array: the space kept a copy of what it searched
     again = space.match_sets(qlo, qhi)
     assert again[0] is not first[0]
     assert again[0].tolist() == RankSpace(y).match_sets(qlo.copy(), qhi.copy())[0].tolist()
-    frozen_lo, frozen_hi = space.query_blocks(x)
-    for blocks in (frozen_lo, frozen_hi):
-        blocks.setflags(write=False)
+    frozen_lo, frozen_hi = space.query_blocks(x)  # read-only: the space's own, kept without a copy
+    assert not frozen_lo.flags.writeable and not frozen_hi.flags.writeable
     kept = space.match_sets(frozen_lo, frozen_hi)
     assert space.match_sets(frozen_lo, frozen_hi)[0] is kept[0]
     assert kept[0].tolist() == first[0].tolist()
+
+
+def test_a_space_places_the_same_records_again_from_its_last_placing():
+    """The last records' query blocks are remembered by the records' values: the same records, even in another
+    array, get the same read-only blocks back; records changed since, even in the caller's own array, are placed
+    again, as a fresh space places them."""
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 40, size=(3000, 3)).astype(float)
+    x = y[rng.permutation(3000)[:500]] + rng.integers(-2, 3, size=(500, 3))
+    space = RankSpace(y)
+    first = space.query_blocks(x)
+    assert all(not blocks.flags.writeable for blocks in first)
+    again = space.query_blocks(x.copy())
+    assert again[0] is first[0] and again[1] is first[1]
+    x[0, 0] += 7  # the caller changes its own records: the space kept a copy of what it placed
+    moved = space.query_blocks(x)
+    assert moved[0] is not first[0]
+    fresh = RankSpace(y).query_blocks(x)
+    assert moved[0].tolist() == fresh[0].tolist() and moved[1].tolist() == fresh[1].tolist()
 
 
 def test_the_space_searches_through_distinct_records_only_where_they_are_few():

@@ -134,18 +134,26 @@ class RankSpace(SortedColumns):
         return int(self.values.shape[0])
 
     def query_blocks(self, originals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Query blocks ``(qlo, qhi)``, each ``(k, m)``, of k original records."""
+        """Query blocks ``(qlo, qhi)``, each ``(k, m)``, of k original records, read-only. The last records' are
+        kept, so that the same records asked again (a release's claims, then every record's level) are not
+        placed again; they are known again by their values, compared whole."""
         x = check_matrix(originals, "the original records")
         check_same_shape(x, self.values, "the original records", "Y", rows=False)
+        last = self.__dict__.get("_last_queries")
+        if last is not None and last[0].shape == x.shape and np.array_equal(last[0], x):
+            return last[1], last[2]
         qlo = np.empty(x.shape, dtype=np.int64)
         qhi = np.empty(x.shape, dtype=np.int64)
         if compiling_pays(x.shape[0]):
             x = np.ascontiguousarray(x, dtype=np.float64)
             for j, col in enumerate(self.columns):
                 col.query_into(x, j, qlo, qhi)
-            return qlo, qhi
-        for j, col in enumerate(self.columns):
-            qlo[:, j], qhi[:, j] = col.query(x[:, j])
+        else:
+            for j, col in enumerate(self.columns):
+                qlo[:, j], qhi[:, j] = col.query(x[:, j])
+        for blocks in (qlo, qhi):
+            blocks.setflags(write=False)
+        self.__dict__["_last_queries"] = (_kept(x, np.float64), qlo, qhi)
         return qlo, qhi
 
     def deviations(self, qlo: np.ndarray, qhi: np.ndarray, records: np.ndarray) -> np.ndarray:
@@ -199,13 +207,13 @@ class RankSpace(SortedColumns):
         return collapsed if collapsed is not None else RankTree(self.record_lo, self.record_hi)
 
 
-def _kept(blocks: np.ndarray) -> np.ndarray:
-    """Query blocks a search remembers: the caller's own array where nobody can change it any more (read-only, and
-    not a view of a writable one), else a read-only copy."""
+def _kept(blocks: np.ndarray, dtype=np.int64) -> np.ndarray:
+    """Query blocks (or records) a search remembers: the caller's own array where nobody can change it any more
+    (read-only, and not a view of a writable one), else a read-only copy."""
     blocks = np.asarray(blocks)
-    if not blocks.flags.writeable and blocks.base is None:
+    if not blocks.flags.writeable and blocks.base is None and blocks.dtype == dtype:
         return blocks
-    out = np.array(blocks, dtype=np.int64)
+    out = np.array(blocks, dtype=dtype)
     out.setflags(write=False)
     return out
 
