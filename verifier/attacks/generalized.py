@@ -85,8 +85,8 @@ def parse_cell(text: str, numeric: bool, hierarchy: Hierarchy | None = None) -> 
 
 def _factorized_texts(cells: Sequence[Any]) -> tuple[np.ndarray, list[str]]:
     """Each row's code and the distinct texts, numbered as they first appear: ``pd.factorize`` of ``str`` of every
-    cell, with ``str`` taken of each distinct cell only where every cell is text already (a census's published
-    column: 3e5 cells in 0.02 s against 0.05 s)."""
+    cell, the cells factorized as they are where every one is text already (a published column). Found once, it
+    serves a column's cells and its classes."""
     import pandas as pd  # late: a command's --help loads no pandas
 
     codes, uniques = pd.factorize(pd.Series(cells, dtype=object), use_na_sentinel=False)
