@@ -869,6 +869,34 @@ def test_a_space_places_the_same_records_again_from_its_last_placing():
     assert moved[0].tolist() == fresh[0].tolist() and moved[1].tolist() == fresh[1].tolist()
 
 
+def test_the_spreads_at_one_distance_are_kept_for_the_kept_records_and_given_as_copies():
+    """The claim check asks for the spreads at D of the records the report has just measured: they are given
+    again, as the report has them and as a fresh space computes them; a caller that writes into its copy changes
+    nothing kept, and other records are measured afresh."""
+    from verifier.core.permutation import compute_permuted_privacy, window_spreads
+
+    rng = np.random.default_rng(13)
+    y = np.column_stack([rng.integers(0, 30, 4000), rng.normal(size=4000).round(2), rng.integers(0, 5, 4000)])
+    x = y[rng.permutation(4000)[:600]] + rng.integers(-1, 2, size=(600, 3))
+    kinds = ["numeric", "numeric", "nominal"]
+    space = RankSpace(y, kinds)
+    report = compute_permuted_privacy(space, x)
+    d = report.dataset_distance
+    qlo, qhi = space.query_blocks(x)
+    again = window_spreads(space, qlo, qhi, [d, d + 1])
+    fresh_space = RankSpace(y, kinds)
+    fresh = window_spreads(fresh_space, *(b.copy() for b in fresh_space.query_blocks(x)), [d, d + 1])
+    assert again[0].tolist() == report.spread_at_dataset_distance.tolist() == fresh[0].tolist()
+    assert again[1].tolist() == fresh[1].tolist()
+    again[0][:] = -1.0  # the caller's own copy
+    assert window_spreads(space, qlo, qhi, [d])[0].tolist() == fresh[0].tolist()
+    other = x[:100] + 1
+    olo, ohi = space.query_blocks(other)
+    measured = window_spreads(space, olo, ohi, [d])[0]
+    assert measured.tolist() == window_spreads(RankSpace(y, kinds), *RankSpace(y, kinds).query_blocks(other),
+                                               [d])[0].tolist()
+
+
 def test_the_space_searches_through_distinct_records_only_where_they_are_few():
     """Microaggregation's repeated means are searched through their distinct records; a noised table, whose
     column has as many values as records, through every record, without labelling them."""

@@ -593,7 +593,35 @@ def compute_window_spread(space: RankSpace, qlo: np.ndarray, qhi: np.ndarray, d)
 
 def window_spreads(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np.ndarray,
                    distances: Sequence) -> list[np.ndarray]:
-    """:func:`compute_window_spread` at each of several distances, each column prepared once."""
+    """:func:`compute_window_spread` at each of several distances, each column prepared once.
+
+    For the query blocks a :class:`RankSpace` has kept (:meth:`RankSpace.query_blocks`), the spreads at one
+    distance for every query are kept too, and given again as a copy: the permuted-privacy report and then every
+    record's claim check ask for the spreads at the data-set distance D of the same records."""
+    kept = space.__dict__.get("_last_queries") if isinstance(space, RankSpace) else None
+    if kept is None or qlo is not kept[1] or qhi is not kept[2]:
+        return _window_spreads(space, qlo, qhi, distances)
+    spreads = space.__dict__.setdefault("_spreads", {})
+    if spreads.get("blocks") is not kept[1]:  # other records were placed since: what was kept is theirs
+        spreads.clear()
+        spreads["blocks"] = kept[1]
+    one = [np.ndim(d) == 0 for d in distances]
+    found = iter(_window_spreads(space, qlo, qhi, [d for d, single in zip(distances, one)
+                                                   if not (single and int(d) in spreads)]))
+    out = []
+    for d, single in zip(distances, one):
+        if single and int(d) in spreads:
+            out.append(spreads[int(d)].copy())
+            continue
+        out.append(next(found))
+        if single:
+            spreads[int(d)] = out[-1].copy()
+    return out
+
+
+def _window_spreads(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np.ndarray,
+                    distances: Sequence) -> list[np.ndarray]:
+    """:func:`window_spreads`, computed."""
     out = [np.empty(qlo.shape, dtype=np.float64) for _ in distances]
     n = space.n_records
     for j, col in enumerate(space.columns):
