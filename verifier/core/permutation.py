@@ -606,8 +606,8 @@ def window_spreads(space: "RankSpace | SortedColumns", qlo: np.ndarray, qhi: np.
         spreads.clear()
         spreads["blocks"] = kept[1]
     one = [np.ndim(d) == 0 for d in distances]
-    found = iter(_window_spreads(space, qlo, qhi, [d for d, single in zip(distances, one)
-                                                   if not (single and int(d) in spreads)]))
+    missing = [d for d, single in zip(distances, one) if not (single and int(d) in spreads)]
+    found = iter(_window_spreads(space, qlo, qhi, missing) if missing else [])
     out = []
     for d, single in zip(distances, one):
         if single and int(d) in spreads:
