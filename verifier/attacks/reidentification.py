@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from verifier.data.schema import Schema
+from verifier.data.tuple_codes import tuple_codes
 
 __all__ = ["NO_WEIGHTS", "WEIGHTED", "class_codes", "class_population", "class_sizes", "quasi_identifier_columns", "reidentification_risk",
            "table_risk"]
@@ -40,17 +41,10 @@ def quasi_identifier_columns(schema: Schema) -> list[int]:
 
 
 def class_codes(keys: np.ndarray, columns: list[int]) -> np.ndarray:
-    """One integer code per distinct combination of ``keys[:, columns]`` (rank keys; ``-0.0`` is ``0.0``)."""
-    code = np.zeros(keys.shape[0], np.int64)
-    distinct = 1
-    for j in columns:
-        values, column = np.unique(keys[:, j] + 0.0, return_inverse=True)
-        if distinct * values.size >= 2**62:  # re-number before the codes could overflow
-            code = np.unique(code, return_inverse=True)[1].ravel()
-            distinct = int(code.max()) + 1
-        code = code * values.size + column.ravel()
-        distinct *= values.size
-    return code
+    """One integer code per distinct combination of ``keys[:, columns]`` (rank keys; ``-0.0`` is ``0.0``): each
+    column's values ranked, the combinations numbered densely in their order by
+    :func:`~verifier.data.tuple_codes.tuple_codes`."""
+    return tuple_codes((np.unique(keys[:, j] + 0.0, return_inverse=True)[1].ravel() for j in columns), keys.shape[0])
 
 
 def class_sizes(codes: np.ndarray) -> np.ndarray:

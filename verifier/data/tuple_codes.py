@@ -39,7 +39,7 @@ def _dense(key: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
         present = np.zeros(bound, dtype=bool)
         present[key] = True
         rank = np.cumsum(present, dtype=np.int32 if bound < 2**31 else np.int64)
-        return rank[key].astype(np.int64) - 1, int(rank[-1]) if bound else 0
+        return rank[key].astype(np.int64) - 1, int(rank[-1])
     inverse = np.unique(key, return_inverse=True)[1].ravel().astype(np.int64, copy=False)
     return inverse, int(inverse.max(initial=-1)) + 1
 
