@@ -32,6 +32,7 @@ from verifier.attacks.disclosure import CERTAIN
 from verifier.attacks.reidentification import class_codes, quasi_identifier_columns
 from verifier.attacks.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, IntruderReport, run_intruder
 from verifier.core.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
+from verifier.core.side_by_side import side_by_side
 from verifier.data.schema import Schema
 
 __all__ = ["Assessment", "Searches", "assess", "attribute_disclosure", "smallest_class",
@@ -44,7 +45,12 @@ class Searches:
     :class:`verifier.distributed.searches.ClusterSearches` runs them on Dask
     with the same results to the bit; the figures computed from their
     results (utility, attribute disclosure) stay in the calling process.
+    ``at_once``: the two searches run side by side
+    (:func:`~verifier.core.side_by_side.side_by_side`), the intruder's on the
+    calling thread.
     """
+
+    at_once = True
 
     def permuted_privacy(self, original: np.ndarray, anonymized: np.ndarray, kinds: list[str]):
         """The data-set (D, v) report and the release's space (its sorted columns and record blocks)."""
@@ -52,9 +58,10 @@ class Searches:
         return compute_permuted_privacy(space, original), space
 
     def intruder(self, original: np.ndarray, anonymized: np.ndarray, kinds: list[str], *, paired: bool,
-                 space: RankSpace | None = None, **options) -> tuple[IntruderReport, np.ndarray]:
+                 space: RankSpace | Callable[[], RankSpace] | None = None, **options
+                 ) -> tuple[IntruderReport, np.ndarray]:
         """The intruder's report (:func:`~verifier.attacks.intruder.run_intruder`) and his reverse-mapped Z;
-        ``space``, Y's from :meth:`permuted_privacy`, is Z's where Z is Y."""
+        ``space``, Y's from :meth:`permuted_privacy` (or a function that waits for it), is Z's where Z is Y."""
         report = run_intruder(original, anonymized, kinds, paired=paired, space=space, **options)
         return report, report.reverse_mapping.z
 
@@ -273,10 +280,13 @@ def assess(
     """
     kinds = [a.kind for a in schema.attributes]
     searches = searches or Searches()
-    privacy, space = searches.permuted_privacy(original, anonymized, kinds)
-    intruder, z = searches.intruder(
-        original, anonymized, kinds, paired=paired, space=space, alpha=alpha, samples=samples,
-        exhaustive_limit=exhaustive_limit, random_state=random_state, progress=progress,
+    (privacy, space), (intruder, z) = side_by_side(
+        lambda: searches.permuted_privacy(original, anonymized, kinds),
+        lambda searched: searches.intruder(
+            original, anonymized, kinds, paired=paired, space=lambda: searched()[1], alpha=alpha,
+            samples=samples, exhaustive_limit=exhaustive_limit, random_state=random_state, progress=progress,
+        ),
+        at_once=searches.at_once,
     )
     return Assessment(
         schema=schema, paired=paired, permuted_privacy=privacy, intruder=intruder,

@@ -469,7 +469,7 @@ def run_intruder(
     paired: bool = True,
     alpha: float = ALPHA,
     random_state: int | np.random.Generator | None = 0,
-    space: RankSpace | None = None,
+    space: RankSpace | Callable[[], RankSpace] | None = None,
     **options,
 ) -> IntruderReport:
     """The whole attack of paper 003 Def. 3 on X and Y: reverse-map, link, test.
@@ -484,12 +484,16 @@ def run_intruder(
     ``space``: Y's own space, where the caller has searched it. Where Z holds
     exactly Y's values (Y is a permutation of X's values in every column, as
     rank swapping and reverse mapping publish) Z's space is Y's, and X's
-    search there is the one already made.
+    search there is the one already made. It may be given as a function that
+    returns it, asked only where Z is Y (the space of a search still running
+    beside this one, :func:`verifier.core.side_by_side.side_by_side`).
     """
     check_alpha(alpha)
     rng = as_generator(random_state)
     mapped = reverse_map(original, anonymized, random_state=rng)
     x = np.asarray(original, dtype=np.float64)
+    if callable(space):
+        space = space() if np.array_equal(np.asarray(anonymized), mapped.z) else None
     same = space is not None and space.values.shape == mapped.z.shape and np.array_equal(space.values, mapped.z)
     report = intruder_test(
         space if same else RankSpace(mapped.z, kinds), x, alpha=alpha,

@@ -24,7 +24,10 @@ __all__ = ["ClusterSearches"]
 
 
 class ClusterSearches(Searches):
-    """:class:`~verifier.attacks.assessment.Searches` on a Dask client; each table is scattered once, in pieces."""
+    """:class:`~verifier.attacks.assessment.Searches` on a Dask client; each table is scattered once, in pieces.
+    The two searches take turns: each fills the cluster, and their phases are said one at a time."""
+
+    at_once = False
 
     def __init__(self, client, *, phase: Callable[[str], ContextManager] | None = None):
         self._client = client
@@ -46,7 +49,8 @@ class ClusterSearches(Searches):
 
     def intruder(self, original: np.ndarray, anonymized: np.ndarray, kinds: list[str], *, paired: bool,
                  space=None, **options):
-        """The intruder on the workers; ``space`` is not read: Z's space is made and searched there."""
+        """The intruder on the workers; ``space`` is not read (nor waited for): Z's space is made and searched
+        there."""
         report, z = reverse_mapped_intruder(self._client, self._parts(original), self._parts(anonymized), kinds,
                                             paired=paired, phase=self._phase, **options)
         return report, np.concatenate(self._client.gather(z))
