@@ -39,6 +39,7 @@ from publisher.release_metadata import check_metadata, unsafe_text
 from publisher.version import __version__
 from verifier.core.interrupts import raise_if_interrupted
 from verifier.core.permutation import RankSpace
+from verifier.core.side_by_side import side_by_side
 from verifier.frontend.output_paths import log_holding
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
@@ -262,6 +263,19 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     schema = table.schema
     columns, published = published_cells(result.released, schema, hierarchies)
     _refuse_formula_cells(formula_cells_in_text(schema, published.text), "the released table", allow_formula_cells)
+    # the claims and the data file beside the assessment: each reads the published cells only
+    (claims, data), utility = side_by_side(
+        lambda: (_generalized_claims(table, published, methods, hierarchies, weights),
+                 _generalized_data(published, columns, methods, schema, data_format)),
+        lambda claimed: _generalized_utility(table, published, hierarchies, allow_uninformative),
+    )
+    return [data], claims, utility, published
+
+
+def _generalized_claims(table: Table, published: PublishedCells, methods: list[dict], hierarchies: dict | None,
+                        weights: tuple[np.ndarray, np.ndarray] | None) -> dict[str, Any]:
+    """The claims of a generalized release, from its published cells (and the original's risk and marginals)."""
+    schema = table.schema
     original_weights, released_weights = weights or (None, None)
     masks = None
     marginals = {}
@@ -274,6 +288,23 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     for name, counts in marginals.items():
         claims["attribute_disclosure"][name]["marginal"] = counts
     claims["risk_original"] = table_risk(table.values, schema, original_weights)
+    return claims
+
+
+def _generalized_data(published: PublishedCells, columns, methods: list[dict], schema, data_format: str
+                      ) -> tuple[str, bytes]:
+    """The data file of a generalized release: its cells as CSV (from the coded ``columns``), or as Parquet."""
+    generalized = generalized_columns(methods, schema)
+    if data_format == "parquet":
+        return "release.parquet", generalized_parquet_bytes(published, generalized)
+    return DATA_FILE, csv_bytes(columns, schema, generalized=generalized)
+
+
+def _generalized_utility(table: Table, published: PublishedCells, hierarchies: dict | None,
+                         allow_uninformative: bool) -> dict[str, Any]:
+    """The utility of a generalized release (its assessment against the original); ``OUTPUT_UNINFORMATIVE`` for one
+    that tells nothing, unless ``allow_uninformative``."""
+    schema = table.schema
     # the original's cells it reads: the quasi-identifiers' and sensitive ones (text or numbers, as a frame holds them)
     read = [j for j, a in enumerate(schema.attributes) if a.role in ("quasi_identifier", "sensitive")]
     original = {schema.names[j]: (table.column_text(j) if schema.attributes[j].categories is not None
@@ -285,10 +316,7 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
     utility = {key: assessed[key] for key in ("ncp", "data_utility", "discernibility", "qi_distortion_ratio",
                                               "sa_distortion_ratio", *INFORMATION_LOSS) if key in assessed}
     utility["attribute_disclosure_of_original_records"] = assessed["attribute_disclosure"]
-    generalized = generalized_columns(methods, schema)
-    data = (("release.parquet", generalized_parquet_bytes(published, generalized)) if data_format == "parquet"
-            else (DATA_FILE, csv_bytes(columns, schema, generalized=generalized)))
-    return [data], claims, utility, published
+    return utility
 
 
 #: per method, what makes it stronger against the level targets, in its own parameters; a method of ranks has a
