@@ -40,6 +40,17 @@ def _scan_near(z, live, slot, point, m, exclude):
     return sorted(others, key=lambda r: (dist[r], slot[r]))[:m]
 
 
+def _halves(z, tree, point, slot, first):
+    """The farthest from ``point`` as MDAV's two threads find it, the root's subtree ``1 + first`` searched
+    wholly before the other, which prunes with its answer."""
+    shared = np.full(2, -1.0)
+    found = {}
+    for w in (first, 1 - first):
+        found[w] = point_index.farthest_under(z, tree, point, slot, 1 + w, shared, w)
+    d, s, r = max(found.values(), key=lambda f: (f[0], -f[1]))
+    return r
+
+
 @pytest.mark.parametrize("kind", ["continuous", "ties", "one tied column", "far from zero"])
 def test_index_answers_equal_the_scans_while_records_are_deleted(kind):
     rng = np.random.default_rng(7)
@@ -54,6 +65,8 @@ def test_index_answers_equal_the_scans_while_records_are_deleted(kind):
             c = z[live].mean(axis=0)
             assert point_index.farthest(z, tree, c, slot) == _scan_far(z, live, slot, c)
             assert point_index.farthest(z, tree, q, slot) == _scan_far(z, live, slot, q)
+            for first in (0, 1):  # the two threads' halves, either one done before the other starts
+                assert _halves(z, tree, q, slot, first) == _scan_far(z, live, slot, q)
             seed = live[0]
             near = point_index.nearest(z, tree, z[seed].copy(), 3, seed, slot)
             assert list(near) == _scan_near(z, live, slot, z[seed], 3, seed)
@@ -102,6 +115,8 @@ def test_mdav_with_the_index_gives_the_exhaustive_partition(kind, k):
         z = _table(rng, n, d, kind)
         fast, plain = mdav_groups(z, k), mdav_groups_exhaustive(z, k)
         np.testing.assert_array_equal(fast, plain)
+        for two in (True, False):  # each step's two questions on two threads, and on one
+            np.testing.assert_array_equal(mdav_groups(z, k, two_cores=two), plain)
         np.testing.assert_array_equal(mdav_groups(z, k, ranked=int(rng.integers(1, 40))), plain)
         sizes = np.bincount(fast)
         assert sizes.sum() == n and sizes.min() >= k and sizes.max() <= 2 * k - 1
@@ -112,4 +127,6 @@ def test_mdav_on_a_few_thousand_records_with_ties():
     z = _table(rng, 4000, 4, "one tied column")
     plain = mdav_groups_exhaustive(z, 4)
     np.testing.assert_array_equal(mdav_groups(z, 4), plain)
+    np.testing.assert_array_equal(mdav_groups(z, 4, two_cores=True), plain)
+    np.testing.assert_array_equal(mdav_groups(z, 4, two_cores=False), plain)
     np.testing.assert_array_equal(mdav_groups(z, 4, ranked=64), plain)  # a short ranking, made longer

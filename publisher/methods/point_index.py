@@ -36,7 +36,7 @@ import numpy as np
 
 from verifier.core.kdtree import heap_layout
 
-__all__ = ["build", "delete", "nearest", "farthest", "ranked", "farthest_ranked", "recentre", "sq_dist"]
+__all__ = ["build", "delete", "nearest", "farthest", "farthest_under", "ranked", "farthest_ranked", "recentre", "sq_dist"]
 
 LEAF_SIZE = 32
 
@@ -302,10 +302,23 @@ def nearest(z, tree, point, m, exclude, slot):
 
 @nb.njit(cache=True)
 def farthest(z, tree, point, slot):
-    """The live record farthest from ``point``; of equally far ones, the lowest slot.
+    """The live record farthest from ``point``; of equally far ones, the lowest slot (-1 with none left)."""
+    return farthest_under(z, tree, point, slot, 0, np.full(2, -1.0), 0)[2]
+
+
+@nb.njit(cache=True)
+def farthest_under(z, tree, point, slot, root, shared, mine):
+    """``(squared distance, slot, record)`` of the live record under node ``root`` farthest from ``point``; of
+    equally far ones, the lowest slot (``(-1.0, max int, -1)`` with none there).
 
     A node's bound is :func:`_far_bound`, computed once, when the node is put
-    on the stack.
+    on the stack. Two threads may search the root's two subtrees at once
+    (:mod:`publisher.methods.mdav`): each writes its best distance so far to
+    ``shared[mine]`` and prunes a node nearer than the other's,
+    ``shared[1 - mine]``, a distance some live record reaches, so that node
+    cannot hold the farthest. A node at exactly that distance is still
+    searched, so the ties the caller breaks by slot are all found. Alone, the
+    other's entry stays -1.
     """
     idx, start, end, lo, hi, alive, leaf_of, dead, first_leaf, zt, place, gone, reach, ref = tree
     off = 0.0  # |ref - point|^2
@@ -314,17 +327,18 @@ def farthest(z, tree, point, slot):
     best_d = -1.0
     best_s = np.iinfo(np.int64).max
     best_r = -1
-    if alive[0] == 0:
-        return best_r
+    if alive[root] == 0:
+        return best_d, best_s, best_r
     stack = np.empty(128, np.int64)
     bound = np.empty(128)
-    stack[0] = 0
-    bound[0] = _far_bound(lo, hi, reach, ref, off, 0, point)
+    stack[0] = root
+    bound[0] = _far_bound(lo, hi, reach, ref, off, root, point)
     top = 1
     while top > 0:
         top -= 1
         node = stack[top]
-        if bound[top] < best_d:
+        floor = max(best_d, shared[1 - mine])
+        if bound[top] < floor:
             continue
         if node >= first_leaf:
             for t in range(start[node], end[node]):
@@ -333,19 +347,20 @@ def farthest(z, tree, point, slot):
                 dr = sq_dist(zt, t, point)
                 if dr > best_d or (dr == best_d and slot[idx[t]] < best_s):
                     best_d, best_s, best_r = dr, slot[idx[t]], idx[t]
+            shared[mine] = best_d
             continue
         a, b = 2 * node + 1, 2 * node + 2
         fa = _far_bound(lo, hi, reach, ref, off, a, point) if alive[a] > 0 else -np.inf
         fb = _far_bound(lo, hi, reach, ref, off, b, point) if alive[b] > 0 else -np.inf
         if fa < fb:  # the farther child goes on top, to be searched first
             a, b, fa, fb = b, a, fb, fa
-        if fb >= best_d:
+        if fb >= floor:
             stack[top], bound[top] = b, fb
             top += 1
-        if fa >= best_d:
+        if fa >= floor:
             stack[top], bound[top] = a, fa
             top += 1
-    return best_r
+    return best_d, best_s, best_r
 
 
 @nb.njit(cache=True)
