@@ -40,6 +40,7 @@ from publisher.version import __version__
 from verifier.core.interrupts import raise_if_interrupted
 from verifier.core.permutation import RankSpace
 from verifier.core.side_by_side import side_by_side
+from verifier.compiling import compiling_pays
 from verifier.frontend.output_paths import log_holding
 from verifier.attacks.assessment import assess, smallest_class
 from verifier.attacks.generalized import assess_generalized
@@ -268,6 +269,7 @@ def _generalized(table: Table, result, methods: list[dict], hierarchies: dict | 
         lambda: (_generalized_claims(table, published, methods, hierarchies, weights),
                  _generalized_data(published, columns, methods, schema, data_format)),
         lambda claimed: _generalized_utility(table, published, hierarchies, allow_uninformative),
+        at_once=compiling_pays(table.n_records),  # a small table's release loads no kernel to decide
     )
     return [data], claims, utility, published
 

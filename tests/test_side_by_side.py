@@ -135,3 +135,27 @@ def test_numbas_work_queue_runs_the_two_searches_one_after_the_other(tmp_path):
     assert out["layer"] == "workqueue" and out["shared"] is False
     here = assess(x, y, schema, paired=True, samples=2_000)
     assert json.dumps(out["assessment"]) == json.dumps(here.to_json())
+
+
+def test_a_small_table_is_assessed_without_launching_a_parallel_kernel():
+    """Below the compiled kernels' threshold the searches are the plain ones: nothing is run side by side, so
+    nothing is compiled or loaded to decide whether it could be (numba chooses no threading layer). MDAV's kernel
+    is compiled whatever the size, and is itself parallel: it is not asked here."""
+    script = (
+        "import numba, numpy as np\n"
+        "from verifier.attacks.assessment import assess\n"
+        "from verifier.data.schema import Schema\n"
+        "rng = np.random.default_rng(4)\n"
+        "x = rng.normal(size=(400, 2)).round(1)\n"
+        "schema = Schema.from_dict({'attributes': [{'name': n, 'kind': 'numeric', 'role': 'quasi_identifier'}"
+        " for n in 'ab']})\n"
+        "assess(x, x + rng.normal(size=x.shape).round(1), schema, paired=True, samples=500)\n"
+        "try:\n"
+        "    print(numba.threading_layer())\n"
+        "except ValueError:\n"
+        "    print('none chosen')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "none chosen"

@@ -33,6 +33,7 @@ from verifier.attacks.reidentification import class_codes, quasi_identifier_colu
 from verifier.attacks.intruder import ALPHA, EXHAUSTIVE_LIMIT, SAMPLES, IntruderReport, run_intruder
 from verifier.core.permutation import PermutedPrivacyReport, RankSpace, compute_permuted_privacy
 from verifier.core.side_by_side import side_by_side
+from verifier.compiling import compiling_pays
 from verifier.data.schema import Schema
 
 __all__ = ["Assessment", "Searches", "assess", "attribute_disclosure", "smallest_class",
@@ -286,7 +287,7 @@ def assess(
             original, anonymized, kinds, paired=paired, space=lambda: searched()[1], alpha=alpha,
             samples=samples, exhaustive_limit=exhaustive_limit, random_state=random_state, progress=progress,
         ),
-        at_once=searches.at_once,
+        at_once=searches.at_once and compiling_pays(len(anonymized)),  # below, the plain searches: no kernel
     )
     return Assessment(
         schema=schema, paired=paired, permuted_privacy=privacy, intruder=intruder,
