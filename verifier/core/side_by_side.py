@@ -21,6 +21,7 @@ other, first the first.
 
 from __future__ import annotations
 
+import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TypeVar
@@ -43,10 +44,12 @@ def _cores() -> int:
     return os.cpu_count() or 1
 
 
+@functools.cache
 def kernels_share_threads() -> bool:
     """Whether two threads may each run numba's parallel kernels at once, to any gain: two cores or more, and a
     thread-safe threading layer. numba chooses its layer at the first parallel launch, so one is made first (a
-    spreads kernel on two values, which every search loads anyway)."""
+    spreads kernel on two values, which every search loads anyway). numba's layer stays the one chosen for the
+    life of the process, so the answer is found once (a release asks for MDAV, then for its assessment)."""
     if _cores() < 2:
         return False
     import numba
