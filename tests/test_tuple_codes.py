@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.data.tuple_codes import tuple_codes, tuple_codes_plain
+from verifier.data.tuple_codes import first_seen, first_seen_plain, tuple_codes, tuple_codes_plain
 
 
 @settings(max_examples=200, deadline=None)
@@ -34,3 +34,14 @@ def test_a_key_that_would_overflow_is_renumbered_first():
     rng = np.random.default_rng(0)
     columns = [rng.integers(0, 2**31, 1000) for _ in range(4)]  # 2^124 keys: renumbered twice on the way
     assert tuple_codes(iter(columns), 1000).tolist() == tuple_codes_plain(iter(columns), 1000).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([0, 1, 2, 7, 2**40, -3]), max_size=60))
+def test_first_seen_hashes_to_the_sorted_twins_numbering(code):
+    code = np.array(code, dtype=np.int64)
+    got = first_seen(code)
+    assert got.dtype == np.int64
+    assert got.tolist() == first_seen_plain(code).tolist()
+    order = list(dict.fromkeys(code.tolist()))  # the codes as they first appear
+    assert got.tolist() == [order.index(c) for c in code.tolist()]

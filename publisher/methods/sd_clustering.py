@@ -26,6 +26,7 @@ import numpy as np
 from publisher.methods.sd_model import TIE, SDModel, step
 from publisher.methods.sd_scan import CATEGORICAL, KERNELS, NUMERIC, SKIP, sd_loop
 from verifier.core.distinct_rows import unique_rows
+from verifier.data.distinct_values import distinct_values
 
 __all__ = ["KERNELS", "sd_classes", "tuple_index", "ContextCounts"]
 
@@ -40,7 +41,7 @@ class ContextCounts:
         ids = np.zeros(n, np.int64)
         prefix_ids = [ids]  # context ids of the first L chain attributes, L = 0, 1, ...
         for j in model.chain[:-1]:
-            ids = np.unique(ids * len(model.domain[j]) + codes[:, j], return_inverse=True)[1].ravel()
+            ids = distinct_values(ids * len(model.domain[j]) + codes[:, j], return_inverse=True)[1]
             prefix_ids.append(ids)
         for p, j in enumerate(model.chain):
             levels = []
@@ -157,7 +158,7 @@ def sd_classes(model: SDModel) -> list[list[int]]:
     if n < model.k:
         return [list(range(n))] if n else []
     x, codes, kinds = _encode(model)
-    cards = [len(set(c.tolist())) for c in model.columns]
+    cards = [len(set(c.tolist())) if model.numeric[j] else len(model.domain[j]) for j, c in enumerate(model.columns)]
     sort_col = int(np.argmax(cards))  # the first of the QIs with the most distinct values
     key = model.columns[sort_col] if model.numeric[sort_col] else model.columns[sort_col].astype(str)
     order = np.argsort(key, kind="stable").astype(np.int64)

@@ -28,6 +28,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from verifier.data.distinct_values import distinct_values
+
 __all__ = ["TIE", "step", "value_distances", "SDModel", "sd_classes_exhaustive", "class_extents", "ncp",
            "discernibility"]
 
@@ -72,7 +74,7 @@ class SDModel:
 
     def __post_init__(self) -> None:
         self.range = [float(c.max() - c.min()) if num and c.size else 0.0 for c, num in zip(self.columns, self.numeric)]
-        self.domain = [sorted(set(c.tolist()), key=str) if not num else None for c, num in zip(self.columns, self.numeric)]
+        self.domain = [None if num else self._domain(j) for j, num in enumerate(self.numeric)]
         cats = [j for j, num in enumerate(self.numeric) if not num and len(self.domain[j]) >= 2]
         self.chain = sorted(cats, key=lambda j: (len(self.domain[j]), j))
         self.minimum: dict[int, float] = {}
@@ -84,12 +86,21 @@ class SDModel:
             prev_min = 1.0 if c == 2 else step(m, c, c - 1)
             prev_card = c
 
+    def _domain(self, j: int) -> list:
+        """Categorical column j's distinct values sorted by text, each value's position among them kept for
+        :meth:`codes`: the column hashed once, only its distinct values sorted."""
+        import pandas as pd  # late: a command's --help loads no pandas
+
+        seen, distinct = pd.factorize(self.columns[j], use_na_sentinel=False)  # numbered as they first appear
+        distinct = list(distinct)
+        order = sorted(range(len(distinct)), key=lambda i: str(distinct[i]))
+        position = np.empty(len(order), np.int64)
+        position[order] = np.arange(len(order))
+        self._codes[j] = position[seen]
+        return [distinct[i] for i in order]
+
     def codes(self, j: int) -> np.ndarray:
-        """Categorical column j's values as their positions in the domain, computed once."""
-        if j not in self._codes:
-            index = {v: i for i, v in enumerate(self.domain[j])}
-            column = self.columns[j].tolist()
-            self._codes[j] = np.fromiter((index[v] for v in column), np.int64, len(column))
+        """Categorical column j's values as their positions in the domain, found with it."""
         return self._codes[j]
 
     def shares(self, attr: int, context: dict[int, Any], population: np.ndarray) -> dict[Any, float]:
@@ -181,7 +192,7 @@ def class_extents(model: SDModel, classes: list[list[int]]) -> list[tuple[np.nda
             out.append((np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)))
         else:
             c = len(model.domain[j])
-            pairs = np.unique(label * c + model.codes(j)[rows])
+            pairs = distinct_values(label * c + model.codes(j)[rows])
             out.append((pairs // c, pairs % c))
     return out
 

@@ -32,6 +32,7 @@ from verifier.attacks.generalized import Cell, parse_cell
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
 from verifier.attacks.possible_classes import possible_classes
 from verifier.data.schema import Attribute, Schema
+from verifier.data.distinct_values import first_appearances
 from verifier.data.tables import format_rows
 from verifier.data.tuple_codes import first_seen, label_members, tuple_codes
 from verifier.errors import InvalidInputError
@@ -109,8 +110,8 @@ def _text_codes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Each row's text as a code, codes in the order the texts first appear, and each code's first row."""
     import pandas as pd  # late: a command's --help loads no pandas
 
-    codes = pd.factorize(pd.Series(texts, dtype=object))[0]
-    return codes, np.unique(codes, return_index=True)[1]
+    codes = pd.factorize(pd.Series(texts, dtype=object), use_na_sentinel=False)[0]
+    return codes, first_appearances(codes)
 
 
 def column_hierarchy(attr: Attribute, spec: Mapping[str, Any] | None) -> Hierarchy | None:

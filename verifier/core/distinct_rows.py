@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from verifier.data.distinct_values import distinct_values
+
 __all__ = ["rows_in", "unique_rows"]
 
 
@@ -31,8 +33,8 @@ def unique_rows(a: np.ndarray, *, return_index: bool = False, return_inverse: bo
         return _numpy(a, return_index, return_inverse, return_counts)
     codes, values = [], []
     for j in range(m):
-        u, inverse = np.unique(a[:, j], return_inverse=True)
-        codes.append(inverse.ravel())
+        u, inverse = distinct_values(a[:, j], return_inverse=True)
+        codes.append(inverse)
         values.append(u)
     sizes = [u.size for u in values]
     if math.prod(sizes) >= 2**62:
@@ -40,7 +42,8 @@ def unique_rows(a: np.ndarray, *, return_index: bool = False, return_inverse: bo
     key = np.zeros(n, dtype=np.int64)
     for code, size in zip(codes, sizes):
         key = key * size + code
-    found = np.unique(key, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts)
+    found = distinct_values(key, return_index=return_index, return_inverse=return_inverse,
+                            return_counts=return_counts)
     keys = found[0] if isinstance(found, tuple) else found
     rows = np.empty((keys.size, m), dtype=a.dtype)
     for j in range(m - 1, -1, -1):

@@ -6,7 +6,7 @@ from typing import Iterable
 
 import numpy as np
 
-__all__ = ["first_seen", "label_members", "tuple_codes", "tuple_codes_plain"]
+__all__ = ["first_seen", "first_seen_plain", "label_members", "tuple_codes", "tuple_codes_plain"]
 
 
 #: the mixed-radix key is renumbered before it could pass this
@@ -53,7 +53,15 @@ def tuple_codes_plain(columns: Iterable[np.ndarray], n: int) -> np.ndarray:
 
 
 def first_seen(code: np.ndarray) -> np.ndarray:
-    """``code`` renumbered 0, 1, ... in the order each code first appears (a table's classes as they come)."""
+    """``code`` renumbered 0, 1, ... in the order each code first appears (a table's classes as they come): its
+    values hashed, not sorted (:func:`first_seen_plain`, the twin the tests hold it to, sorts them)."""
+    import pandas as pd  # late: a command's --help loads no pandas
+
+    return pd.factorize(np.asarray(code))[0].astype(np.int64, copy=False)
+
+
+def first_seen_plain(code: np.ndarray) -> np.ndarray:
+    """:func:`first_seen` by ``np.unique``'s sort."""
     _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     by_first = np.empty(first.size, np.int64)
     by_first[np.argsort(first, kind="stable")] = np.arange(first.size)

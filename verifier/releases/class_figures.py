@@ -29,6 +29,7 @@ import numpy as np
 
 from verifier.attacks.classes import base_rate_bounds, cell_share, her_value, mask_weights
 from verifier.attacks.counterfeits import class_counterfeits
+from verifier.data.distinct_values import distinct_values, first_rows
 from verifier.data.tuple_codes import label_members, tuple_codes
 from verifier.releases.level_arrays import FigureArrays
 from verifier.releases.record_figures import breaches, signed_bounds
@@ -41,7 +42,7 @@ def _patterns(published: Any, name: str, attr: Any, keys: np.ndarray) -> tuple[n
     """Which distinct cells of column ``name`` contain each record's value: the distinct patterns (boolean rows
     over the cells), each record's pattern, and each row's cell."""
     cells, where = published.distinct_cells(name)
-    values, inverse = np.unique(keys, return_inverse=True)
+    values, inverse = distinct_values(keys, return_inverse=True)
     contains = np.array([[c.contains(her_value(attr, v)) for c in cells] for v in values.tolist()],
                         dtype=bool).reshape(values.size, len(cells))
     patterns, which = np.unique(contains, axis=0, return_inverse=True)
@@ -53,10 +54,9 @@ class _Groups:
     cell."""
 
     def __init__(self, wheres: list[np.ndarray], n: int):
-        code = tuple_codes(iter(wheres), n) if wheres else np.zeros(n, np.int64)
-        _, first, label = np.unique(code, return_index=True, return_inverse=True)
-        self.label = label.ravel()
-        self.count = int(first.size)
+        self.label = tuple_codes(iter(wheres), n) if wheres else np.zeros(n, np.int64)  # dense, in the cells' order
+        self.count = int(self.label.max(initial=-1)) + 1
+        first = first_rows(self.label, self.count)
         self.cells = np.stack([w[first] for w in wheres], axis=1) if wheres else np.zeros((first.size, 0), np.int64)
         self.columns = [np.ascontiguousarray(self.cells[:, j]) for j in range(self.cells.shape[1])]
         # column j's groups ordered by their cell there, and where each cell's run of them starts
@@ -95,12 +95,14 @@ class _Classes:
         self.sizes = np.bincount(self.labels, minlength=count)
         self.people = self.sizes - class_counterfeits(published, self.labels, methods)
         self.methods, self.masks = methods, masks
-        pairs = np.unique(np.column_stack([groups.label, self.labels]), axis=0)
-        if pairs.shape[0] != count:  # a class's rows have the same texts, so the same cells: never split
+        group_of = np.zeros(count, np.int64)
+        group_of[self.labels] = groups.label
+        if not np.array_equal(group_of[self.labels], groups.label):
+            # a class's rows have the same texts, so the same cells: never split
             raise ValueError("a published class lies in several groups of cells")
-        # each group's classes, ascending, one group after another (``pairs`` is sorted by group, then class)
-        self.in_groups = pairs[:, 1]
-        self.per_group = np.bincount(pairs[:, 0], minlength=groups.count)
+        # each group's classes, ascending, one group after another
+        self.in_groups = np.argsort(group_of, kind="stable")
+        self.per_group = np.bincount(group_of, minlength=groups.count)
         self.group_starts = np.cumsum(self.per_group) - self.per_group
         self._shares: dict[tuple[str, str], np.ndarray] = {}
 
@@ -152,15 +154,14 @@ def class_figures(prepared: Prepared, records: np.ndarray) -> FigureArrays:
     groups = _Groups([w for _, _, w in found], published.n_records)
     classes = _Classes(published, methods, groups, prepared.masks)
     per_record = np.column_stack([which for _, which, _ in found]) if found else np.zeros((n, 0), np.int64)
-    _, first, sig_of = np.unique(tuple_codes((which for _, which, _ in found), n), return_index=True,
-                                 return_inverse=True)
-    signatures, sig_of = per_record[first], sig_of.ravel()
+    sig_of = tuple_codes((which for _, which, _ in found), n)  # dense, in the patterns' order
+    signatures = per_record[first_rows(sig_of, int(sig_of.max(initial=-1)) + 1)]
     sets = _Candidates([classes.among(groups.allowed([found[j][0][p] for j, p in enumerate(signature)]))
                         for signature in signatures.tolist()])
     smallest = sets.reduced(np.minimum, classes.people)[sig_of]
     sensitive = {}
     for attr in published.sensitive:
-        values, which = np.unique(records[:, names.index(attr.name)], return_inverse=True)
+        values, which = distinct_values(records[:, names.index(attr.name)], return_inverse=True)
         shares = base_rate_bounds(published, attr.name, methods)
         risk, prior = np.zeros(n), np.zeros(n)
         for key, at in zip(values.tolist(), label_members(which.ravel(), len(values))):
