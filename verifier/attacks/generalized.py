@@ -33,6 +33,7 @@ import numpy as np
 
 from verifier.errors import InvalidInputError
 from verifier.attacks.hierarchy import Hierarchy, build_hierarchy
+from verifier.data.distinct_values import distinct_values
 from verifier.data.tables import decimal_cell, number_label
 from verifier.data.tuple_codes import first_seen, label_members, tuple_codes
 from verifier.data.schema import Schema
@@ -304,15 +305,15 @@ def _group_disclosure(qi, sens, original, coded, klass, sizes, n_classes: int, n
     """
     import pandas as pd  # late: a command's --help loads no pandas
 
-    _, reps = np.unique(klass, return_index=True)  # each class's first row (classes are numbered as they first appear)
+    _, reps = distinct_values(klass, return_index=True)  # each class's first row (classes are numbered as they first appear)
     cover: dict[tuple[str, Any], np.ndarray] = {}
 
     def covering(a, value) -> np.ndarray:
         key = (a.name, value)
         if key not in cover:  # each distinct cell of the classes tested once, then read for every class
             distinct, codes = coded[a.name]
-            found, where = np.unique(codes[reps], return_inverse=True)
-            cover[key] = np.array([distinct[c].contains(value) for c in found.tolist()], dtype=bool)[where.ravel()]
+            found, where = distinct_values(codes[reps], return_inverse=True)
+            cover[key] = np.array([distinct[c].contains(value) for c in found.tolist()], dtype=bool)[where]
         return cover[key]
 
     columns = [pd.factorize(pd.Series(list(original[a.name]), dtype=object), use_na_sentinel=False)[0] for a in qi]
@@ -327,7 +328,8 @@ def _group_disclosure(qi, sens, original, coded, klass, sizes, n_classes: int, n
         distinct, codes = coded[s.name]
         weight = np.array([1.0 / len(c.values) for c in distinct], dtype=np.float64)
         share_of: dict[int, np.ndarray] = {}  # each value's summed share in every class
-        keys, first, key_of = np.unique(tuples * len(values) + value_of, return_index=True, return_inverse=True)
+        keys, first, key_of = distinct_values(tuples * len(values) + value_of, return_index=True,
+                                              return_inverse=True)
         key_risk, key_total = np.zeros(keys.size), np.zeros(keys.size, dtype=np.int64)
         for at in np.split(np.arange(keys.size), np.flatnonzero(np.diff(keys // len(values))) + 1):
             r = int(first[at[0]])  # the candidates of her quasi-identifier tuple, found once

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from verifier.data.schema import Schema
+from verifier.data.distinct_values import distinct_values
 from verifier.data.tuple_codes import tuple_codes
 
 __all__ = ["NO_WEIGHTS", "WEIGHTED", "class_codes", "class_population", "class_sizes", "quasi_identifier_columns", "reidentification_risk",
@@ -44,19 +45,18 @@ def class_codes(keys: np.ndarray, columns: list[int]) -> np.ndarray:
     """One integer code per distinct combination of ``keys[:, columns]`` (rank keys; ``-0.0`` is ``0.0``): each
     column's values ranked, the combinations numbered densely in their order by
     :func:`~verifier.data.tuple_codes.tuple_codes`."""
-    return tuple_codes((np.unique(keys[:, j] + 0.0, return_inverse=True)[1].ravel() for j in columns), keys.shape[0])
+    return tuple_codes((distinct_values(keys[:, j] + 0.0, return_inverse=True)[1] for j in columns), keys.shape[0])
 
 
 def class_sizes(codes: np.ndarray) -> np.ndarray:
     """Each record's class size, from its class code (or label)."""
-    _, where, counts = np.unique(codes, return_inverse=True, return_counts=True)
-    return counts[where.ravel()]
+    _, where, counts = distinct_values(np.asarray(codes), return_inverse=True, return_counts=True)
+    return counts[where]
 
 
 def class_population(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Each record's estimated population frequency: the sum of the weights of its class's records."""
-    _, where = np.unique(codes, return_inverse=True)
-    where = where.ravel()
+    _, where = distinct_values(np.asarray(codes), return_inverse=True)
     return np.bincount(where, weights=np.asarray(weights, dtype=np.float64))[where]
 
 
