@@ -92,7 +92,7 @@ class SDModel:
         import pandas as pd  # late: a command's --help loads no pandas
 
         seen, distinct = pd.factorize(self.columns[j], use_na_sentinel=False)  # numbered as they first appear
-        distinct = list(distinct)
+        distinct = np.asarray(distinct).tolist()  # Python values, as the column's tolist() gives them
         order = sorted(range(len(distinct)), key=lambda i: str(distinct[i]))
         position = np.empty(len(order), np.int64)
         position[order] = np.arange(len(order))

@@ -305,7 +305,7 @@ def _group_disclosure(qi, sens, original, coded, klass, sizes, n_classes: int, n
     """
     import pandas as pd  # late: a command's --help loads no pandas
 
-    _, reps = distinct_values(klass, return_index=True)  # each class's first row (classes are numbered as they first appear)
+    _, reps = distinct_values(klass, return_index=True)  # each class's first row (numbered as they first appear)
     cover: dict[tuple[str, Any], np.ndarray] = {}
 
     def covering(a, value) -> np.ndarray:
