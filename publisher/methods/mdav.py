@@ -218,10 +218,10 @@ def mdav_groups(z: np.ndarray, k: int, ranked: int = RANKED, two_cores: bool | N
 
     ``ranked`` is how many records the ranking by distance from the centroid
     holds at first; ``two_cores``, whether each step's two questions run on
-    two threads (by default from :data:`~verifier.compiling.PLAIN_BELOW`
-    records, where numba's threading layer lets two threads run at once, :func:`~verifier.core.side_by_side.kernels_share_threads`:
-    its work queue took 64 s where one thread takes 26 s at 1e6). Neither
-    changes the groups.
+    two threads. By default they do from :data:`~verifier.compiling.PLAIN_BELOW`
+    records, where numba's threading layer lets two threads run kernels at once
+    (:func:`~verifier.core.side_by_side.kernels_share_threads`; its work queue
+    took 64 s where one thread takes 26 s at 1e6). Neither changes the groups.
     """
     two = compiling_pays(len(z)) and kernels_share_threads() if two_cores is None else bool(two_cores)
     return _mdav(np.ascontiguousarray(z, dtype=np.float64), int(k), True, max(int(ranked), 1), two)

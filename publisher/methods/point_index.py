@@ -36,7 +36,8 @@ import numpy as np
 
 from verifier.core.kdtree import heap_layout
 
-__all__ = ["build", "delete", "nearest", "farthest", "farthest_under", "ranked", "farthest_ranked", "recentre", "sq_dist"]
+__all__ = ["build", "delete", "nearest", "farthest", "farthest_under", "ranked", "farthest_ranked", "recentre",
+           "sq_dist"]
 
 LEAF_SIZE = 32
 

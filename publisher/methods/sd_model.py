@@ -62,6 +62,19 @@ def value_distances(reference: Any, shares: dict[Any, float], m: float) -> dict[
     return out
 
 
+def _sorted_codes(column: np.ndarray) -> tuple[list, np.ndarray]:
+    """A categorical column's distinct values sorted by text, and each value's position among them: the column
+    hashed once, only its distinct values sorted."""
+    import pandas as pd  # late: a command's --help loads no pandas
+
+    seen, distinct = pd.factorize(column, use_na_sentinel=False)  # numbered as they first appear
+    distinct = np.asarray(distinct).tolist()  # Python values, as the column's tolist() gives them
+    order = sorted(range(len(distinct)), key=lambda i: str(distinct[i]))
+    position = np.empty(len(order), np.int64)
+    position[order] = np.arange(len(order))
+    return [distinct[i] for i in order], position[seen]
+
+
 @dataclass
 class SDModel:
     """The distance model of a table: ranges, cardinalities and the categorical chain."""
@@ -74,7 +87,9 @@ class SDModel:
 
     def __post_init__(self) -> None:
         self.range = [float(c.max() - c.min()) if num and c.size else 0.0 for c, num in zip(self.columns, self.numeric)]
-        self.domain = [None if num else self._domain(j) for j, num in enumerate(self.numeric)]
+        coded = {j: _sorted_codes(c) for j, (c, num) in enumerate(zip(self.columns, self.numeric)) if not num}
+        self.domain = [coded[j][0] if j in coded else None for j in range(len(self.columns))]
+        self._codes = {j: codes for j, (_, codes) in coded.items()}
         cats = [j for j, num in enumerate(self.numeric) if not num and len(self.domain[j]) >= 2]
         self.chain = sorted(cats, key=lambda j: (len(self.domain[j]), j))
         self.minimum: dict[int, float] = {}
@@ -85,19 +100,6 @@ class SDModel:
             self.minimum[j] = m
             prev_min = 1.0 if c == 2 else step(m, c, c - 1)
             prev_card = c
-
-    def _domain(self, j: int) -> list:
-        """Categorical column j's distinct values sorted by text, each value's position among them kept for
-        :meth:`codes`: the column hashed once, only its distinct values sorted."""
-        import pandas as pd  # late: a command's --help loads no pandas
-
-        seen, distinct = pd.factorize(self.columns[j], use_na_sentinel=False)  # numbered as they first appear
-        distinct = np.asarray(distinct).tolist()  # Python values, as the column's tolist() gives them
-        order = sorted(range(len(distinct)), key=lambda i: str(distinct[i]))
-        position = np.empty(len(order), np.int64)
-        position[order] = np.arange(len(order))
-        self._codes[j] = position[seen]
-        return [distinct[i] for i in order]
 
     def codes(self, j: int) -> np.ndarray:
         """Categorical column j's values as their positions in the domain, found with it."""
